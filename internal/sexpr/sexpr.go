@@ -1,0 +1,300 @@
+package sexpr
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Kind says what a Node holds.
+type Kind uint8
+
+const (
+	List   Kind = iota // a parenthesised list
+	Atom               // an unquoted token: a keyword, number or bare value
+	String             // a double-quoted string; Value holds it unescaped
+)
+
+func (k Kind) String() string {
+	switch k {
+	case List:
+		return "list"
+	case Atom:
+		return "atom"
+	case String:
+		return "string"
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Node is one expression with the half-open byte span [Start, End) it occupies
+// in the source. For a List the span runs from '(' through ')'; for a String it
+// includes the quotes.
+type Node struct {
+	Kind     Kind
+	Start    int
+	End      int
+	Value    string // Atom: the token; String: the decoded text; List: ""
+	Children []Node
+}
+
+// maxDepth bounds nesting. Real KiCad files nest about 15 deep; the bound only
+// stops pathological input from building an enormous parse stack.
+const maxDepth = 10000
+
+// SyntaxError locates a parse failure. Line and Col are 1-based; Col counts bytes.
+type SyntaxError struct {
+	File   string
+	Line   int
+	Col    int
+	Offset int
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	name := e.File
+	if name == "" {
+		name = "<input>"
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", name, e.Line, e.Col, e.Msg)
+}
+
+// ParseFile reads and parses one file.
+func ParseFile(path string) (*Node, []byte, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := Parse(path, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	return n, src, nil
+}
+
+// Parse parses the first top-level list in src (the shape of every KiCad
+// file). name is used only in error messages.
+func Parse(name string, src []byte) (*Node, error) {
+	p := parser{name: name, s: string(src)}
+	return p.parse()
+}
+
+type parser struct {
+	name string
+	s    string
+	pos  int
+}
+
+func (p *parser) errAt(off int, format string, args ...any) *SyntaxError {
+	line, col := LineCol([]byte(p.s[:min(off, len(p.s))]), off)
+	return &SyntaxError{File: p.name, Line: line, Col: col, Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// LineCol converts a byte offset into 1-based line and column numbers.
+func LineCol(src []byte, off int) (line, col int) {
+	if off > len(src) {
+		off = len(src)
+	}
+	line, col = 1, 1
+	last := -1
+	for i := 0; i < off; i++ {
+		if src[i] == '\n' {
+			line++
+			last = i
+		}
+	}
+	col = off - last
+	return line, col
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.s) && isSpace(p.s[p.pos]) {
+		p.pos++
+	}
+}
+
+func (p *parser) parse() (*Node, error) {
+	p.skipSpace()
+	if p.pos >= len(p.s) {
+		return nil, p.errAt(p.pos, "empty file: expected '('")
+	}
+	if p.s[p.pos] != '(' {
+		return nil, p.errAt(p.pos, "expected '(' at start of file, found %s", describe(p.s[p.pos]))
+	}
+	// An explicit stack instead of recursion: no input can overflow the goroutine stack.
+	stack := make([]Node, 0, 32)
+	stack = append(stack, Node{Kind: List, Start: p.pos})
+	p.pos++
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.s) {
+			open := stack[len(stack)-1].Start
+			line, col := LineCol([]byte(p.s), open)
+			return nil, p.errAt(p.pos, "unexpected end of file: list opened at %d:%d is not closed", line, col)
+		}
+		c := p.s[p.pos]
+		switch c {
+		case '(':
+			if len(stack) >= maxDepth {
+				return nil, p.errAt(p.pos, "nesting deeper than %d levels", maxDepth)
+			}
+			stack = append(stack, Node{Kind: List, Start: p.pos})
+			p.pos++
+		case ')':
+			p.pos++
+			n := stack[len(stack)-1]
+			n.End = p.pos
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				// Anything after the top-level list is ignored, as KiCad's own
+				// parser does: real files (the royalblue54L_feather demo board)
+				// carry stray expressions there and KiCad loads them.
+				return &n, nil
+			}
+			parent := &stack[len(stack)-1]
+			parent.Children = append(parent.Children, n)
+		case '"':
+			n, err := p.str()
+			if err != nil {
+				return nil, err
+			}
+			parent := &stack[len(stack)-1]
+			parent.Children = append(parent.Children, n)
+		default:
+			start := p.pos
+			for p.pos < len(p.s) {
+				c := p.s[p.pos]
+				if isSpace(c) || c == '(' || c == ')' || c == '"' {
+					break
+				}
+				p.pos++
+			}
+			parent := &stack[len(stack)-1]
+			parent.Children = append(parent.Children, Node{Kind: Atom, Start: start, End: p.pos, Value: p.s[start:p.pos]})
+		}
+	}
+}
+
+func describe(c byte) string {
+	if c >= 0x20 && c < 0x7f {
+		return fmt.Sprintf("%q", rune(c))
+	}
+	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+// str reads a quoted string starting at p.pos.
+func (p *parser) str() (Node, error) {
+	start := p.pos
+	p.pos++ // opening quote
+	plain := true
+	for p.pos < len(p.s) {
+		switch p.s[p.pos] {
+		case '"':
+			p.pos++
+			raw := p.s[start+1 : p.pos-1]
+			v := raw
+			if !plain {
+				v = unescape(raw)
+			}
+			return Node{Kind: String, Start: start, End: p.pos, Value: v}, nil
+		case '\\':
+			plain = false
+			p.pos += 2 // an escape never ends the string
+			continue
+		}
+		p.pos++
+	}
+	return Node{}, p.errAt(start, "unterminated string")
+}
+
+// unescape decodes the escapes KiCad's lexer understands. An unknown escape
+// keeps its backslash, as KiCad does.
+func unescape(raw string) string {
+	var b strings.Builder
+	b.Grow(len(raw))
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' || i+1 >= len(raw) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch e := raw[i]; e {
+		case '"', '\\':
+			b.WriteByte(e)
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		case 'x':
+			j := i + 1
+			for j < len(raw) && j < i+3 && isHex(raw[j]) {
+				j++
+			}
+			if j == i+1 {
+				b.WriteString(`\x`)
+				continue
+			}
+			v, _ := strconv.ParseUint(raw[i+1:j], 16, 8)
+			b.WriteByte(byte(v))
+			i = j - 1
+		default:
+			if e >= '0' && e <= '7' {
+				j := i
+				for j < len(raw) && j < i+3 && raw[j] >= '0' && raw[j] <= '7' {
+					j++
+				}
+				v, _ := strconv.ParseUint(raw[i:j], 8, 16)
+				b.WriteByte(byte(v))
+				i = j - 1
+				continue
+			}
+			b.WriteByte('\\')
+			b.WriteByte(e)
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// Quote renders s as a KiCad string literal, escaping what KiCad's writer escapes.
+func Quote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# setup.sh: install what copperhead needs on Debian 12 (bookworm), idempotently and
+# non-interactively. Rerunning on a ready machine installs nothing.
+#
+#   kicad-cli 9 (package kicad), kicad-symbols, kicad-footprints, kicad-demos (bookworm-backports)
+#   poppler-utils (pdftotext), git
+#   Node >= 20 and the OpenSpec CLI pinned below
+#
+# The backports mirror is derived from the machine's existing apt sources, so the
+# script works behind whatever mirror the machine already trusts.
+set -euo pipefail
+
+OPENSPEC_VERSION="1.13.2"
+# Debian ships kicad-cli inside the "kicad" package; kicad-demos holds the real
+# projects the test suite runs against.
+KICAD_PKGS=(kicad kicad-symbols kicad-footprints kicad-demos)
+say() { printf 'setup: %s\n' "$*"; }
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+have_kicad9() {
+	command -v kicad-cli >/dev/null 2>&1 || return 1
+	local v
+	v=$(kicad-cli version 2>/dev/null | head -n1) || return 1
+	[ "${v%%.*}" -ge 9 ] 2>/dev/null
+}
+
+pkg_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+# mirror_uri prints the first Debian main-archive URI found in the apt sources
+# (deb822 .sources files or one-line .list files), skipping security archives.
+mirror_uri() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk '
+			/^[[:space:]]*$/ { if (uri != "" && suites ~ /bookworm/ && uri !~ /security/) { print uri; exit } uri=""; suites=""; next }
+			/^URIs:/ { uri=$2 }
+			/^Suites:/ { suites=$0 }
+			END { if (uri != "" && suites ~ /bookworm/ && uri !~ /security/) print uri }
+		' "$f"
+	done | head -n1 | grep . && return 0
+	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		awk '$1 == "deb" && $0 ~ /bookworm/ && $0 !~ /security/ {
+			for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit }
+		}' | head -n1 | grep .
+}
+
+ensure_backports() {
+	if grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		return 0
+	fi
+	local uri
+	uri=$(mirror_uri) || { say "cannot find a Debian mirror in /etc/apt/sources*; add bookworm-backports by hand"; exit 2; }
+	say "enabling bookworm-backports from $uri"
+	printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$uri" |
+		$SUDO tee /etc/apt/sources.list.d/copperhead-backports.sources >/dev/null
+	NEED_UPDATE=1
+}
+
+NEED_UPDATE=0
+APT_UPDATED=0
+apt_install() {
+	if [ "$APT_UPDATED" -eq 0 ]; then
+		$SUDO apt-get update -qq
+		APT_UPDATED=1
+	fi
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$@"
+}
+
+missing=()
+for p in "${KICAD_PKGS[@]}"; do pkg_installed "$p" || missing+=("$p"); done
+if [ "${#missing[@]}" -gt 0 ] || ! have_kicad9; then
+	ensure_backports
+	say "installing ${KICAD_PKGS[*]} from bookworm-backports"
+	apt_install -t bookworm-backports "${KICAD_PKGS[@]}"
+fi
+have_kicad9 || { say "kicad-cli 9 is not available after install (found: $(kicad-cli version 2>&1 | head -n1))"; exit 2; }
+
+base=()
+command -v pdftotext >/dev/null 2>&1 || base+=(poppler-utils)
+command -v git >/dev/null 2>&1 || base+=(git)
+node_major=0
+if command -v node >/dev/null 2>&1; then node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0); fi
+if [ "$node_major" -lt 20 ]; then base+=(nodejs npm); fi
+if [ "${#base[@]}" -gt 0 ]; then
+	say "installing ${base[*]}"
+	apt_install "${base[@]}"
+fi
+if command -v node >/dev/null 2>&1; then node_major=$(node -p 'process.versions.node.split(".")[0]'); fi
+[ "$node_major" -ge 20 ] || { say "Node >= 20 is required (found $(node --version 2>&1))"; exit 2; }
+
+have_openspec=""
+if command -v openspec >/dev/null 2>&1; then have_openspec=$(openspec --version 2>/dev/null || true); fi
+if [ "$have_openspec" != "$OPENSPEC_VERSION" ]; then
+	say "installing @fission-ai/openspec@$OPENSPEC_VERSION"
+	$SUDO npm install -g --no-fund --no-audit --loglevel=error "@fission-ai/openspec@$OPENSPEC_VERSION" >/dev/null
+fi
+
+say "ready: $(kicad-cli version | head -n1) kicad-cli, openspec $(openspec --version), $(git --version), node $(node --version), $(pdftotext -v 2>&1 | head -n1)"
