@@ -126,45 +126,62 @@ func (p *parser) parse() (*Node, error) {
 	if p.s[p.pos] != '(' {
 		return nil, p.errAt(p.pos, "expected '(' at start of file, found %s", describe(p.s[p.pos]))
 	}
-	// An explicit stack instead of recursion: no input can overflow the goroutine stack.
-	stack := make([]Node, 0, 32)
-	stack = append(stack, Node{Kind: List, Start: p.pos})
+	// An explicit stack instead of recursion: no input can overflow the
+	// goroutine stack. Finished children wait in scratch until their list
+	// closes, then move into an exact-size slice carved from a slab, so a
+	// 69 MB board costs a few large allocations instead of millions of
+	// growing ones.
+	type open struct{ start, first int }
+	opens := make([]open, 0, 32)
+	scratch := make([]Node, 0, 1024)
+	var slab []Node
+	take := func(n int) []Node {
+		if n == 0 {
+			return nil
+		}
+		if n > len(slab) {
+			slab = make([]Node, max(n, slabNodes))
+		}
+		out := slab[:n:n]
+		slab = slab[n:]
+		return out
+	}
+	opens = append(opens, open{start: p.pos, first: 0})
 	p.pos++
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.s) {
-			open := stack[len(stack)-1].Start
-			line, col := LineCol([]byte(p.s), open)
+			line, col := LineCol([]byte(p.s), opens[len(opens)-1].start)
 			return nil, p.errAt(p.pos, "unexpected end of file: list opened at %d:%d is not closed", line, col)
 		}
-		c := p.s[p.pos]
-		switch c {
+		switch c := p.s[p.pos]; c {
 		case '(':
-			if len(stack) >= maxDepth {
+			if len(opens) >= maxDepth {
 				return nil, p.errAt(p.pos, "nesting deeper than %d levels", maxDepth)
 			}
-			stack = append(stack, Node{Kind: List, Start: p.pos})
+			opens = append(opens, open{start: p.pos, first: len(scratch)})
 			p.pos++
 		case ')':
 			p.pos++
-			n := stack[len(stack)-1]
-			n.End = p.pos
-			stack = stack[:len(stack)-1]
-			if len(stack) == 0 {
+			o := opens[len(opens)-1]
+			opens = opens[:len(opens)-1]
+			kids := take(len(scratch) - o.first)
+			copy(kids, scratch[o.first:])
+			clear(scratch[o.first:]) // drop references so the GC can free decoded strings
+			scratch = scratch[:o.first]
+			if len(opens) == 0 {
 				// Anything after the top-level list is ignored, as KiCad's own
 				// parser does: real files (the royalblue54L_feather demo board)
 				// carry stray expressions there and KiCad loads them.
-				return &n, nil
+				return &Node{Kind: List, Start: o.start, End: p.pos, Children: kids}, nil
 			}
-			parent := &stack[len(stack)-1]
-			parent.Children = append(parent.Children, n)
+			scratch = append(scratch, Node{Kind: List, Start: o.start, End: p.pos, Children: kids})
 		case '"':
 			n, err := p.str()
 			if err != nil {
 				return nil, err
 			}
-			parent := &stack[len(stack)-1]
-			parent.Children = append(parent.Children, n)
+			scratch = append(scratch, n)
 		default:
 			start := p.pos
 			for p.pos < len(p.s) {
@@ -174,11 +191,15 @@ func (p *parser) parse() (*Node, error) {
 				}
 				p.pos++
 			}
-			parent := &stack[len(stack)-1]
-			parent.Children = append(parent.Children, Node{Kind: Atom, Start: start, End: p.pos, Value: p.s[start:p.pos]})
+			scratch = append(scratch, Node{Kind: Atom, Start: start, End: p.pos, Value: p.s[start:p.pos]})
 		}
 	}
 }
+
+// slabNodes is how many nodes one slab allocation holds: large enough that a
+// 69 MB board needs a few hundred allocations, small enough (about 4 MB) that
+// parsing a tiny file does not reserve much.
+const slabNodes = 1 << 16
 
 func describe(c byte) string {
 	if c >= 0x20 && c < 0x7f {
