@@ -135,12 +135,15 @@ func (p *parser) parse() (*Node, error) {
 	opens := make([]open, 0, 32)
 	scratch := make([]Node, 0, 1024)
 	var slab []Node
+	// A node takes at least two bytes of source, so small inputs get a slab
+	// sized to them rather than a full one.
+	slabSize := min(slabNodes, len(p.s)/2+1)
 	take := func(n int) []Node {
 		if n == 0 {
 			return nil
 		}
 		if n > len(slab) {
-			slab = make([]Node, max(n, slabNodes))
+			slab = make([]Node, max(n, slabSize))
 		}
 		out := slab[:n:n]
 		slab = slab[n:]
