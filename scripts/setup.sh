@@ -3,7 +3,7 @@
 # non-interactively. Rerunning on a ready machine installs nothing.
 #
 #   kicad-cli 9 (package kicad), kicad-symbols, kicad-footprints, kicad-demos (bookworm-backports)
-#   poppler-utils (pdftotext), git
+#   poppler-utils (pdftotext), git, strace (used by the test suite)
 #   Node >= 20 and the OpenSpec CLI pinned below
 #
 # The backports mirror is derived from the machine's existing apt sources, so the
@@ -56,17 +56,18 @@ ensure_backports() {
 	say "enabling bookworm-backports from $uri"
 	printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$uri" |
 		$SUDO tee /etc/apt/sources.list.d/copperhead-backports.sources >/dev/null
-	NEED_UPDATE=1
 }
 
-NEED_UPDATE=0
 APT_UPDATED=0
+APT_LOG="${TMPDIR:-/tmp}/copperhead-setup-apt.log"
+# apt_install keeps apt's chatter in a log and shows it only when apt fails.
 apt_install() {
 	if [ "$APT_UPDATED" -eq 0 ]; then
-		$SUDO apt-get update -qq
+		$SUDO apt-get update -qq >"$APT_LOG" 2>&1 || { cat "$APT_LOG"; exit 2; }
 		APT_UPDATED=1
 	fi
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$@"
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$@" >>"$APT_LOG" 2>&1 ||
+		{ tail -n 40 "$APT_LOG"; say "apt-get install $* failed (full log: $APT_LOG)"; exit 2; }
 }
 
 missing=()
@@ -81,6 +82,8 @@ have_kicad9 || { say "kicad-cli 9 is not available after install (found: $(kicad
 base=()
 command -v pdftotext >/dev/null 2>&1 || base+=(poppler-utils)
 command -v git >/dev/null 2>&1 || base+=(git)
+# strace lets the test suite prove that `check` opens no network connection.
+command -v strace >/dev/null 2>&1 || base+=(strace)
 node_major=0
 if command -v node >/dev/null 2>&1; then node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0); fi
 if [ "$node_major" -lt 20 ]; then base+=(nodejs npm); fi

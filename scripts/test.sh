@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# test.sh: the whole test suite, as CI runs it. Run scripts/setup.sh first on a
+# fresh machine (or use .ci/run, which does both).
+#
+#   gofmt, go vet and staticcheck (pinned) must be clean;
+#   go test ./... runs unit, real-KiCad and end-to-end (testscript) tests;
+#   each fuzz target then runs for FUZZTIME (default 15s).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/local/go/bin"
+export PATH="$PATH:$(go env GOPATH)/bin"
+STATICCHECK_VERSION="v0.8.2"
+FUZZTIME="${FUZZTIME:-15s}"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+
+step "go vet"
+go vet ./...
+
+step "staticcheck $STATICCHECK_VERSION"
+if [ "$(staticcheck -version 2>/dev/null | awk '{print $2}')" != "${STATICCHECK_VERSION#v}" ] &&
+	! staticcheck -version 2>/dev/null | grep -q "${STATICCHECK_VERSION#v}"; then
+	go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+fi
+staticcheck ./...
+
+step "go test"
+go test -count=1 ./...
+
+step "fuzz ($FUZZTIME each)"
+# Each line: package and fuzz target. Every parser has one.
+while read -r pkg target; do
+	[ -n "$pkg" ] || continue
+	echo "-- $pkg $target"
+	go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" "$pkg"
+done < <(grep -rl --include='*_test.go' '^func Fuzz' internal | while read -r f; do
+	for t in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | sed 's/^func //'); do
+		echo "./$(dirname "$f") $t"
+	done
+done | sort -u)
