@@ -74,6 +74,11 @@ type Schematic struct {
 	Labels     []Label         `json:"labels"`
 	NoConnects []NoConnect     `json:"no_connects"`
 	PowerNets  []string        `json:"power_nets"` // names of power symbols' nets, sorted, unique
+
+	// placements are the placed symbol units per sheet instance, power
+	// symbols included: what Pins computes from. Unexported, so a Schematic
+	// decoded from JSON has none.
+	placements []placement
 }
 
 // Footprint is a footprint placed on a board.
@@ -83,6 +88,12 @@ type Footprint struct {
 	LibID  string `json:"lib_id"`
 	Layer  string `json:"layer"` // "F.Cu" or "B.Cu"
 	Pos    Point  `json:"pos_mm"`
+
+	Rotation       float64 `json:"rotation_deg"`               // counter-clockwise, as in the file
+	SymbolPath     string  `json:"symbol_path,omitempty"`      // "/<sheet uuids>/<symbol uuid>": the schematic symbol it was placed from
+	DNP            bool    `json:"dnp,omitempty"`              // (attr .. dnp)
+	ExcludeFromBOM bool    `json:"exclude_from_bom,omitempty"` // (attr .. exclude_from_bom)
+	BoardOnly      bool    `json:"board_only,omitempty"`       // (attr .. board_only): no schematic symbol expected (logos, mounting holes)
 }
 
 // Board is a .kicad_pcb read for its footprints.

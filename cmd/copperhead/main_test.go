@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets testscript run the real copperhead binary's main as the
+// "copperhead" command inside scripts.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"copperhead": func() { os.Exit(run()) },
+	})
+}
+
+const demos = "/usr/share/kicad/demos"
+
+// TestScripts runs every testdata/script/*.txtar end to end: the scripts are
+// the readable specification of copperhead's command-line behaviour.
+func TestScripts(t *testing.T) {
+	fixture, err := filepath.Abs("../../examples/open-telegraph")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, ".home")
+			env.Setenv("HOME", home)
+			env.Setenv("DEMOS", demos)
+			env.Setenv("FIXTURE", fixture)
+			env.Setenv("COPPERHEAD_CACHE_DIR", filepath.Join(env.WorkDir, ".cache"))
+			env.Setenv("COPPERHEAD_KICAD_CONFIG", filepath.Join(env.WorkDir, ".kicadcfg"))
+			env.Setenv("GIT_AUTHOR_NAME", "Test Engineer")
+			env.Setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")
+			env.Setenv("GIT_COMMITTER_NAME", "Test Engineer")
+			env.Setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
+			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			return os.MkdirAll(home, 0o755)
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "kicad":
+				_, err := exec.LookPath("kicad-cli")
+				if err != nil {
+					return false, nil
+				}
+				_, err = os.Stat(demos)
+				return err == nil, nil
+			case "strace":
+				_, err := exec.LookPath("strace")
+				return err == nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"copytree":      cmdCopyTree,
+			"bomrows":       cmdBOMRows,
+			"noconnections": cmdNoConnections,
+			"samebytes":     cmdSameBytes,
+		},
+	})
+}
+
+// copytree SRC DST copies a folder recursively (a demo project into $WORK).
+func cmdCopyTree(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: copytree SRC DST")
+	}
+	src, dst := ts.MkAbs(args[0]), ts.MkAbs(args[1])
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	})
+	ts.Check(err)
+}
+
+var bomRow = regexp.MustCompile(`(?m)^\|\s*([^|\s]+)\s*\|`)
+
+// bomrows BOM.md NETLIST.xml asserts that the BOM has exactly one row per
+// distinct component reference in kicad-cli's own netlist export.
+func cmdBOMRows(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: bomrows BOM.md NETLIST.xml")
+	}
+	bom := ts.ReadFile(args[0])
+	rows := map[string]bool{}
+	for _, m := range bomRow.FindAllStringSubmatch(bom, -1) {
+		ref := m[1]
+		if ref == "Refdes" || strings.Trim(ref, "-: ") == "" {
+			continue
+		}
+		if rows[ref] {
+			ts.Fatalf("%s lists %s twice", args[0], ref)
+		}
+		rows[ref] = true
+	}
+	var nl struct {
+		Comps []struct {
+			Ref string `xml:"ref,attr"`
+		} `xml:"components>comp"`
+	}
+	ts.Check(xml.Unmarshal([]byte(ts.ReadFile(args[1])), &nl))
+	refs := map[string]bool{}
+	for _, c := range nl.Comps {
+		refs[c.Ref] = true
+	}
+	var missing, extra []string
+	for r := range refs {
+		if !rows[r] {
+			missing = append(missing, r)
+		}
+	}
+	for r := range rows {
+		if !refs[r] {
+			extra = append(extra, r)
+		}
+	}
+	ok := len(missing) == 0 && len(extra) == 0 && len(rows) == len(refs)
+	if ok == neg {
+		ts.Fatalf("BOM rows %d, netlist references %d; missing from BOM %v; not in netlist %v", len(rows), len(refs), missing, extra)
+	}
+	ts.Logf("BOM rows %d = netlist references %d", len(rows), len(refs))
+}
+
+var inetConnect = regexp.MustCompile(`connect\(\d+, \{sa_family=AF_INET6?,`)
+
+// noconnections TRACE asserts that an strace -e trace=connect log shows no
+// connection attempt to any IPv4 or IPv6 address.
+func cmdNoConnections(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: noconnections TRACE")
+	}
+	var hits []string
+	for _, line := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		if inetConnect.MatchString(line) {
+			hits = append(hits, line)
+		}
+	}
+	if len(hits) > 0 {
+		ts.Fatalf("network connections attempted:\n%s", strings.Join(hits, "\n"))
+	}
+}
+
+// samebytes A B asserts two files are byte-identical (a stronger cmp for
+// binary-safe comparisons and clearer failure text for large files).
+func cmdSameBytes(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: samebytes A B")
+	}
+	a, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	b, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	if bytes.Equal(a, b) == neg {
+		ts.Fatalf("%s and %s: equal=%v", args[0], args[1], !neg)
+	}
+}

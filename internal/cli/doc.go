@@ -1,0 +1,7 @@
+// Package cli holds copperhead's commands, one file each, and renders their
+// results for a terminal, for plain line-oriented output, or as JSON. Commands
+// receive their I/O streams rather than touching os.Stdout, which is what makes
+// every output mode testable. The deterministic commands (init, check, doctor,
+// parts, nets) call design, kicad and kicadcli directly; check must never reach
+// llm or research code.
+package cli

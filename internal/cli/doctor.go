@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"copperhead/internal/design"
+	"copperhead/internal/gitrepo"
+	"copperhead/internal/kicadcli"
+	"copperhead/internal/openspec"
+)
+
+// pinnedOpenSpec is the OpenSpec CLI version scripts/setup.sh installs.
+const pinnedOpenSpec = "1.13.2"
+
+// DoctorRow is one dependency's state.
+type DoctorRow struct {
+	Name     string `json:"name"`
+	Status   string `json:"status"` // ok | warn | fail
+	Detail   string `json:"detail"`
+	Fix      string `json:"fix,omitempty"`
+	Required bool   `json:"required"`
+}
+
+// credentialVars are the provider credentials doctor reports, by name only:
+// their values are never read into output.
+var credentialVars = []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"}
+
+func newDoctorCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check copperhead's dependencies and the repository's config",
+		Long: `doctor prints one row per dependency with ok, warn or fail and a fix hint:
+kicad-cli and its libraries, git, openspec, pdftotext, model provider
+credentials (by variable name only; values are never shown), and the
+repository's .copperhead config. It exits 1 only when something required fails.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			rows := a.doctorRows(cmd.Context())
+			failed := false
+			for _, r := range rows {
+				failed = failed || (r.Required && r.Status == "fail")
+			}
+			if a.mode() == modeJSON {
+				if err := writeJSON(a.io.Out, struct {
+					OK   bool        `json:"ok"`
+					Rows []DoctorRow `json:"rows"`
+				}{!failed, rows}); err != nil {
+					return err
+				}
+			} else {
+				tw := tabwriter.NewWriter(a.io.Out, 0, 4, 2, ' ', 0)
+				for _, r := range rows {
+					line := fmt.Sprintf("%s\t%s\t%s", r.Status, r.Name, r.Detail)
+					if r.Fix != "" && r.Status != "ok" {
+						line += " (fix: " + r.Fix + ")"
+					}
+					fmt.Fprintln(tw, line)
+				}
+				tw.Flush()
+			}
+			if failed {
+				return silentFailure
+			}
+			return nil
+		},
+	}
+}
+
+func (a *app) doctorRows(ctx context.Context) []DoctorRow {
+	var rows []DoctorRow
+	add := func(r DoctorRow) { rows = append(rows, r) }
+
+	if t, err := kicadcli.Find(ctx); err != nil {
+		add(DoctorRow{Name: "kicad-cli", Status: "fail", Detail: oneLine(err.Error()), Required: true,
+			Fix: "run scripts/setup.sh (installs KiCad 9 from bookworm-backports), or set COPPERHEAD_KICAD_CLI"})
+	} else {
+		add(DoctorRow{Name: "kicad-cli", Status: "ok", Detail: t.Version() + " at " + t.Path, Required: true})
+		for _, lib := range t.Libraries() {
+			r := DoctorRow{Name: lib.Name, Status: "ok", Detail: lib.Dir}
+			if lib.Dir == "" {
+				r.Status, r.Detail = "warn", "not installed: ERC/DRC report missing-library issues (counted as environment, not failures)"
+				r.Fix = "apt-get install -t bookworm-backports " + lib.Package
+			}
+			add(r)
+		}
+	}
+
+	if v, err := gitrepo.Version(ctx); err != nil {
+		add(DoctorRow{Name: "git", Status: "fail", Detail: oneLine(err.Error()), Required: true, Fix: "apt-get install git"})
+	} else {
+		add(DoctorRow{Name: "git", Status: "ok", Detail: v, Required: true})
+	}
+
+	if v, err := openspec.Version(ctx); err != nil {
+		add(DoctorRow{Name: "openspec", Status: "warn", Detail: "not found: check skips OpenSpec validation",
+			Fix: "npm install -g @fission-ai/openspec@" + pinnedOpenSpec})
+	} else if v != pinnedOpenSpec {
+		add(DoctorRow{Name: "openspec", Status: "warn", Detail: v + " (copperhead is tested with " + pinnedOpenSpec + ")",
+			Fix: "npm install -g @fission-ai/openspec@" + pinnedOpenSpec})
+	} else {
+		add(DoctorRow{Name: "openspec", Status: "ok", Detail: v})
+	}
+
+	if p, err := exec.LookPath("pdftotext"); err != nil {
+		add(DoctorRow{Name: "pdftotext", Status: "warn", Detail: "not found: datasheet text extraction is unavailable", Fix: "apt-get install poppler-utils"})
+	} else {
+		add(DoctorRow{Name: "pdftotext", Status: "ok", Detail: p})
+	}
+
+	var set []string
+	for _, v := range credentialVars {
+		if os.Getenv(v) != "" {
+			set = append(set, v)
+		}
+	}
+	if len(set) == 0 {
+		add(DoctorRow{Name: "model credentials", Status: "warn", Detail: "none of " + strings.Join(credentialVars, ", ") + " is set: agent commands need one; init and check do not",
+			Fix: "export ANTHROPIC_API_KEY or OPENAI_API_KEY"})
+	} else {
+		add(DoctorRow{Name: "model credentials", Status: "ok", Detail: strings.Join(set, ", ") + " set"})
+	}
+
+	add(a.configRow())
+	return rows
+}
+
+func (a *app) configRow() DoctorRow {
+	r := DoctorRow{Name: "repo config"}
+	repo, err := a.repoDir()
+	if err != nil {
+		r.Status, r.Detail = "fail", oneLine(err.Error())
+		return r
+	}
+	cfg, found, err := design.LoadConfig(repo)
+	switch {
+	case err != nil:
+		r.Status, r.Detail, r.Fix = "fail", oneLine(err.Error()), "fix the JSON, or delete it and run 'copperhead init'"
+		r.Required = true
+	case !found:
+		r.Status, r.Detail, r.Fix = "warn", design.ConfigPath+" not found", "run 'copperhead init'"
+	default:
+		r.Status, r.Detail = "ok", fmt.Sprintf("%s: schematic %s", design.ConfigPath, dash(cfg.Schematic))
+		if _, err := design.LoadConstraints(repo); err != nil {
+			r.Status, r.Detail, r.Required = "fail", oneLine(err.Error()), true
+		}
+	}
+	return r
+}

@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// IO is the set of streams a command talks to.
+type IO struct {
+	In     io.Reader
+	Out    io.Writer
+	Err    io.Writer
+	OutTTY bool // Out is a terminal: colour and redrawn status lines are allowed
+}
+
+// StdIO returns the process's own streams.
+func StdIO() IO {
+	tty := false
+	if fi, err := os.Stdout.Stat(); err == nil {
+		tty = fi.Mode()&os.ModeCharDevice != 0
+	}
+	return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, OutTTY: tty}
+}
+
+// app is what every command shares: the streams and the global flags.
+type app struct {
+	io    IO
+	repo  string
+	json  bool
+	plain bool
+}
+
+// mode is how results are rendered.
+type mode int
+
+const (
+	modeTTY mode = iota
+	modePlain
+	modeJSON
+)
+
+func (a *app) mode() mode {
+	switch {
+	case a.json:
+		return modeJSON
+	case a.plain || !a.io.OutTTY:
+		return modePlain
+	}
+	return modeTTY
+}
+
+// repoDir is the absolute repository folder named by --repo.
+func (a *app) repoDir() (string, error) {
+	dir, err := filepath.Abs(a.repo)
+	if err != nil {
+		return "", usagef("--repo %s: %v", a.repo, err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return "", usagef("--repo %s: %v", a.repo, errors.Unwrap(err))
+	}
+	if !fi.IsDir() {
+		return "", usagef("--repo %s: not a folder", a.repo)
+	}
+	return dir, nil
+}
+
+// Version is set at link time (-ldflags "-X copperhead/internal/cli.Version=v1.2.3");
+// otherwise it is derived from the build's VCS stamp.
+var Version = ""
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	v := "devel"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+		var rev, dirty string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = "+dirty"
+				}
+			}
+		}
+		if rev != "" {
+			v += " " + rev[:min(12, len(rev))] + dirty
+		}
+	}
+	return v
+}
+
+func newRoot(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "copperhead",
+		Short: "An AI co-designer for KiCad repositories",
+		Long: `copperhead keeps a KiCad repository's design docs (SPEC, BOM, PINOUT,
+SUBSYSTEMS, LAYOUT) true to its schematic and checks the design in CI
+with KiCad's own ERC and DRC.`,
+		Version:           version(),
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+	}
+	root.SetVersionTemplate("copperhead {{.Version}}\n")
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.repo, "repo", ".", "the repository `folder` to work on")
+	pf.BoolVar(&a.json, "json", false, "print machine-readable JSON on stdout")
+	pf.BoolVar(&a.plain, "plain", false, "line-oriented output with no colour or redrawing")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return withHint(usagef("%v", err), "see '"+c.CommandPath()+" --help'")
+	})
+	root.AddCommand(
+		newInitCmd(a),
+		newCheckCmd(a),
+		newDoctorCmd(a),
+		newPartsCmd(a),
+		newNetsCmd(a),
+	)
+	return root
+}
+
+// Main runs copperhead with args and returns the process exit code. It never
+// panics outward: a panic is a bug, reported as one line with exit 2.
+func Main(ctx context.Context, args []string, streams IO) (code int) {
+	a := &app{io: streams}
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(streams.Err, "copperhead: internal error: %v (please report this)\n", r)
+			code = ExitUsage
+		}
+	}()
+	root := newRoot(a)
+	root.SetArgs(args)
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.Err)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if !errors.As(err, &ee) {
+		// cobra's own argument errors ("unknown command", "accepts 1 arg") are usage errors.
+		ee = &exitError{code: ExitUsage, err: err, hint: "see 'copperhead --help'"}
+		if !strings.HasPrefix(err.Error(), "unknown command") && !strings.Contains(err.Error(), "arg") {
+			ee.code = ExitFailed
+			ee.hint = ""
+		}
+	}
+	if ee.err != nil {
+		msg := "copperhead: " + oneLine(ee.err.Error())
+		if ee.hint != "" {
+			msg += " (" + ee.hint + ")"
+		}
+		fmt.Fprintln(streams.Err, msg)
+	}
+	return ee.code
+}
+
+// oneLine folds a message onto one line: the CLI's error contract.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}

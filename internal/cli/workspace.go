@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"copperhead/internal/design"
+	"copperhead/internal/kicad"
+	"copperhead/internal/kicadcli"
+	"copperhead/internal/project"
+)
+
+// workspace is a repository opened for a command: its config and its located
+// KiCad project.
+type workspace struct {
+	repo     string
+	cfg      design.Config
+	cfgFound bool
+	proj     *project.Project
+}
+
+// open reads .copperhead/config.json (when present) and locates the KiCad
+// project, under sub when it is non-empty (init --path).
+func (a *app) open(sub string) (*workspace, error) {
+	repo, err := a.repoDir()
+	if err != nil {
+		return nil, err
+	}
+	cfg, found, err := design.LoadConfig(repo)
+	if err != nil {
+		return nil, failf("%v", err)
+	}
+	sch, brd := "", ""
+	if found && sub == "" {
+		sch, brd = cfg.Schematic, cfg.Board
+	}
+	pr, err := project.Locate(repo, sub, sch, brd)
+	if err != nil {
+		if errors.Is(err, project.ErrNoSchematic) {
+			return nil, withHint(failf("%v", err), "copperhead works on a KiCad project: run it in a repository holding a .kicad_sch, or pass --repo")
+		}
+		return nil, failf("%v", err)
+	}
+	if !found {
+		cfg = design.DefaultConfig()
+	}
+	return &workspace{repo: repo, cfg: cfg, cfgFound: found, proj: pr}, nil
+}
+
+// schematic loads the project's whole hierarchical schematic.
+func (w *workspace) schematic() (*kicad.Schematic, error) {
+	sch, err := kicad.LoadSchematic(w.proj.Schematic)
+	if err != nil {
+		return nil, failf("%v", w.relErr(err))
+	}
+	return sch, nil
+}
+
+// relErr shortens absolute repository paths in err to repo-relative ones, so
+// messages read like the paths the user works with.
+func (w *workspace) relErr(err error) error {
+	msg := strings.ReplaceAll(err.Error(), w.repo+string(filepath.Separator), "")
+	return errors.New(msg)
+}
+
+// findKiCad locates kicad-cli 9; its absence is an environment error (exit 2).
+func findKiCad(ctx context.Context) (*kicadcli.Tool, error) {
+	t, err := kicadcli.Find(ctx)
+	if err != nil {
+		if errors.Is(err, kicadcli.ErrUnavailable) {
+			return nil, withHint(usagef("%v", err), "run scripts/setup.sh, or point COPPERHEAD_KICAD_CLI at a KiCad 9 kicad-cli")
+		}
+		return nil, usagef("%v", err)
+	}
+	return t, nil
+}
+
+// netlist exports the project's connectivity through kicad-cli.
+func (w *workspace) netlist(ctx context.Context, t *kicadcli.Tool) (*kicad.Netlist, error) {
+	nl, err := t.Netlist(ctx, w.proj.Schematic)
+	if err != nil {
+		return nil, failf("%v", w.relErr(err))
+	}
+	return nl, nil
+}
+
+// fileExists reports whether p names an existing regular file.
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// plural returns "1 error" or "3 errors".
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,224 @@
+package design
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		json    string
+		check   func(t *testing.T, c Config)
+		wantErr string
+	}{
+		{
+			name: "defaults",
+			json: `{}`,
+			check: func(t *testing.T, c Config) {
+				if !reflect.DeepEqual(c, DefaultConfig()) {
+					t.Errorf("got %+v, want defaults", c)
+				}
+			},
+		},
+		{
+			name: "spec example",
+			json: `{"schematic": "hardware/open-telegraph.kicad_sch", "board": "hardware/open-telegraph.kicad_pcb", "docs": "docs/",
+				"model": "gpt-5", "maxTurns": 40, "stageMaxTurns": {"spec-seed": 60}, "budgets": {"sleep_current_uA": 25}}`,
+			check: func(t *testing.T, c Config) {
+				if c.Schematic != "hardware/open-telegraph.kicad_sch" || c.Model != "gpt-5" || c.StageMaxTurns["spec-seed"] != 60 ||
+					c.Budgets["sleep_current_uA"] != 25 || c.MaxRepairCycles != DefaultMaxRepairCycles {
+					t.Errorf("got %+v", c)
+				}
+			},
+		},
+		{
+			name: "unknown keys kept",
+			json: `{"future": {"a": [1, 2]}, "baseURL": "http://localhost:11434/v1", "apiKeyEnv": "GROQ_KEY"}`,
+			check: func(t *testing.T, c Config) {
+				if string(c.Extra["future"]) != `{"a": [1, 2]}` || c.BaseURL != "http://localhost:11434/v1" || c.APIKeyEnv != "GROQ_KEY" {
+					t.Errorf("got %+v", c)
+				}
+			},
+		},
+		{
+			name: "null is absent",
+			json: `{"maxTurns": null, "budgets": null}`,
+			check: func(t *testing.T, c Config) {
+				if c.MaxTurns != DefaultMaxTurns || c.Budgets != nil {
+					t.Errorf("got %+v", c)
+				}
+			},
+		},
+		{name: "syntax error names file and line", json: "{\n  \"maxTurns\": 40,\n}", wantErr: "cfg.json:3:1: malformed JSON"},
+		{name: "truncated", json: `{"maxTurns": 4`, wantErr: "cfg.json"},
+		{name: "not an object", json: `[1]`, wantErr: "cfg.json: top level must be a JSON object"},
+		{name: "null document", json: `null`, wantErr: "top level must be a JSON object"},
+		{name: "wrong type", json: `{"maxTurns": "forty"}`, wantErr: `cfg.json: key "maxTurns": expected a number, got JSON string`},
+		{name: "wrong budget type", json: `{"budgets": {"sleep_current_uA": "25"}}`, wantErr: `key "budgets"`},
+		{name: "zero turns", json: `{"maxTurns": 0}`, wantErr: `"maxTurns" must be at least 1`},
+		{name: "negative repair cycles", json: `{"maxRepairCycles": -1}`, wantErr: `"maxRepairCycles" must not be negative`},
+		{name: "bad stage turns", json: `{"stageMaxTurns": {"bom": 0}}`, wantErr: `stage "bom"`},
+		{name: "docs outside repo", json: `{"docs": "../elsewhere"}`, wantErr: `"docs": "../elsewhere" must be a path inside the repo`},
+		{name: "absolute schematic", json: `{"schematic": "/etc/x.kicad_sch"}`, wantErr: `"schematic"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := ParseConfig([]byte(tt.json), "cfg.json")
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, c)
+		})
+	}
+}
+
+func TestConfigMarshal(t *testing.T) {
+	in := `{"zeta": true, "schematic": "hw/a.kicad_sch", "budgets": {"b": 2, "a": 0.5}, "model": "claude",
+		"generated": {"docs/SPEC.md": "sha256:00"}, "stageMaxTurns": {"spec-seed": 60}, "alpha": [1,2]}`
+	c, err := ParseConfig([]byte(in), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(c.Marshal())
+	want := `{
+  "alpha": [
+    1,
+    2
+  ],
+  "budgets": {
+    "a": 0.5,
+    "b": 2
+  },
+  "docs": "docs/",
+  "generated": {
+    "docs/SPEC.md": "sha256:00"
+  },
+  "maxRepairCycles": 5,
+  "maxTurns": 40,
+  "model": "claude",
+  "schematic": "hw/a.kicad_sch",
+  "stageMaxTurns": {
+    "spec-seed": 60
+  },
+  "zeta": true
+}
+`
+	if got != want {
+		t.Errorf("Marshal:\n%s\nwant\n%s", got, want)
+	}
+	again, err := ParseConfig([]byte(got), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(again.Marshal()) != got {
+		t.Error("Marshal is not stable across a parse round trip")
+	}
+}
+
+func TestDocPath(t *testing.T) {
+	tests := []struct{ docs, want string }{
+		{"docs/", "docs/BOM.md"},
+		{"docs", "docs/BOM.md"},
+		{"", "docs/BOM.md"},
+		{"./design/docs//", "design/docs/BOM.md"},
+		{".", "BOM.md"},
+	}
+	for _, tt := range tests {
+		if got := (Config{Docs: tt.docs}).DocPath("BOM.md"); got != tt.want {
+			t.Errorf("DocPath with docs %q = %q, want %q", tt.docs, got, tt.want)
+		}
+	}
+}
+
+func TestLoadConfig(t *testing.T) {
+	dir := t.TempDir()
+	c, found, err := LoadConfig(dir)
+	if err != nil || found || !reflect.DeepEqual(c, DefaultConfig()) {
+		t.Fatalf("missing file: got %+v, %v, %v", c, found, err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".copperhead"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, ".copperhead", "config.json")
+	if err := os.WriteFile(path, []byte(`{"maxTurns": 12}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, found, err = LoadConfig(dir)
+	if err != nil || !found || c.MaxTurns != 12 {
+		t.Fatalf("got %+v, %v, %v", c, found, err)
+	}
+	if err := os.WriteFile(path, []byte(`{"maxTurns": 12`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err = LoadConfig(dir); err == nil || !strings.Contains(err.Error(), ConfigPath) {
+		t.Fatalf("malformed: err = %v, want it to name %s", err, ConfigPath)
+	}
+}
+
+func TestReadmeExplainsEveryConfigKey(t *testing.T) {
+	readme := string(GenerateReadme())
+	keys := []string{"schematic", "board", "docs", "model", "baseURL", "apiKeyEnv", "maxTurns", "maxRepairCycles",
+		"stageMaxTurns", "budgets", "generated", "forbidden", "affects", "deferred", "source", "runs/"}
+	for _, k := range keys {
+		if !strings.Contains(readme, "`"+k+"`") {
+			t.Errorf("README does not explain `%s`", k)
+		}
+	}
+	if _, err := ParseConstraints([]byte(readmeConstraintsExample(t, readme)), "README example"); err != nil {
+		t.Errorf("README constraints.json example does not parse: %v", err)
+	}
+}
+
+func readmeConstraintsExample(t *testing.T, readme string) string {
+	t.Helper()
+	_, after, ok := strings.Cut(readme, "```json\n")
+	if !ok {
+		t.Fatal("README has no json example")
+	}
+	example, _, _ := strings.Cut(after, "```")
+	return example
+}
+
+func TestConfigEncodingJSON(t *testing.T) {
+	c := keyerConfig()
+	c.Extra = map[string]json.RawMessage{"x": json.RawMessage(`"<y>"`)}
+	data, err := json.Marshal(struct {
+		Config Config `json:"config"`
+	}{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"config":{"board":"hardware/keyer.kicad_pcb","budgets":{`) {
+		t.Errorf("embedded config JSON = %s", data)
+	}
+	var back struct {
+		Config Config `json:"config"`
+	}
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	var x string
+	if err := json.Unmarshal(back.Config.Extra["x"], &x); err != nil || x != "<y>" {
+		t.Errorf("extra key after round trip = %s", back.Config.Extra["x"])
+	}
+	back.Config.Extra, c.Extra = nil, nil
+	c.Generated = map[string]string{} // written as {}, read back empty, not nil
+	if !reflect.DeepEqual(back.Config, c) {
+		t.Errorf("round trip:\n%+v\nwant\n%+v", back.Config, c)
+	}
+	var bad Config
+	if err := json.Unmarshal([]byte(`{"maxTurns": "x"}`), &bad); err == nil {
+		t.Error("want an error for a bad maxTurns")
+	}
+}

@@ -1,0 +1,172 @@
+package kicad
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"copperhead/internal/sexpr"
+)
+
+// LoadBoard reads the footprints of a .kicad_pcb: reference, value, library
+// id, side, position, and the schematic symbol each one was placed from.
+// Footprints written by KiCad 8 and later carry (property "Reference" ..);
+// earlier ones (fp_text reference ..); KiCad 5's (module ..) is read too.
+// Footprints are sorted by reference in natural order, ties in file order.
+//
+// Errors start with "load board: "; syntax errors wrap the *sexpr.SyntaxError
+// (file:line:col: message).
+//
+// Only the footprints are parsed into nodes. A board is mostly zone fills,
+// tracks and embedded 3D models (two thirds of the 69 MB vme-wren demo), and
+// parsing all of it costs about 1.5 GB and 4 s; skipping over it costs a byte
+// scan. The scan only finds where each top-level list starts and ends; any
+// doubt about the file's shape is settled by sexpr.Parse on the whole file,
+// so error messages come from one parser.
+func LoadBoard(path string) (*Board, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load board: %w", err)
+	}
+	head, spans, ok := skimTopLevel(src, "footprint", "module")
+	if !ok {
+		return nil, fullParseError(path, src)
+	}
+	if head != "kicad_pcb" {
+		return nil, fmt.Errorf("load board: %s: not a board: it holds (%s ...), want (kicad_pcb ...)", path, head)
+	}
+	b := &Board{Path: path, Footprints: make([]Footprint, 0, len(spans))}
+	for _, sp := range spans {
+		n, err := sexpr.Parse(path, src[sp.start:sp.end])
+		if err != nil {
+			return nil, fullParseError(path, src)
+		}
+		b.Footprints = append(b.Footprints, readFootprint(n))
+	}
+	slices.SortStableFunc(b.Footprints, func(x, y Footprint) int { return CompareRefdes(x.Refdes, y.Refdes) })
+	return b, nil
+}
+
+// fullParseError parses the whole file to report where and why it is
+// malformed, in sexpr's words.
+func fullParseError(path string, src []byte) error {
+	if _, err := sexpr.Parse(path, src); err != nil {
+		return fmt.Errorf("load board: %w", err)
+	}
+	// The skim and sexpr disagree: a bug in skimTopLevel, not in the file.
+	return fmt.Errorf("load board: %s: could not delimit the footprints (please report this file)", path)
+}
+
+func readFootprint(n *sexpr.Node) Footprint {
+	pos, angle := readAt(n)
+	fp := Footprint{
+		LibID:      strings.Clone(n.Arg(0)),
+		Layer:      strings.Clone(n.Value1("layer")),
+		Pos:        pos,
+		Rotation:   angle,
+		SymbolPath: strings.Clone(n.Value1("path")),
+	}
+	for c := range n.All("property") {
+		switch c.Arg(0) {
+		case "Reference":
+			fp.Refdes = strings.Clone(c.Arg(1))
+		case "Value":
+			fp.Value = strings.Clone(c.Arg(1))
+		}
+	}
+	for c := range n.All("fp_text") {
+		switch c.Arg(0) {
+		case "reference":
+			if fp.Refdes == "" {
+				fp.Refdes = strings.Clone(c.Arg(1))
+			}
+		case "value":
+			if fp.Value == "" {
+				fp.Value = strings.Clone(c.Arg(1))
+			}
+		}
+	}
+	if attr := n.Child("attr"); attr != nil {
+		fp.DNP = attr.HasAtom("dnp")
+		fp.ExcludeFromBOM = attr.HasAtom("exclude_from_bom")
+		fp.BoardOnly = attr.HasAtom("board_only")
+	}
+	return fp
+}
+
+// span is the half-open byte range of one top-level list.
+type span struct{ start, end int }
+
+// skimTopLevel walks src once, tracking only nesting and string literals by
+// the same rules as sexpr (a string runs to the next unescaped quote; a
+// backslash always escapes the byte after it), and returns the head of the
+// file's first list and the spans of its child lists whose head is one of
+// heads. ok is false when the file is not one well-formed list.
+func skimTopLevel(src []byte, heads ...string) (head string, spans []span, ok bool) {
+	i, n := 0, len(src)
+	skipSpace := func() {
+		for i < n && isSpaceByte(src[i]) {
+			i++
+		}
+	}
+	readAtom := func() string {
+		start := i
+		for i < n && !isSpaceByte(src[i]) && src[i] != '(' && src[i] != ')' && src[i] != '"' {
+			i++
+		}
+		return string(src[start:i])
+	}
+	skipSpace()
+	if i >= n || src[i] != '(' {
+		return "", nil, false
+	}
+	i++
+	skipSpace()
+	head = readAtom()
+	depth := 1
+	childStart, keep := 0, false
+	for i < n {
+		switch c := src[i]; c {
+		case '"':
+			i++
+			for i < n && src[i] != '"' {
+				if src[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= n {
+				return head, nil, false
+			}
+			i++
+		case '(':
+			depth++
+			i++
+			if depth == 2 {
+				childStart = i - 1
+				skipSpace()
+				keep = slices.Contains(heads, readAtom())
+			}
+		case ')':
+			depth--
+			i++
+			switch depth {
+			case 0:
+				return head, spans, true
+			case 1:
+				if keep {
+					spans = append(spans, span{childStart, i})
+				}
+			}
+		default:
+			i++
+		}
+	}
+	return head, nil, false
+}
+
+// isSpaceByte is sexpr's definition of white space.
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}

@@ -1,0 +1,360 @@
+package kicadcli
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"copperhead/internal/atomicfile"
+)
+
+// The cache lets `check` on an unchanged project reuse kicad-cli's results.
+// An entry is keyed by a SHA-256 over everything the result depends on:
+//
+//   - the cache format (cacheFormat) and kicad-cli's version;
+//   - the command line, with the input named relative to its folder;
+//   - the private KiCad environment: library tables and library folders;
+//   - the content of every project input: walking the input file's folder
+//     (hidden folders and KiCad's *-backups skipped), every .kicad_sch,
+//     .kicad_pro, .kicad_sym, .kicad_mod, .kicad_dbl, sym-lib-table and
+//     fp-lib-table, plus .kicad_pcb and .kicad_dru for board commands; and
+//     every sheet file the schematics reference outside that folder, or a
+//     marker for a referenced sheet that is missing.
+//
+// Paths in the key are relative to the input's folder, so a project moved or
+// cloned elsewhere still hits. Entries hold kicad-cli's raw output (the
+// report or netlist) and what it printed; normalization runs on every load,
+// so changing it needs no cache invalidation.
+//
+// Hashing reads every input once, several files at a time: the vme-wren
+// demo (19 MB of schematics, a 69 MB board) hashes in well under a second.
+
+// cacheFormat names the entry layout and key recipe; bump it when either
+// changes.
+const cacheFormat = "copperhead kicad-cli cache v1"
+
+// cacheSubdir is the cache's folder inside CacheDir.
+const cacheSubdir = "kicad-cli"
+
+// cacheMaxAge is how long an unused entry is kept. Entries are rewritten on
+// every hit, so only results for designs nobody checks any more age out.
+const cacheMaxAge = 30 * 24 * time.Hour
+
+// defaultCacheDir is COPPERHEAD_CACHE_DIR, else <user cache dir>/copperhead,
+// else "" (no cache).
+func defaultCacheDir() string {
+	if dir := os.Getenv("COPPERHEAD_CACHE_DIR"); dir != "" {
+		return dir
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(base, "copperhead")
+}
+
+// cacheEntry is what the cache stores for one kicad-cli run.
+type cacheEntry struct {
+	Format string `json:"format"`
+	Stderr string `json:"stderr"` // kicad-cli's stderr, for Report.Notes
+	Data   string `json:"data"`   // the file kicad-cli wrote
+}
+
+// inputSet is the files a result depends on, as found when the key was made.
+type inputSet struct {
+	files []fileStamp
+}
+
+// fileStamp is one input and its state when it was hashed.
+type fileStamp struct {
+	rel     string // slash-separated, relative to root
+	path    string
+	missing bool
+	size    int64
+	mtime   time.Time
+	sum     [sha256.Size]byte
+
+	sheetRefs []string // sheet files a schematic names (absolute)
+}
+
+// unchanged reports whether every input still looks as it did when hashed,
+// so a result computed meanwhile may be stored under the key.
+func (s *inputSet) unchanged() bool {
+	for _, f := range s.files {
+		fi, err := os.Stat(f.path)
+		if f.missing != (err != nil) {
+			return false
+		}
+		if err == nil && (fi.Size() != f.size || !fi.ModTime().Equal(f.mtime)) {
+			return false
+		}
+	}
+	return true
+}
+
+// cacheKey hashes the inputs of a kicad-cli run on input with args.
+func (t *Tool) cacheKey(args []string, input string, board bool) (string, *inputSet, error) {
+	set, err := collectInputs(input, board)
+	if err != nil {
+		return "", nil, err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\nkicad-cli %s\n", cacheFormat, t.version)
+	for _, a := range args {
+		if a == outPlaceholder {
+			a = "<out>"
+		}
+		fmt.Fprintf(h, "arg %q\n", a)
+	}
+	fmt.Fprintf(h, "input %q\n%s", filepath.Base(input), t.env.fingerprint)
+	for _, f := range set.files {
+		if f.missing {
+			fmt.Fprintf(h, "missing %q\n", f.rel)
+		} else {
+			fmt.Fprintf(h, "file %q %x\n", f.rel, f.sum)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), set, nil
+}
+
+// isProjectInput says whether a file in the project folder can change a
+// result: board files only for board commands.
+func isProjectInput(name string, board bool) bool {
+	switch name {
+	case symLibTable, fpLibTable:
+		return true
+	}
+	switch filepath.Ext(name) {
+	case ".kicad_sch", ".kicad_pro", ".kicad_sym", ".kicad_mod", ".kicad_dbl":
+		return true
+	case ".kicad_pcb", ".kicad_dru":
+		return board
+	}
+	return false
+}
+
+// collectInputs finds and hashes every input of a run on input.
+func collectInputs(input string, board bool) (*inputSet, error) {
+	abs, err := filepath.Abs(input)
+	if err != nil {
+		return nil, err
+	}
+	root := filepath.Dir(abs)
+	var paths []string
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(name, ".") || strings.HasSuffix(name, "-backups")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if isProjectInput(name, board) {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list project files: %w", err)
+	}
+
+	set := &inputSet{}
+	seen := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		seen[p] = true
+	}
+	// Hash in rounds: a round's schematics may name sheets outside the
+	// folder, which the next round hashes.
+	for len(paths) > 0 {
+		stamps, err := hashFiles(root, paths)
+		if err != nil {
+			return nil, err
+		}
+		set.files = append(set.files, stamps...)
+		paths = nil
+		for _, s := range stamps {
+			for _, ref := range s.sheetRefs {
+				if !seen[ref] {
+					seen[ref] = true
+					paths = append(paths, ref)
+				}
+			}
+		}
+	}
+	slices.SortFunc(set.files, func(a, b fileStamp) int { return strings.Compare(a.rel, b.rel) })
+	return set, nil
+}
+
+// hashFiles hashes paths concurrently (reading is the cost, and page-cache
+// reads scale with cores). A missing file is recorded, not an error: a
+// schematic may name a sheet that does not exist yet, and creating it must
+// change the key.
+func hashFiles(root string, paths []string) ([]fileStamp, error) {
+	stamps := make([]fileStamp, len(paths))
+	errs := make([]error, len(paths))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), 4, len(paths)) {
+		wg.Go(func() {
+			for i := range next {
+				stamps[i], errs[i] = hashFile(root, paths[i])
+			}
+		})
+	}
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return stamps, nil
+}
+
+// hashFile hashes one input; a schematic is also scanned for the sheet
+// files it references.
+func hashFile(root, path string) (fileStamp, error) {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		rel = path
+	}
+	s := fileStamp{rel: filepath.ToSlash(rel), path: path}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		s.missing = true
+		return s, nil
+	}
+	if err != nil {
+		return s, fmt.Errorf("hash %s: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return s, fmt.Errorf("hash %s: %w", path, err)
+	}
+	s.size, s.mtime = fi.Size(), fi.ModTime()
+	h := sha256.New()
+	if filepath.Ext(path) == ".kicad_sch" {
+		data, err := io.ReadAll(f)
+		if err != nil {
+			return s, fmt.Errorf("hash %s: %w", path, err)
+		}
+		h.Write(data)
+		s.sheetRefs = sheetRefs(filepath.Dir(path), data)
+	} else if _, err := io.Copy(h, f); err != nil {
+		return s, fmt.Errorf("hash %s: %w", path, err)
+	}
+	h.Sum(s.sum[:0])
+	return s, nil
+}
+
+// sheetFileProp opens the property naming a hierarchical sheet's file.
+var sheetFileProp = []byte(`(property "Sheetfile" "`)
+
+// sheetRefs lists the sheet files a schematic references, resolved the way
+// KiCad does: relative to the referencing schematic's folder. A byte scan
+// rather than a parse keeps hashing fast; a false hit costs only a missing
+// marker in the key.
+func sheetRefs(dir string, data []byte) []string {
+	var refs []string
+	for {
+		i := bytes.Index(data, sheetFileProp)
+		if i < 0 {
+			return refs
+		}
+		data = data[i+len(sheetFileProp):]
+		end := 0
+		for end < len(data) && data[end] != '"' && data[end] != '\n' {
+			if data[end] == '\\' {
+				end++
+			}
+			end++
+		}
+		if end > len(data) {
+			return refs
+		}
+		name, err := strconv.Unquote(`"` + string(data[:end]) + `"`)
+		if err != nil {
+			name = string(data[:end])
+		}
+		if name != "" {
+			if !filepath.IsAbs(name) {
+				name = filepath.Join(dir, name)
+			}
+			refs = append(refs, filepath.Clean(name))
+		}
+		data = data[end:]
+	}
+}
+
+// cachePath is where the entry for key lives.
+func (t *Tool) cachePath(key string) string {
+	return filepath.Join(t.CacheDir, cacheSubdir, key+".json")
+}
+
+// loadCached returns the entry for key, or false. A hit refreshes the
+// entry's mtime, which is what pruning goes by.
+func (t *Tool) loadCached(key string) (cacheEntry, bool) {
+	var e cacheEntry
+	if t.CacheDir == "" || t.NoCache {
+		return e, false
+	}
+	p := t.cachePath(key)
+	data, err := os.ReadFile(p)
+	if err != nil || json.Unmarshal(data, &e) != nil || e.Format != cacheFormat {
+		return cacheEntry{}, false
+	}
+	now := time.Now()
+	os.Chtimes(p, now, now)
+	return e, true
+}
+
+// storeCached writes the entry for key atomically, then prunes entries
+// unused for cacheMaxAge. Failing to cache never fails a check, so errors
+// are dropped.
+func (t *Tool) storeCached(key string, e cacheEntry) {
+	if t.CacheDir == "" {
+		return
+	}
+	e.Format = cacheFormat
+	data, err := json.Marshal(e)
+	if err != nil {
+		return
+	}
+	if atomicfile.Write(t.cachePath(key), data, 0o644) != nil {
+		return
+	}
+	pruneCache(filepath.Join(t.CacheDir, cacheSubdir), time.Now().Add(-cacheMaxAge))
+}
+
+// pruneCache removes entries (and stray temp files) last used before cutoff.
+func pruneCache(dir string, cutoff time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, d := range entries {
+		if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() && fi.ModTime().Before(cutoff) {
+			os.Remove(filepath.Join(dir, d.Name()))
+		}
+	}
+}

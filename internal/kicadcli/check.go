@@ -1,0 +1,152 @@
+package kicadcli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"copperhead/internal/kicad"
+)
+
+// ERC runs the electrical rules check on the schematic at schPath (the root
+// sheet of a hierarchy) and normalizes the report. Every severity is
+// requested, exclusions included, so the report sorts them itself.
+// kicad-cli's exit status reflects loading, not violations: a schematic with
+// errors still succeeds here, and Report.Failed decides.
+func (t *Tool) ERC(ctx context.Context, schPath string) (*Report, error) {
+	res, err := t.produce(ctx, job{
+		args:  []string{"sch", "erc", "--format", "json", "--units", "mm", "--severity-all"},
+		input: schPath,
+		out:   "erc.json",
+	})
+	if err != nil {
+		return nil, err
+	}
+	r, err := parseERC(res.data, schPath)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", res.label, err)
+	}
+	r.Notes, r.Cached = res.notes, res.cached
+	return r, nil
+}
+
+// DRC runs the design rules check on the board at pcbPath, including
+// schematic parity against the schematic of the same name beside it, and
+// normalizes the report. Without that schematic kicad-cli skips parity and
+// says so on stderr, which lands in Report.Notes.
+func (t *Tool) DRC(ctx context.Context, pcbPath string) (*Report, error) {
+	res, err := t.produce(ctx, job{
+		args:  []string{"pcb", "drc", "--format", "json", "--units", "mm", "--schematic-parity", "--severity-all"},
+		input: pcbPath,
+		out:   "drc.json",
+		board: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	r, err := parseDRC(res.data, pcbPath)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", res.label, err)
+	}
+	r.Notes, r.Cached = res.notes, res.cached
+	return r, nil
+}
+
+// Netlist exports the connectivity of the schematic at schPath as KiCad sees
+// it (kicadxml) and parses it with kicad.ParseNetlistXML.
+func (t *Tool) Netlist(ctx context.Context, schPath string) (*kicad.Netlist, error) {
+	res, err := t.produce(ctx, job{
+		args:  []string{"sch", "export", "netlist", "--format", "kicadxml"},
+		input: schPath,
+		out:   "netlist.xml",
+	})
+	if err != nil {
+		return nil, err
+	}
+	nl, err := kicad.ParseNetlistXML(res.data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", res.label, err)
+	}
+	return nl, nil
+}
+
+// job is one kicad-cli command producing one output file.
+type job struct {
+	args  []string // the subcommand and its options, without -o and the input
+	input string   // the file to check, as the caller named it
+	out   string   // output file name inside the run folder
+	board bool     // the board and its design rules are inputs too
+}
+
+// label names the job in errors: "kicad-cli sch erc hardware/x.kicad_sch".
+func (j job) label() string {
+	words := []string{"kicad-cli"}
+	for _, a := range j.args {
+		if strings.HasPrefix(a, "-") {
+			break
+		}
+		words = append(words, a)
+	}
+	return strings.Join(append(words, j.input), " ")
+}
+
+// result is a job's output file, from kicad-cli or the cache.
+type result struct {
+	label  string
+	data   []byte
+	notes  []string // kicad-cli's stderr lines
+	cached bool
+}
+
+// produce runs a job, or reuses its cached result when no input changed.
+func (t *Tool) produce(ctx context.Context, j job) (*result, error) {
+	res := &result{label: j.label()}
+	// Our own check names the file; kicad-cli would only say "Failed to load".
+	if fi, err := os.Stat(j.input); err != nil {
+		return nil, fmt.Errorf("%s: %w", res.label, err)
+	} else if fi.IsDir() {
+		return nil, fmt.Errorf("%s: is a folder, not a KiCad file", res.label)
+	}
+	abs, err := filepath.Abs(j.input)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", res.label, err)
+	}
+	args := append(append(j.args[:len(j.args):len(j.args)], "-o", outPlaceholder), abs)
+
+	var key string
+	var inputs *inputSet
+	if t.CacheDir != "" {
+		// A project we cannot fully read (an unreadable subfolder, say) is
+		// still checked, just not cached: kicad-cli reports what matters.
+		key, inputs, err = t.cacheKey(args[:len(args)-1], j.input, j.board)
+		if err != nil {
+			key = ""
+		} else if e, ok := t.loadCached(key); ok {
+			res.data, res.notes, res.cached = []byte(e.Data), notes(e.Stderr), true
+			return res, nil
+		}
+	}
+
+	out, data, err := t.executeFile(ctx, t.Timeout, res.label, j.out, args...)
+	if err != nil {
+		return nil, err
+	}
+	res.data, res.notes = data, notes(string(out.stderr))
+	if key != "" && inputs.unchanged() {
+		t.storeCached(key, cacheEntry{Stderr: string(out.stderr), Data: string(data)})
+	}
+	return res, nil
+}
+
+// notes splits kicad-cli's stderr into its non-empty lines.
+func notes(stderr string) []string {
+	var lines []string
+	for line := range strings.Lines(stderr) {
+		if line = strings.TrimSpace(line); line != "" {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}

@@ -1,0 +1,255 @@
+package kicadcli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"copperhead/internal/kicad"
+)
+
+// The testdata reports are real kicad-cli 9.0.8 output:
+//   - erc_pic_programmer.json: the pic_programmer demo, whole.
+//   - erc_vme_wren_sample.json: a few violations of the vme-wren demo's
+//     3261, chosen to cover errors, warnings and library noise on 3 sheets.
+//   - drc_pic_programmer_unrouted.json: pic_programmer with 3 track segments
+//     deleted (unconnected items, dangling tracks), parity trimmed to 3, one
+//     violation excluded in the .kicad_pro, and sections reversed to
+//     stand in for DRC's run-to-run order.
+
+func readTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestParseERC(t *testing.T) {
+	type summary struct {
+		severity Severity
+		typ      string
+		sheet    string
+		pos      kicad.Point
+	}
+	tests := []struct {
+		file        string
+		violations  []summary
+		environment []summary
+		counts      Counts
+		failed      bool
+		failedWarn  bool
+	}{
+		{
+			file: "erc_pic_programmer.json",
+			// J1 is placed at (31.75 91.44) in pic_programmer.kicad_sch; kicad-cli says (0.3175, 0.9144).
+			environment: []summary{{SeverityWarning, "footprint_link_issues", "/", kicad.Point{X: 31.75, Y: 91.44}}},
+			counts:      Counts{Environment: 1},
+		},
+		{
+			file: "erc_vme_wren_sample.json",
+			violations: []summary{
+				{SeverityError, "pin_to_pin", "/ddr4-ps/", kicad.Point{X: 368.3, Y: 114.3}},
+				{SeverityError, "power_pin_not_driven", "/", kicad.Point{X: 262.89, Y: 33.02}},
+				{SeverityWarning, "pin_to_pin", "/fpga/fpga-config/", kicad.Point{X: 290.83, Y: 156.21}},
+				{SeverityWarning, "unconnected_wire_endpoint", "/", kicad.Point{X: 196.85, Y: 38.1}},
+			},
+			environment: []summary{
+				{SeverityWarning, "footprint_link_issues", "/", kicad.Point{X: 26.67, Y: 242.57}},
+				{SeverityWarning, "lib_symbol_issues", "/", kicad.Point{X: 26.67, Y: 242.57}},
+				{SeverityWarning, "lib_symbol_mismatch", "/", kicad.Point{X: 260.35, Y: 85.09}},
+			},
+			counts:     Counts{Errors: 2, Warnings: 2, Environment: 3},
+			failed:     true,
+			failedWarn: true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			r, err := parseERC(readTestdata(t, tc.file), "hw/x.kicad_sch")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := func(vs []Violation) []summary {
+				var out []summary
+				for _, v := range vs {
+					out = append(out, summary{v.Severity, v.Type, v.Sheet, v.Pos})
+				}
+				return out
+			}
+			if got := sum(r.Violations); !reflect.DeepEqual(got, tc.violations) {
+				t.Errorf("violations:\n got %v\nwant %v", got, tc.violations)
+			}
+			if got := sum(r.Environment); !reflect.DeepEqual(got, tc.environment) {
+				t.Errorf("environment:\n got %v\nwant %v", got, tc.environment)
+			}
+			if got := r.Counts(); got != tc.counts {
+				t.Errorf("Counts() = %+v, want %+v", got, tc.counts)
+			}
+			if r.Failed() != tc.failed || r.FailedAt(SeverityWarning) != tc.failedWarn {
+				t.Errorf("Failed() = %v, FailedAt(warning) = %v; want %v, %v",
+					r.Failed(), r.FailedAt(SeverityWarning), tc.failed, tc.failedWarn)
+			}
+			if r.Tool != "erc" || r.Source != "hw/x.kicad_sch" || r.KiCadVersion != "9.0.8" {
+				t.Errorf("header = %q %q %q", r.Tool, r.Source, r.KiCadVersion)
+			}
+		})
+	}
+}
+
+func TestParseDRC(t *testing.T) {
+	r, err := parseDRC(readTestdata(t, "drc_pic_programmer_unrouted.json"), "x.kicad_pcb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := map[string][]Violation{
+		"violations": r.Violations, "unconnected": r.Unconnected, "parity": r.Parity,
+		"environment": r.Environment, "excluded": r.Excluded,
+	}
+	want := map[string]int{"violations": 5, "unconnected": 3, "parity": 3, "environment": 1, "excluded": 1}
+	for name, n := range want {
+		if len(groups[name]) != n {
+			t.Errorf("%s: %d violations, want %d", name, len(groups[name]), n)
+		}
+	}
+	for _, v := range r.Violations {
+		if v.Type != "track_dangling" || v.Sheet != "" {
+			t.Errorf("violation %+v, want only track_dangling without a sheet", v)
+		}
+	}
+	if ex := r.Excluded[0]; ex.Type != "lib_footprint_mismatch" || ex.Pos != (kicad.Point{X: 148.082, Y: 97.79}) {
+		t.Errorf("excluded = %+v", ex)
+	}
+	if got, want := r.Counts(), (Counts{Errors: 3, Warnings: 8, Environment: 1, Excluded: 1}); got != want {
+		t.Errorf("Counts() = %+v, want %+v", got, want)
+	}
+	if !r.Failed() {
+		t.Error("unconnected items of severity error must fail a check")
+	}
+	// Sorted within each group: by position for same-type unconnected items.
+	for i := 1; i < len(r.Unconnected); i++ {
+		if compareViolations(r.Unconnected[i-1], r.Unconnected[i]) > 0 {
+			t.Errorf("unconnected not sorted at %d", i)
+		}
+	}
+}
+
+// TestReportDeterministic: KiCad's DRC order varies between runs; the
+// normalized report must not.
+func TestReportDeterministic(t *testing.T) {
+	data := readTestdata(t, "drc_pic_programmer_unrouted.json")
+	var raw map[string]any
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"violations", "unconnected_items", "schematic_parity"} {
+		s := raw[k].([]any)
+		for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
+			s[i], s[j] = s[j], s[i]
+		}
+	}
+	shuffled, _ := json.Marshal(raw)
+	a, err := parseDRC(data, "x.kicad_pcb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := parseDRC(shuffled, "x.kicad_pcb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if !bytes.Equal(ja, jb) {
+		t.Errorf("report depends on kicad-cli's order:\n%s\n%s", ja, jb)
+	}
+}
+
+func TestReportJSONShape(t *testing.T) {
+	r, err := parseERC(readTestdata(t, "erc_pic_programmer.json"), "x.kicad_sch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Cached = true
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"tool":"erc","source":"x.kicad_sch","kicad_version":"9.0.8","violations":[],"unconnected":[],"parity":[],` +
+		`"environment":[{"severity":"warning","type":"footprint_link_issues",` +
+		`"description":"Footprint 'DSUB-9_Female_Horizontal_P2.77x2.84mm_EdgePinOffset7.70mm_Housed_MountingHolesOffset9.12mm' not found in library 'Connector_Dsub'.",` +
+		`"sheet":"/","pos_mm":{"x":31.75,"y":91.44},` +
+		`"items":[{"description":"Symbol J1 [DB9]","uuid":"00000000-0000-0000-0000-0000442a4c93","pos_mm":{"x":31.75,"y":91.44}}]}],` +
+		`"excluded":[]}`
+	if string(data) != want {
+		t.Errorf("JSON:\n got %s\nwant %s", data, want)
+	}
+}
+
+func TestParseReportErrors(t *testing.T) {
+	tests := []struct {
+		name, data, want string
+		parse            func([]byte, string) (*Report, error)
+	}{
+		{"truncated ERC", `{"sheets": [`, "read ERC report: unexpected end of JSON input", parseERC},
+		{"inches", `{"coordinate_units": "in", "violations": []}`, `coordinate_units is "in", want "mm"`, parseDRC},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.parse([]byte(tc.data), "x")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestFailedAt(t *testing.T) {
+	warn := Violation{Severity: SeverityWarning, Type: "silk_overlap"}
+	errV := Violation{Severity: SeverityError, Type: "clearance"}
+	info := Violation{Severity: "info", Type: "x"}
+	tests := []struct {
+		name             string
+		r                Report
+		failed, failWarn bool
+	}{
+		{"empty", Report{}, false, false},
+		{"warning only", Report{Violations: []Violation{warn}}, false, true},
+		{"parity error", Report{Parity: []Violation{errV}}, true, true},
+		{"info never fails", Report{Violations: []Violation{info}}, false, false},
+		{"environment error never fails", Report{Environment: []Violation{errV}}, false, false},
+		{"excluded error never fails", Report{Excluded: []Violation{errV}}, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.r.Failed(); got != tc.failed {
+				t.Errorf("Failed() = %v, want %v", got, tc.failed)
+			}
+			if got := tc.r.FailedAt(SeverityWarning); got != tc.failWarn {
+				t.Errorf("FailedAt(warning) = %v, want %v", got, tc.failWarn)
+			}
+		})
+	}
+}
+
+func FuzzParseReport(f *testing.F) {
+	for _, name := range []string{"erc_pic_programmer.json", "drc_pic_programmer_unrouted.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, parse := range []func([]byte, string) (*Report, error){parseERC, parseDRC} {
+			r, err := parse(data, "x")
+			if err == nil && (r == nil || r.Violations == nil || r.Excluded == nil) {
+				t.Fatal("report without groups and without an error")
+			}
+		}
+	})
+}

@@ -1,0 +1,268 @@
+package kicadcli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// DefaultTimeout bounds one kicad-cli run when Tool.Timeout is zero. It exists
+// to end a hung kicad-cli, not to pace a slow one: DRC of the vme-wren demo
+// (a 69 MB board) takes minutes on two shared cores.
+const DefaultTimeout = 20 * time.Minute
+
+// versionTimeout bounds `kicad-cli version`, which only starts the program
+// (about 0.3 s when warm).
+const versionTimeout = time.Minute
+
+// minMajor is the oldest KiCad we accept. Our readers target KiCad 9 file
+// formats and report shapes, and an older kicad-cli cannot load a file saved
+// by KiCad 9 at all.
+const minMajor = 9
+
+// maxQuoted caps how much of kicad-cli's own output an error quotes, so a
+// chatty failure still fits the CLI's one-line error.
+const maxQuoted = 1000
+
+// waitDelay is how long Wait waits for kicad-cli's output pipes to close once
+// its process group has been killed.
+const waitDelay = 5 * time.Second
+
+// ErrUnavailable is wrapped by the errors Find returns when no usable
+// kicad-cli exists (missing, or older than KiCad 9), so a caller can tell
+// "the machine is not set up" from a failed check.
+var ErrUnavailable = errors.New("kicad-cli unavailable")
+
+// unavailableError keeps Find's message exactly as written while still
+// matching errors.Is(err, ErrUnavailable).
+type unavailableError struct{ msg string }
+
+func (e *unavailableError) Error() string { return e.msg }
+func (e *unavailableError) Unwrap() error { return ErrUnavailable }
+
+// Tool runs one kicad-cli binary. Find returns a Tool ready to use; set the
+// exported fields before the first call. A Tool is safe for concurrent use
+// (check runs ERC and DRC at the same time).
+type Tool struct {
+	// Path is the kicad-cli binary, absolute.
+	Path string
+	// Timeout bounds each kicad-cli run; zero means DefaultTimeout. The
+	// caller's context can end a run sooner.
+	Timeout time.Duration
+	// CacheDir holds cached results (see cache.go); "" disables the cache.
+	CacheDir string
+	// NoCache bypasses cached results: kicad-cli always runs, and its fresh
+	// result replaces the cached one.
+	NoCache bool
+
+	version string // as kicad-cli printed it, e.g. "9.0.8"
+	env     kicadEnv
+}
+
+// Find locates kicad-cli (COPPERHEAD_KICAD_CLI, else kicad-cli on PATH), asks
+// it for its version and refuses one older than KiCad 9. It also prepares the
+// private KiCad environment every later run gets (see env.go).
+func Find(ctx context.Context) (*Tool, error) {
+	path, err := locate()
+	if err != nil {
+		return nil, err
+	}
+	t := &Tool{Path: path}
+	t.CacheDir = defaultCacheDir()
+	out, err := t.execute(ctx, versionTimeout, path+" version", "version")
+	if err != nil {
+		return nil, err
+	}
+	v, major, minor, ok := parseVersion(out.stdout)
+	if !ok {
+		return nil, &unavailableError{fmt.Sprintf("kicad-cli at %s: cannot read a version from %s",
+			path, quoteOutput(out.stdout, out.stderr))}
+	}
+	if major < minMajor {
+		return nil, &unavailableError{fmt.Sprintf("kicad-cli %s at %s is too old: copperhead needs KiCad %d or newer",
+			v, path, minMajor)}
+	}
+	t.version = v
+	t.env = newKicadEnv(path, major, minor)
+	return t, nil
+}
+
+// Version is the version kicad-cli reported, e.g. "9.0.8".
+func (t *Tool) Version() string { return t.version }
+
+// locate finds the kicad-cli binary to run.
+func locate() (string, error) {
+	if p := os.Getenv("COPPERHEAD_KICAD_CLI"); p != "" {
+		found, err := exec.LookPath(p)
+		if err != nil {
+			return "", &unavailableError{fmt.Sprintf(
+				"kicad-cli not found at %s (set by COPPERHEAD_KICAD_CLI): run scripts/setup.sh, or point COPPERHEAD_KICAD_CLI at kicad-cli", p)}
+		}
+		return filepath.Abs(found)
+	}
+	found, err := exec.LookPath("kicad-cli")
+	if err != nil {
+		return "", &unavailableError{
+			"kicad-cli not found on PATH: run scripts/setup.sh to install KiCad 9, or set COPPERHEAD_KICAD_CLI to its path"}
+	}
+	return filepath.Abs(found)
+}
+
+// versionRE finds "major.minor[.patch]" in `kicad-cli version` output, which
+// is "9.0.8" on release builds and may carry a distribution suffix
+// ("9.0.8-1", "9.99.0-1234-g0123abcd").
+var versionRE = regexp.MustCompile(`(\d+)\.(\d+)(?:\.\d+)?`)
+
+// parseVersion reads the first line of `kicad-cli version` output.
+func parseVersion(out []byte) (v string, major, minor int, ok bool) {
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	line = strings.TrimSpace(line)
+	m := versionRE.FindStringSubmatch(line)
+	if m == nil {
+		return "", 0, 0, false
+	}
+	major, err1 := strconv.Atoi(m[1])
+	minor, err2 := strconv.Atoi(m[2])
+	if err1 != nil || err2 != nil {
+		return "", 0, 0, false
+	}
+	return line, major, minor, true
+}
+
+// output is what kicad-cli printed during one run.
+type output struct{ stdout, stderr []byte }
+
+// execute runs kicad-cli once with args and returns what it printed; label
+// names the run in errors ("/usr/bin/kicad-cli version").
+func (t *Tool) execute(ctx context.Context, timeout time.Duration, label string, args ...string) (output, error) {
+	out, _, err := t.executeFile(ctx, timeout, label, "", args...)
+	return out, err
+}
+
+// outPlaceholder marks where the output path goes in an argument list.
+const outPlaceholder = "\x00out"
+
+// executeFile runs kicad-cli once: in a fresh temporary folder (its working
+// directory, HOME when unset, and private KiCad config), in its own process
+// group, bounded by timeout (zero: DefaultTimeout). On timeout or
+// cancellation the whole group is killed, so no kicad-cli child outlives the
+// run. label names the run in errors ("kicad-cli sch erc hardware/x.kicad_sch").
+//
+// When outName is set, the argument outPlaceholder is replaced by a path in
+// the run folder named outName, and the file kicad-cli writes there is
+// returned; a run that writes none is an error.
+func (t *Tool) executeFile(ctx context.Context, timeout time.Duration, label, outName string, args ...string) (output, []byte, error) {
+	dir, err := os.MkdirTemp("", "copperhead-kicad-cli-*")
+	if err != nil {
+		return output{}, nil, fmt.Errorf("%s: %w", label, err)
+	}
+	defer os.RemoveAll(dir)
+
+	env, err := t.env.prepare(dir)
+	if err != nil {
+		return output{}, nil, fmt.Errorf("%s: prepare private KiCad config: %w", label, err)
+	}
+	outPath := filepath.Join(dir, "out", outName)
+	if outName != "" {
+		if err := os.Mkdir(filepath.Dir(outPath), 0o755); err != nil {
+			return output{}, nil, fmt.Errorf("%s: %w", label, err)
+		}
+	}
+	argv := make([]string, len(args))
+	for i, a := range args {
+		if a == outPlaceholder {
+			a = outPath
+		}
+		argv[i] = a
+	}
+
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, t.Path, argv...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		// A negative pid signals the whole process group kicad-cli leads.
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = waitDelay
+	var stdout, stderr capped
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	runErr := cmd.Run()
+	out := output{stdout: stdout.buf.Bytes(), stderr: stderr.buf.Bytes()}
+
+	if ctxErr := runCtx.Err(); ctxErr != nil {
+		said := quoteOutput(out.stdout, out.stderr)
+		if ctx.Err() == nil && errors.Is(ctxErr, context.DeadlineExceeded) {
+			return out, nil, fmt.Errorf("%s: timed out after %s and was killed: %s: %w", label, timeout, said, ctxErr)
+		}
+		return out, nil, fmt.Errorf("%s: %w: %s", label, ctx.Err(), said)
+	}
+	if runErr != nil {
+		var exitErr *exec.ExitError
+		if errors.As(runErr, &exitErr) {
+			return out, nil, fmt.Errorf("%s: %v: %s", label, exitErr, quoteOutput(out.stdout, out.stderr))
+		}
+		return out, nil, fmt.Errorf("%s: %w", label, runErr)
+	}
+	if outName == "" {
+		return out, nil, nil
+	}
+	data, err := os.ReadFile(outPath)
+	if err != nil {
+		// kicad-cli 9 exits 0 after "Saved ... Report" even when it wrote nothing.
+		return out, nil, fmt.Errorf("%s: kicad-cli wrote no output (it probably could not load the file): %s",
+			label, quoteOutput(out.stdout, out.stderr))
+	}
+	return out, data, nil
+}
+
+// quoteOutput renders what kicad-cli said, stderr first, as one quoted line
+// ("Failed to load schematic"), capped at maxQuoted bytes.
+func quoteOutput(stdout, stderr []byte) string {
+	var lines []string
+	for _, b := range [][]byte{stderr, stdout} {
+		for line := range strings.Lines(string(b)) {
+			if line = strings.TrimSpace(line); line != "" {
+				lines = append(lines, line)
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return "(kicad-cli printed nothing)"
+	}
+	s := strings.Join(lines, "; ")
+	if len(s) > maxQuoted {
+		s = strings.ToValidUTF8(s[:maxQuoted], "") + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// maxCaptured caps each captured stream; kicad-cli prints a few lines, so
+// this only guards against a runaway child.
+const maxCaptured = 1 << 20
+
+// capped is an io.Writer that keeps the first maxCaptured bytes and drops
+// the rest (without failing the child's writes).
+type capped struct{ buf bytes.Buffer }
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := maxCaptured - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}

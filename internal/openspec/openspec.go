@@ -1,0 +1,145 @@
+// Package openspec wraps the OpenSpec CLI (@fission-ai/openspec), the only
+// place copperhead runs it: a timeout, its own process group, telemetry off,
+// and errors that quote the tool's own words. It imports only the standard
+// library.
+package openspec
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Timeout bounds one openspec run. Validation of a repository's specs takes
+// about a second; the bound only ends a hung Node process.
+const Timeout = 2 * time.Minute
+
+// ErrNotInstalled means no openspec binary was found.
+var ErrNotInstalled = errors.New("openspec CLI not found")
+
+// Binary is the openspec executable: COPPERHEAD_OPENSPEC, else openspec on PATH.
+func Binary() (string, error) {
+	if p := os.Getenv("COPPERHEAD_OPENSPEC"); p != "" {
+		return p, nil
+	}
+	p, err := exec.LookPath("openspec")
+	if err != nil {
+		return "", fmt.Errorf("%w on PATH", ErrNotInstalled)
+	}
+	return p, nil
+}
+
+// Issue is one problem openspec found in a spec or change.
+type Issue struct {
+	Item    string `json:"item"`  // spec or change id
+	Type    string `json:"type"`  // "spec" or "change"
+	Level   string `json:"level"` // ERROR, WARNING, INFO
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// Result is the outcome of `openspec validate --all`.
+type Result struct {
+	Items  int     `json:"items"`  // specs and changes validated
+	Failed int     `json:"failed"` // of those, how many are invalid
+	Issues []Issue `json:"issues"`
+}
+
+// OK reports whether every item validated.
+func (r *Result) OK() bool { return r.Failed == 0 }
+
+// Version returns the installed CLI's version, e.g. "1.13.2".
+func Version(ctx context.Context) (string, error) {
+	out, err := run(ctx, "", "--version")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// ValidateAll runs `openspec validate --all` in repo and reads its JSON report.
+func ValidateAll(ctx context.Context, repo string) (*Result, error) {
+	out, err := run(ctx, repo, "validate", "--all", "--json", "--no-interactive")
+	// openspec exits non-zero when an item is invalid; the report still tells why.
+	var rep struct {
+		Items []struct {
+			ID     string `json:"id"`
+			Type   string `json:"type"`
+			Valid  bool   `json:"valid"`
+			Issues []struct {
+				Level   string `json:"level"`
+				Path    string `json:"path"`
+				Message string `json:"message"`
+			} `json:"issues"`
+		} `json:"items"`
+	}
+	if jerr := json.Unmarshal(bytes.TrimSpace(out), &rep); jerr != nil {
+		if err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("openspec validate --all in %s: unreadable report: %v", repo, jerr)
+	}
+	res := &Result{Items: len(rep.Items), Issues: []Issue{}}
+	for _, it := range rep.Items {
+		if !it.Valid {
+			res.Failed++
+		}
+		for _, is := range it.Issues {
+			res.Issues = append(res.Issues, Issue{Item: it.ID, Type: it.Type, Level: is.Level, Path: is.Path, Message: is.Message})
+		}
+	}
+	sort.SliceStable(res.Issues, func(i, j int) bool {
+		a, b := res.Issues[i], res.Issues[j]
+		if a.Item != b.Item {
+			return a.Item < b.Item
+		}
+		return a.Message < b.Message
+	})
+	return res, nil
+}
+
+// Present reports whether repo has an openspec/ folder to validate.
+func Present(repo string) bool {
+	fi, err := os.Stat(filepath.Join(repo, "openspec"))
+	return err == nil && fi.IsDir()
+}
+
+// run executes openspec with args in dir and returns its stdout. A non-zero
+// exit is returned as an error quoting stderr, alongside whatever stdout held.
+func run(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	bin, err := Binary()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "OPENSPEC_TELEMETRY=0", "NO_COLOR=1", "CI=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	if ctx.Err() == context.DeadlineExceeded {
+		return stdout.Bytes(), fmt.Errorf("openspec %s: timed out after %v", strings.Join(args, " "), Timeout)
+	}
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 500 {
+			msg = msg[:500] + "..."
+		}
+		return stdout.Bytes(), fmt.Errorf("openspec %s: %v: %q", strings.Join(args, " "), err, msg)
+	}
+	return stdout.Bytes(), nil
+}

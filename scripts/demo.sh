@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# demo.sh: the main job on the bundled demo board, from a fresh machine.
+# Installs what is missing (scripts/setup.sh), builds copperhead, copies
+# examples/open-telegraph into a new git repository in a temporary folder and
+# runs `copperhead init` and `copperhead check` there. No API key is needed.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+export PATH="$PATH:/usr/local/go/bin"
+
+bash "$here/scripts/setup.sh"
+
+bin="$here/bin/copperhead"
+echo "demo: building $bin"
+(cd "$here" && go build -o "$bin" ./cmd/copperhead)
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/copperhead-demo.XXXXXX")"
+cp -R "$here/examples/open-telegraph/." "$work/"
+# A board that already carries docs is re-initialised from its schematic.
+rm -rf "$work/docs"
+cd "$work"
+git init -q -b main
+git add -A
+git -c user.name=copperhead-demo -c user.email=demo@copperhead.invalid commit -qm "open-telegraph: hardware only"
+
+echo "demo: copperhead init  (in $work)"
+"$bin" init --no-hooks
+echo
+echo "demo: copperhead check"
+status=0
+"$bin" check || status=$?
+
+echo
+echo "demo: the design docs are in $work/docs:"
+ls -1 "$work/docs"
+echo "demo: config in $work/.copperhead/config.json"
+exit "$status"
