@@ -34,7 +34,6 @@ func TestScripts(t *testing.T) {
 	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
-		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
 			home := filepath.Join(env.WorkDir, ".home")
 			env.Setenv("HOME", home)

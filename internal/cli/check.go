@@ -270,12 +270,26 @@ func printTool(w io.Writer, name string, g ToolGate) {
 	default:
 		fmt.Fprintf(w, "%s %s %s\n", name, mark, strings.Join(parts, ", "))
 	}
+	// Every error is printed; warnings are capped so that a board with a
+	// hundred parity warnings still leaves its errors readable.
+	warned := 0
 	for _, group := range [][]kicadcli.Violation{g.Violations, g.Unconnected, g.Parity} {
 		for _, v := range group {
+			if v.Severity != kicadcli.SeverityError {
+				if warned++; warned > maxWarningLines {
+					continue
+				}
+			}
 			fmt.Fprintf(w, "  %s\n", violationLine(v))
 		}
 	}
+	if warned > maxWarningLines {
+		fmt.Fprintf(w, "  ... and %d more warnings (--json lists all)\n", warned-maxWarningLines)
+	}
 }
+
+// maxWarningLines caps the warnings printed per gate in plain output.
+const maxWarningLines = 10
 
 // violationLine renders a violation with where it is: sheet and position.
 func violationLine(v kicadcli.Violation) string {

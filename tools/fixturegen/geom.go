@@ -21,10 +21,6 @@ func (r Rect) Contains(p Pt) bool {
 
 func (r Rect) Inflate(d float64) Rect { return Rect{r.X0 - d, r.Y0 - d, r.X1 + d, r.Y1 + d} }
 
-func (r Rect) Overlaps(o Rect) bool {
-	return r.X0 < o.X1 && o.X0 < r.X1 && r.Y0 < o.Y1 && o.Y0 < r.Y1
-}
-
 // rotPt rotates p by deg the way KiCad does on a Y-down board (positive =
 // counter-clockwise on screen).
 func rotPt(p Pt, deg float64) Pt {

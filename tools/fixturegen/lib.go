@@ -173,19 +173,18 @@ func (l *Library) Symbol(libID string) (*SymDef, error) {
 
 // Pad is one footprint pad in footprint-local coordinates.
 type Pad struct {
-	Number  string
-	Type    string // smd, thru_hole, np_thru_hole, connect
-	Shape   string // rect, roundrect, circle, oval, custom, trapezoid
-	X, Y    float64
-	Angle   float64
-	W, H    float64
-	Drill   float64 // round drill or the smaller oval dimension
-	DrillW  float64
-	DrillH  float64
-	Front   bool
-	Back    bool
-	Copper  bool
-	NodeIdx int // index of the pad node in the footprint node
+	Number string
+	Type   string // smd, thru_hole, np_thru_hole, connect
+	Shape  string // rect, roundrect, circle, oval, custom, trapezoid
+	X, Y   float64
+	Angle  float64
+	W, H   float64
+	Drill  float64 // round drill or the smaller oval dimension
+	DrillW float64
+	DrillH float64
+	Front  bool
+	Back   bool
+	Copper bool
 }
 
 // FootprintDef is a library footprint.
@@ -193,8 +192,6 @@ type FootprintDef struct {
 	LibID string
 	Node  sexpr.Node
 	Pads  []Pad
-	// Courtyard bounding box (local coordinates).
-	CX0, CY0, CX1, CY1 float64
 	// Keepouts: local-coordinate rectangles (bounding boxes of rule areas).
 	Keepouts []Rect
 }
@@ -210,7 +207,6 @@ func (l *Library) Footprint(libID string) (*FootprintDef, error) {
 		return nil, err
 	}
 	f := &FootprintDef{LibID: libID, Node: clone(n)}
-	f.CX0, f.CY0, f.CX1, f.CY1 = 1e9, 1e9, -1e9, -1e9
 	for i := range f.Node.Children {
 		c := &f.Node.Children[i]
 		if c.Kind != sexpr.List {
@@ -218,7 +214,7 @@ func (l *Library) Footprint(libID string) (*FootprintDef, error) {
 		}
 		switch c.Head() {
 		case "pad":
-			p := Pad{Number: c.Arg(0), Type: c.Arg(1), Shape: c.Arg(2), NodeIdx: i}
+			p := Pad{Number: c.Arg(0), Type: c.Arg(1), Shape: c.Arg(2)}
 			at := c.Child("at")
 			p.X, _ = at.Float(0)
 			p.Y, _ = at.Float(1)
@@ -248,26 +244,6 @@ func (l *Library) Footprint(libID string) (*FootprintDef, error) {
 			}
 			p.Copper = p.Front || p.Back
 			f.Pads = append(f.Pads, p)
-		case "fp_line", "fp_rect", "fp_circle", "fp_poly", "fp_arc":
-			if c.Value1("layer") != "F.CrtYd" {
-				continue
-			}
-			for _, key := range []string{"start", "end", "mid", "center"} {
-				if pt := c.Child(key); pt != nil {
-					x, _ := pt.Float(0)
-					y, _ := pt.Float(1)
-					f.CX0, f.CY0 = min(f.CX0, x), min(f.CY0, y)
-					f.CX1, f.CY1 = max(f.CX1, x), max(f.CY1, y)
-				}
-			}
-			if pts := c.Child("pts"); pts != nil {
-				for xy := range pts.All("xy") {
-					x, _ := xy.Float(0)
-					y, _ := xy.Float(1)
-					f.CX0, f.CY0 = min(f.CX0, x), min(f.CY0, y)
-					f.CX1, f.CY1 = max(f.CX1, x), max(f.CY1, y)
-				}
-			}
 		case "zone":
 			if c.Child("keepout") == nil {
 				continue

@@ -12,10 +12,14 @@ import (
 	"path/filepath"
 )
 
-var partial = new(bool)
+var (
+	partial = new(bool)
+	verbose = new(bool)
+)
 
 func main() {
 	out := flag.String("out", "examples/open-telegraph", "project folder to write")
+	verbose = flag.Bool("v", false, "print routing statistics")
 	partial = flag.Bool("partial", false, "write the files even when routing fails (debugging)")
 	kicad := flag.String("kicad", "/usr/share/kicad", "KiCad shared folder holding symbols/ and footprints/")
 	flag.Parse()

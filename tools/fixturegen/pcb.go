@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
 	"sort"
 	"strings"
 
@@ -164,6 +165,9 @@ func buildBoard(lib *Library, parts []*Part, pinNets map[string]map[string]strin
 			if ang == 90 || ang == 270 {
 				w, h = h, w
 			}
+			if math.Mod(ang, 90) != 0 || pad.Shape == "custom" || pad.Shape == "trapezoid" || pad.Shape == "chamfered_rect" {
+				return "", fmt.Errorf("%s pad %s: %s pad at %g degrees is not supported by the router", p.Ref, pad.Number, pad.Shape, ang)
+			}
 			var sh Shape
 			switch pad.Shape {
 			case "circle":
@@ -239,6 +243,9 @@ func buildBoard(lib *Library, parts []*Part, pinNets map[string]map[string]strin
 				failed = append(failed, net)
 			}
 		}
+		if *verbose {
+			fmt.Fprintf(os.Stderr, "routing attempt %d: %d nets failed\n", attempt+1, len(failed))
+		}
 		if len(failed) == 0 {
 			break
 		}
@@ -259,6 +266,9 @@ func buildBoard(lib *Library, parts []*Part, pinNets map[string]map[string]strin
 		routeErr = fmt.Errorf("routing failed:\n  %s", strings.Join(failures, "\n  "))
 	}
 	segs, vias := r.tracks()
+	if *verbose {
+		fmt.Fprintf(os.Stderr, "board: %d footprints, %d nets, %d track segments, %d vias\n", len(fps), len(netNames), len(segs), len(vias))
+	}
 
 	// Emit.
 	args := []any{

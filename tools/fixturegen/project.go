@@ -213,7 +213,8 @@ func libNames(parts []*Part, field func(*Part) string) []string {
 func symLibTable(parts []*Part) []byte {
 	var b strings.Builder
 	b.WriteString("(sym_lib_table\n\t(version 7)\n")
-	libs := libNames(append(parts, &Part{LibID: "power:GND"}), func(p *Part) string { return p.LibID })
+	all := append([]*Part{{LibID: "power:GND"}}, parts...)
+	libs := libNames(all, func(p *Part) string { return p.LibID })
 	for _, l := range libs {
 		fmt.Fprintf(&b, "\t(lib (name %q)(type \"KiCad\")(uri \"${KICAD9_SYMBOL_DIR}/%s.kicad_sym\")(options \"\")(descr \"\"))\n", l, l)
 	}

@@ -307,7 +307,6 @@ func (r *router) search(net int, sources []int, targets map[int]int, goal []Pt) 
 			heap.Push(q, pqItem{s, hfn(s)})
 		}
 	}
-	expanded := 0
 	for q.Len() > 0 {
 		it := heap.Pop(q).(pqItem)
 		cur := it.id
@@ -315,7 +314,6 @@ func (r *router) search(net int, sources []int, targets map[int]int, goal []Pt) 
 			continue
 		}
 		closed[cur] = true
-		expanded++
 		if _, ok := targets[cur]; ok {
 			var path []int
 			for c := cur; c >= 0; c = int(par[c]) {
@@ -385,7 +383,6 @@ func (r *router) routeNet(net int, pads []*rpad) error {
 			return fmt.Errorf("pad %s.%s has no usable track entry", p.ref, p.num)
 		}
 	}
-	// termOwner maps a terminal node to its pad.
 	connected := map[*rpad]bool{pads[0]: true}
 	sources := map[int]bool{}
 	padOf := map[int]*rpad{}

@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Main(context.Background(), args, IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+	return code, out.String(), errb.String()
+}
+
+// TestExitCodes pins the documented exit-code contract.
+func TestExitCodes(t *testing.T) {
+	empty := t.TempDir()
+	file := filepath.Join(empty, "file")
+	os.WriteFile(file, nil, 0o644)
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"help", []string{"--help"}, ExitOK, ""},
+		{"version", []string{"--version"}, ExitOK, ""},
+		{"unknown flag", []string{"--bogus"}, ExitUsage, "copperhead: unknown flag: --bogus"},
+		{"unknown command", []string{"frobnicate"}, ExitUsage, `copperhead: unknown command "frobnicate"`},
+		{"extra argument", []string{"check", "now"}, ExitUsage, `copperhead: unknown command "now" for "copperhead check"`},
+		{"missing repo", []string{"--repo", filepath.Join(empty, "nope"), "parts"}, ExitUsage, "no such file or directory"},
+		{"repo is a file", []string{"--repo", file, "parts"}, ExitUsage, "not a folder"},
+		{"no schematic", []string{"--repo", empty, "init"}, ExitFailed, "no KiCad schematic (.kicad_sch) found"},
+		{"no schematic, check", []string{"--repo", empty, "check"}, ExitFailed, "no KiCad schematic"},
+		{"missing kicad-cli", []string{"--repo", "testdata/tiny", "nets"}, ExitUsage, "run scripts/setup.sh"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "missing kicad-cli" {
+				t.Setenv("COPPERHEAD_KICAD_CLI", filepath.Join(empty, "no-kicad-cli"))
+			}
+			code, _, stderr := runCLI(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tc.code, stderr)
+			}
+			if !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("stderr %q lacks %q", stderr, tc.stderr)
+			}
+			if strings.Count(strings.TrimSpace(stderr), "\n") > 0 && tc.code != ExitOK {
+				t.Errorf("error is not one line: %q", stderr)
+			}
+		})
+	}
+}
+
+// TestCheckLoadsNoModelCode proves that check, and every package it calls,
+// cannot reach LLM or research code: nothing under them imports it.
+func TestCheckLoadsNoModelCode(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not on PATH")
+	}
+	out, err := exec.Command(goBin, "list", "-deps", "copperhead/internal/cli").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list returned too little to judge: %v", deps)
+	}
+	for _, d := range deps {
+		for _, banned := range []string{"copperhead/internal/llm", "copperhead/internal/research", "copperhead/internal/agent", "net/http"} {
+			if d == banned || strings.HasPrefix(d, banned+"/") {
+				t.Errorf("check's package graph includes %s", d)
+			}
+		}
+	}
+}
