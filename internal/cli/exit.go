@@ -49,12 +49,3 @@ func withHint(err error, hint string) error {
 // silentFailure ends the command with exit 1 without printing an error line:
 // the command already reported why (a failed check prints its gates).
 var silentFailure = &exitError{code: ExitFailed}
-
-// withCode gives err an exit code unless it already has one.
-func withCode(err error, code int) error {
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return err
-	}
-	return &exitError{code: code, err: err}
-}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -86,12 +85,6 @@ func (w *workspace) netlist(ctx context.Context, t *kicadcli.Tool) (*kicad.Netli
 		return nil, failf("%v", w.relErr(err))
 	}
 	return nl, nil
-}
-
-// fileExists reports whether p names an existing regular file.
-func fileExists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
 }
 
 // plural returns "1 error" or "3 errors".

@@ -23,7 +23,7 @@ import (
 // whose coordinates are in units of 100 mm. TestPinsMatchKiCadERC repeats
 // the comparison live when kicad-cli is installed.
 func TestPinTransform(t *testing.T) {
-	s := loadSchematic(t, "testdata/pins/pins.kicad_sch")
+	s := mustLoadSchematic(t, "testdata/pins/pins.kicad_sch")
 	type at struct{ pin1, pin2 Point }
 	want := map[string]at{
 		"U1":  {Point{25.4, 27.94}, Point{38.1, 31.75}},       // 0°
@@ -64,7 +64,7 @@ func TestPinTransform(t *testing.T) {
 // gets: its own unit's, the common unit 0's, the selected body style's, and
 // the alternate function chosen on the placed pin.
 func TestPinsUnitsStylesAlternates(t *testing.T) {
-	s := loadSchematic(t, "testdata/hier/root.kicad_sch")
+	s := mustLoadSchematic(t, "testdata/hier/root.kicad_sch")
 	type key struct{ ref, sheet, num string }
 	pins := map[key]PlacedPin{}
 	count := map[string]int{}
@@ -127,7 +127,7 @@ func TestLibSymbolExtendsAndUnitNames(t *testing.T) {
 			t.Errorf("unitStyle(%q) = %d, %d; want %d, %d", tc.name, u, st, tc.unit, tc.style)
 		}
 	}
-	s := loadSchematic(t, "testdata/extends.kicad_sch")
+	s := mustLoadSchematic(t, "testdata/extends.kicad_sch")
 	var got []string
 	for _, p := range s.Pins() {
 		got = append(got, fmt.Sprintf("%s.%s@%v", p.Refdes, p.Number, p.Pos))
@@ -152,7 +152,7 @@ func TestPinsLandOnWires(t *testing.T) {
 		"vme-wren/vme-wren.kicad_sch",
 	} {
 		t.Run(root, func(t *testing.T) {
-			s := loadSchematic(t, demoPath(t, root))
+			s := mustLoadSchematic(t, demoPath(t, root))
 			targets := map[string]map[Point]int{} // sheet path -> connectable points
 			add := func(sheet string, p Point) {
 				if targets[sheet] == nil {
@@ -207,7 +207,7 @@ func TestPinsMatchKiCadERC(t *testing.T) {
 	cli := kicadCLI(t)
 	for _, root := range []string{"testdata/pins/pins.kicad_sch", "testdata/hier/root.kicad_sch"} {
 		t.Run(root, func(t *testing.T) {
-			s := loadSchematic(t, root)
+			s := mustLoadSchematic(t, root)
 			out := filepath.Join(t.TempDir(), "erc.json")
 			runKiCadCLI(t, cli, "sch", "erc", "--format", "json", "-o", out, root)
 			data, err := os.ReadFile(out)

@@ -33,17 +33,25 @@ const maxSheetInstances = 20000
 // file at fault and starts with "load schematic: "; syntax errors wrap the
 // *sexpr.SyntaxError (file:line:col: message).
 func LoadSchematic(rootPath string) (*Schematic, error) {
+	return loadSchematic(rootPath, os.ReadFile)
+}
+
+// loadSchematic is LoadSchematic reading files through read, so the fuzz
+// test can run without touching the disk.
+func loadSchematic(rootPath string, read func(string) ([]byte, error)) (*Schematic, error) {
 	l := &schLoader{
 		rootDir: filepath.Dir(rootPath),
 		project: strings.TrimSuffix(filepath.Base(rootPath), filepath.Ext(rootPath)),
 		files:   map[string]*sheetFile{},
+		read:    read,
 		s:       &Schematic{Root: rootPath},
 	}
-	rootKey, err := filepath.Abs(rootPath)
+	src, err := read(rootPath)
 	if err != nil {
 		return nil, fmt.Errorf("load schematic: %w", err)
 	}
-	root, err := l.file(rootPath, rootKey)
+	rootKey := fileKey(rootPath)
+	root, err := l.parse(rootPath, rootKey, src)
 	if err != nil {
 		return nil, err
 	}
@@ -57,12 +65,26 @@ func LoadSchematic(rootPath string) (*Schematic, error) {
 	return l.s, nil
 }
 
+// fileKey identifies a file however a sheet spells its path: symbolic links
+// resolved, so a link back up the tree is caught as recursion rather than
+// expanded until the instance bound.
+func fileKey(path string) string {
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		path = p
+	}
+	if p, err := filepath.Abs(path); err == nil {
+		path = p
+	}
+	return path
+}
+
 // schLoader carries the state of one LoadSchematic call.
 type schLoader struct {
 	rootDir string
 	project string // the project name KiCad writes in (instances (project ..)): the root file's base name
 	root    *sheetFile
-	files   map[string]*sheetFile // by absolute path: each file is parsed once
+	files   map[string]*sheetFile // by fileKey: each file is parsed once
+	read    func(string) ([]byte, error)
 	s       *Schematic
 }
 
@@ -136,12 +158,9 @@ func (p *placement) isPower() bool {
 	return strings.HasPrefix(p.refdes, "#") || p.sym.lib != nil && p.sym.lib.power
 }
 
-// file parses one schematic file, once.
-func (l *schLoader) file(path, key string) (*sheetFile, error) {
-	if f, ok := l.files[key]; ok {
-		return f, nil
-	}
-	root, _, err := sexpr.ParseFile(path)
+// parse reads one schematic file's contents.
+func (l *schLoader) parse(path, key string, src []byte) (*sheetFile, error) {
+	root, err := sexpr.Parse(path, src)
 	if err != nil {
 		return nil, fmt.Errorf("load schematic: %w", err)
 	}
@@ -187,22 +206,23 @@ func (l *schLoader) walk(f *sheetFile, inst SheetInstance, attrs sheetAttrs, cha
 		if !filepath.IsAbs(childPath) {
 			childPath = filepath.Join(filepath.Dir(f.path), childPath)
 		}
-		key, err := filepath.Abs(childPath)
-		if err != nil {
-			return fmt.Errorf("load schematic: %s: sheet %q uses %s: %w", f.path, sh.name, sh.file, err)
-		}
+		key := fileKey(childPath)
 		if slices.Contains(chain, key) {
 			return fmt.Errorf("load schematic: %s: sheet %q uses %s, which contains this sheet: the hierarchy is recursive", f.path, sh.name, sh.file)
 		}
-		if _, err := os.Stat(childPath); err != nil {
+		child, ok := l.files[key]
+		if !ok {
+			src, err := l.read(childPath)
 			if errors.Is(err, fs.ErrNotExist) {
+				// One clear line: the OS error would repeat the path.
 				return fmt.Errorf("load schematic: %s: sheet %q uses %s: %w", f.path, sh.name, sh.file, fs.ErrNotExist)
 			}
-			return fmt.Errorf("load schematic: %s: sheet %q uses %s: %w", f.path, sh.name, sh.file, err)
-		}
-		child, err := l.file(childPath, key)
-		if err != nil {
-			return err
+			if err != nil {
+				return fmt.Errorf("load schematic: %s: sheet %q uses %s: %w", f.path, sh.name, sh.file, err)
+			}
+			if child, err = l.parse(childPath, key, src); err != nil {
+				return err
+			}
 		}
 		ci := SheetInstance{
 			Path:     inst.Path + sh.name + "/",

@@ -30,7 +30,7 @@ func demoPath(t testing.TB, rel string) string {
 	return p
 }
 
-func loadSchematic(t testing.TB, path string) *Schematic {
+func mustLoadSchematic(t testing.TB, path string) *Schematic {
 	t.Helper()
 	s, err := LoadSchematic(path)
 	if err != nil {
@@ -70,7 +70,7 @@ var demoSchematics = []struct {
 func TestLoadSchematicDemoCounts(t *testing.T) {
 	for _, tc := range demoSchematics {
 		t.Run(tc.root, func(t *testing.T) {
-			s := loadSchematic(t, demoPath(t, tc.root))
+			s := mustLoadSchematic(t, demoPath(t, tc.root))
 			if len(s.Parts) != tc.parts {
 				t.Errorf("%d parts, kicad-cli counts %d", len(s.Parts), tc.parts)
 			}
@@ -92,7 +92,7 @@ func TestLoadSchematicDemoCounts(t *testing.T) {
 // TestComplexHierarchyInstances pins down the failure this loader exists to
 // avoid: ampli_ht.kicad_sch is used twice, and each use has its own references.
 func TestComplexHierarchyInstances(t *testing.T) {
-	s := loadSchematic(t, demoPath(t, "complex_hierarchy/complex_hierarchy.kicad_sch"))
+	s := mustLoadSchematic(t, demoPath(t, "complex_hierarchy/complex_hierarchy.kicad_sch"))
 	want := map[string]string{
 		"C101":  "/",
 		"RV201": "/ampli_ht_vertical/",
@@ -140,7 +140,7 @@ func TestComplexHierarchyInstances(t *testing.T) {
 // kicad-cli 9.0.8 loads these files; its netlist agrees with the parts below
 // except that it folds the two "R?" into one.
 func TestLoadSchematicHierarchy(t *testing.T) {
-	s := loadSchematic(t, "testdata/hier/root.kicad_sch")
+	s := mustLoadSchematic(t, "testdata/hier/root.kicad_sch")
 	type row struct {
 		ref, value, path, file string
 		units                  []int
@@ -236,7 +236,7 @@ func TestLoadSchematicHierarchy(t *testing.T) {
 // shared sheet live only in the root's (symbol_instances ..), sheet fields are
 // "Sheet name"/"Sheet file", and pins are hidden with a bare hide atom.
 func TestLoadSchematicKiCad6(t *testing.T) {
-	s := loadSchematic(t, "testdata/kicad6/kicad6.kicad_sch")
+	s := mustLoadSchematic(t, "testdata/kicad6/kicad6.kicad_sch")
 	type row struct{ ref, value, footprint, mpn, path string }
 	var got []row
 	for _, p := range s.Parts {
@@ -370,7 +370,7 @@ func TestNoConnectsSitOnPins(t *testing.T) {
 	} {
 		t.Run(root, func(t *testing.T) {
 			path := demoPath(t, root)
-			s := loadSchematic(t, path)
+			s := mustLoadSchematic(t, path)
 			if len(s.NoConnects) == 0 {
 				t.Fatal("no no-connect flags: pick another demo")
 			}
@@ -472,7 +472,7 @@ func TestSchematicMatchesKiCadNetlist(t *testing.T) {
 	}
 	for _, root := range roots {
 		t.Run(strings.TrimPrefix(root, demoDir+"/"), func(t *testing.T) {
-			s := loadSchematic(t, root)
+			s := mustLoadSchematic(t, root)
 			out := filepath.Join(t.TempDir(), "net.xml")
 			runKiCadCLI(t, cli, "sch", "export", "netlist", "--format", "kicadxml", "-o", out, root)
 			want := readOracleNetlist(t, out)
@@ -612,7 +612,9 @@ func readOracleNetlist(t *testing.T, path string) oracleNetlist {
 	return o
 }
 
-// FuzzLoadSchematic: any bytes either load or fail with an error; nothing panics.
+// FuzzLoadSchematic: any bytes either load or fail with an error; nothing
+// panics. Every file in the root's folder holds the same bytes, so sheets
+// exercise hierarchy, recursion and sharing; files elsewhere do not exist.
 func FuzzLoadSchematic(f *testing.F) {
 	for _, name := range []string{"testdata/extends.kicad_sch", "testdata/kicad6/filter.kicad_sch"} {
 		if data, err := os.ReadFile(name); err == nil {
@@ -620,13 +622,16 @@ func FuzzLoadSchematic(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`(kicad_sch (symbol (lib_id "x") (at 1) (mirror z) (unit -1) (instances (project (path)))) (lib_symbols (symbol "x" (extends "x") (symbol "x_a_b" (pin)))))`))
-	f.Add([]byte(`(kicad_sch (sheet (property "Sheetfile" "/")) (symbol_instances (path "/" (unit 99999999999))))`))
+	f.Add([]byte(`(kicad_sch (sheet (property "Sheetfile" "a.kicad_sch")) (sheet (property "Sheetfile" "b.kicad_sch")) (symbol_instances (path "/" (unit 99999999999))))`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		path := filepath.Join(t.TempDir(), "fuzz.kicad_sch")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
+		const root = "/fuzz/root.kicad_sch"
+		read := func(p string) ([]byte, error) {
+			if filepath.Dir(p) == "/fuzz" {
+				return data, nil
+			}
+			return nil, fs.ErrNotExist
 		}
-		s, err := LoadSchematic(path)
+		s, err := loadSchematic(root, read)
 		if err != nil {
 			return
 		}
