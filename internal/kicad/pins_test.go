@@ -97,12 +97,12 @@ func TestPinsUnitsStylesAlternates(t *testing.T) {
 		{key{"U1", "/", "8"}, 3, "V+", "power_in", Point{124.46, 43.18}, false, false},
 		{key{"U1", "/", "6"}, 2, "-", "input", Point{93.98, 78.74}, false, false},
 		{key{"U3", "/", "3"}, 1, "+", "input", Point{119.38, 71.12}, false, false}, // body style 2 draws it elsewhere
-		{key{"U3", "/", "1"}, 1, "~", "output", Point{137.16, 76.2}, false, false},
+		{key{"U3", "/", "1"}, 1, "", "output", Point{137.16, 76.2}, false, false},
 		{key{"U2", "/", "1"}, 1, "UART_TX", "output", Point{142.24, 50.8}, false, false}, // alternate of PA0
 		{key{"U2", "/", "2"}, 1, "VDD", "power_in", Point{152.4, 43.18}, true, false},
 		{key{"#PWR01", "/", "1"}, 1, "GND", "power_in", Point{50.8, 127}, true, true},
 		{key{"U201", "/Right/", "5"}, 2, "+", "input", Point{93.98, 78.74}, false, false},
-		{key{"R202", "/Right/Bias/", "1"}, 1, "~", "passive", Point{54.61, 50.8}, false, false},
+		{key{"R202", "/Right/Bias/", "1"}, 1, "", "passive", Point{54.61, 50.8}, false, false},
 	} {
 		p, ok := pins[tc.k]
 		if !ok {

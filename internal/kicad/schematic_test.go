@@ -291,6 +291,11 @@ func TestLoadSchematicErrors(t *testing.T) {
 	}
 	write("loop_a.kicad_sch", `(kicad_sch (uuid "a") `+sheet("B", "loop_b.kicad_sch")+`)`)
 	write("loop_b.kicad_sch", `(kicad_sch (uuid "b") `+sheet("A", "./loop_a.kicad_sch")+`)`)
+	// here/ links back to its own folder: here/here/here/... is one file.
+	if err := os.Symlink(".", filepath.Join(dir, "here")); err != nil {
+		t.Fatal(err)
+	}
+	write("linked.kicad_sch", `(kicad_sch (uuid "l") `+sheet("Again", "here/linked.kicad_sch")+`)`)
 
 	tests := []struct {
 		name   string
@@ -309,6 +314,7 @@ func TestLoadSchematicErrors(t *testing.T) {
 			`missing.kicad_sch: sheet "Power" uses power.kicad_sch: file does not exist`, false, true},
 		{"sheet without file", write("nofile.kicad_sch", `(kicad_sch (uuid "n") `+sheet("Power", "")+`)`), `sheet "Power" names no file`, false, false},
 		{"recursive", filepath.Join(dir, "loop_a.kicad_sch"), `loop_b.kicad_sch: sheet "A" uses ./loop_a.kicad_sch, which contains this sheet`, false, false},
+		{"recursive through a link", filepath.Join(dir, "linked.kicad_sch"), `sheet "Again" uses here/linked.kicad_sch, which contains this sheet`, false, false},
 		{"bad sub-sheet", write("badsub.kicad_sch", `(kicad_sch (uuid "b") `+sheet("T", "truncated.kicad_sch")+`)`), "truncated.kicad_sch:", true, false},
 	}
 	for _, tc := range tests {
@@ -637,4 +643,53 @@ func FuzzLoadSchematic(f *testing.F) {
 		}
 		_ = s.Pins()
 	})
+}
+
+// TestSheetAttributesPropagate: a sheet marked (in_bom no) or (dnp yes)
+// passes that to every symbol below it, nested sheets included. kicad-cli
+// 9.0.8's BOM export of the same edit drops R101, R102 and U101 and marks
+// R201, R202 and U201 DNP.
+func TestSheetAttributesPropagate(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"root.kicad_sch", "chan.kicad_sch", "sub/bias.kicad_sch"} {
+		data, err := os.ReadFile(filepath.Join("testdata/hier", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "root.kicad_sch" {
+			text := string(data)
+			left := `(sheet (at 177.8 50.8) (size 20.32 15.24) (exclude_from_sim no) (in_bom yes) (on_board yes) (dnp no)`
+			right := `(sheet (at 177.8 101.6) (size 20.32 15.24) (exclude_from_sim no) (in_bom yes) (on_board yes) (dnp no)`
+			if !strings.Contains(text, left) || !strings.Contains(text, right) {
+				t.Fatal("testdata/hier/root.kicad_sch changed: update this test")
+			}
+			text = strings.Replace(text, left, strings.Replace(left, "(in_bom yes) (on_board yes)", "(in_bom no) (on_board no)", 1), 1)
+			text = strings.Replace(text, right, strings.Replace(right, "(dnp no)", "(dnp yes)", 1), 1)
+			data = []byte(text)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := mustLoadSchematic(t, filepath.Join(dir, "root.kicad_sch"))
+	got := map[string]string{}
+	for _, p := range s.Parts {
+		got[p.Refdes] = fmt.Sprintf("bom=%v board=%v dnp=%v", p.InBOM, p.OnBoard, p.DNP)
+	}
+	for ref, want := range map[string]string{
+		"R1":   "bom=true board=true dnp=false",
+		"R101": "bom=false board=false dnp=false",
+		"R102": "bom=false board=false dnp=false",
+		"U101": "bom=false board=false dnp=false",
+		"R201": "bom=true board=true dnp=true",
+		"R202": "bom=true board=true dnp=true",
+		"U201": "bom=true board=true dnp=true",
+	} {
+		if got[ref] != want {
+			t.Errorf("%s: %s, want %s", ref, got[ref], want)
+		}
+	}
 }

@@ -39,7 +39,6 @@ func Files(kicadDir string) (map[string][]byte, error) {
 		"hardware/" + rootFile:               []byte(root),
 		"hardware/" + powerFile:              []byte(power),
 		"hardware/" + project + ".kicad_pro": projectFile(),
-		".copperhead/config.json":            configJSON(),
 		".copperhead/constraints.json":       constraintsJSON(),
 		"hardware/sym-lib-table":             symLibTable(parts),
 		"hardware/fp-lib-table":              fpLibTable(parts),
@@ -55,6 +54,13 @@ func generate(out, kicadDir string) error {
 	files, err := Files(kicadDir)
 	if err != nil && (!*partial || files == nil) {
 		return err
+	}
+	// config.json is only seeded: `copperhead init` owns it afterwards (it
+	// records the generated docs' hashes there), so regenerating the
+	// hardware must not reset it.
+	seed := filepath.Join(out, ".copperhead", "config.json")
+	if _, statErr := os.Stat(seed); os.IsNotExist(statErr) {
+		files[".copperhead/config.json"] = configJSON()
 	}
 	for name, data := range files {
 		p := filepath.Join(out, filepath.FromSlash(name))
