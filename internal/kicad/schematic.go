@@ -28,10 +28,17 @@ const maxSheetInstances = 20000
 //  2. the root file's (symbol_instances (path "/<sheet-uuid>../<symbol-uuid>")) entry (KiCad 6);
 //  3. the symbol's Reference property.
 //
+// Placements of one annotated reference are one Part, its units listed
+// (see partKey for unannotated "R?" symbols). Power symbols and references
+// starting with '#' are not parts; the nets power symbols name are PowerNets.
+// A sheet's (in_bom no), (on_board no) and (dnp yes) apply to everything
+// below it, as in KiCad 9.
+//
 // Sheet files are relative to the folder of the file that uses them. Each
 // file is parsed once however often it is instanced. Every error names the
 // file at fault and starts with "load schematic: "; syntax errors wrap the
-// *sexpr.SyntaxError (file:line:col: message).
+// *sexpr.SyntaxError (file:line:col: message), and a missing sheet file
+// wraps fs.ErrNotExist.
 func LoadSchematic(rootPath string) (*Schematic, error) {
 	return loadSchematic(rootPath, os.ReadFile)
 }
@@ -149,7 +156,6 @@ type placement struct {
 	value, footprint string
 	unit             int
 	sheetPath        string
-	uuidPath         string
 	sheetFile        string
 	attrs            sheetAttrs
 }
@@ -182,7 +188,7 @@ func (l *schLoader) rel(path string) string {
 }
 
 // walk records one sheet instance and recurses into the sheets it uses.
-// chain holds the absolute paths of the files from the root down to f.
+// chain holds the fileKeys of the files from the root down to f.
 func (l *schLoader) walk(f *sheetFile, inst SheetInstance, attrs sheetAttrs, chain []string) error {
 	if len(l.s.Sheets) >= maxSheetInstances {
 		return fmt.Errorf("load schematic: %s: the hierarchy expands to more than %d sheet instances", l.s.Root, maxSheetInstances)
@@ -247,7 +253,6 @@ func (l *schLoader) place(sym *placedSymbol, inst SheetInstance, attrs sheetAttr
 		footprint: sym.prop("Footprint"),
 		unit:      sym.unit,
 		sheetPath: inst.Path,
-		uuidPath:  inst.UUIDPath,
 		sheetFile: inst.File,
 		attrs:     attrs.and(sym.attrs),
 	}

@@ -192,11 +192,6 @@ func key(p Pt, l int) gnode {
 	return gnode{int64(math.Round(p.X * 10000)), int64(math.Round(p.Y * 10000)), l}
 }
 
-func (r *router) nodeKey(id int) gnode {
-	i, j, l := r.unid(id)
-	return key(r.pt(i, j), l)
-}
-
 // computeTerms finds the grid nodes inside pad p usable as track ends.
 func (r *router) computeTerms(p *rpad) {
 	p.terms = nil

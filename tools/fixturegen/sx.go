@@ -71,8 +71,7 @@ func setArg(n *sexpr.Node, i int, v sexpr.Node) {
 	n.Children[i+1] = v
 }
 
-func atom(v string) sexpr.Node { return sexpr.Node{Kind: sexpr.Atom, Value: v} }
-func str(v string) sexpr.Node  { return sexpr.Node{Kind: sexpr.String, Value: v} }
+func str(v string) sexpr.Node { return sexpr.Node{Kind: sexpr.String, Value: v} }
 
 // removeChildren drops every child list whose head is one of names.
 func removeChildren(n *sexpr.Node, names ...string) {
