@@ -5,67 +5,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
-	"copperhead/internal/design"
-	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
-	"copperhead/internal/openspec"
+	"copperhead/internal/verify"
 )
-
-// CheckResult is `check --json`: one object per gate, each with "ok" and its
-// list of problems. The keys are a stable, documented contract (README).
-type CheckResult struct {
-	OK          bool              `json:"ok"`
-	ERC         ToolGate          `json:"erc"`
-	DRC         ToolGate          `json:"drc"`
-	Drift       DriftGate         `json:"drift"`
-	Constraints ConstraintsGate   `json:"constraints"`
-	OpenSpec    OpenSpecGate      `json:"openspec"`
-	Environment EnvironmentCounts `json:"environment"`
-}
-
-// ToolGate is ERC or DRC as kicad-cli reported it.
-type ToolGate struct {
-	OK          bool                 `json:"ok"`
-	Skipped     string               `json:"skipped,omitempty"` // why the gate did not run
-	Errors      int                  `json:"errors"`
-	Warnings    int                  `json:"warnings"`
-	Violations  []kicadcli.Violation `json:"violations"`
-	Unconnected []kicadcli.Violation `json:"unconnected"` // DRC only: unrouted connections
-	Parity      []kicadcli.Violation `json:"parity"`      // DRC only: board vs schematic
-	Environment []kicadcli.Violation `json:"environment"` // host library problems; never fail the gate
-	Cached      bool                 `json:"cached"`      // reused from an identical earlier run
-}
-
-// DriftGate is docs against the as-built design.
-type DriftGate struct {
-	OK         bool              `json:"ok"`
-	Mismatches []design.Mismatch `json:"mismatches"`
-	Warnings   []string          `json:"warnings"`
-}
-
-// ConstraintsGate is .copperhead/constraints.json and config budgets.
-type ConstraintsGate struct {
-	OK         bool                         `json:"ok"`
-	Violations []design.ConstraintViolation `json:"violations"`
-}
-
-// OpenSpecGate is `openspec validate --all`.
-type OpenSpecGate struct {
-	OK      bool             `json:"ok"`
-	Skipped string           `json:"skipped,omitempty"`
-	Issues  []openspec.Issue `json:"issues"`
-}
-
-// EnvironmentCounts counts the violations caused by the host's missing KiCad
-// libraries, which are reported but never fail a check.
-type EnvironmentCounts struct {
-	ERC int `json:"erc"`
-	DRC int `json:"drc"`
-}
 
 func newCheckCmd(a *app) *cobra.Command {
 	var strict, noCache bool
@@ -109,7 +54,7 @@ connection and loads no model code.`,
 	return cmd
 }
 
-func (a *app) runCheck(ctx context.Context, strict, noCache bool) (*CheckResult, error) {
+func (a *app) runCheck(ctx context.Context, strict, noCache bool) (*verify.Result, error) {
 	w, err := a.open("")
 	if err != nil {
 		return nil, err
@@ -119,93 +64,15 @@ func (a *app) runCheck(ctx context.Context, strict, noCache bool) (*CheckResult,
 		return nil, err
 	}
 	tool.NoCache = noCache
-	files, err := design.ReadFiles(w.repo, w.cfg)
+	res, err := verify.Run(ctx, verify.Input{Repo: w.repo, Config: w.cfg, Schematic: w.proj.Schematic, Board: w.proj.Board, Tool: tool, Strict: strict})
 	if err != nil {
-		return nil, failf("%v", err)
+		return nil, failf("%v", w.relErr(err))
 	}
-	reg, err := design.LoadConstraints(w.repo)
-	if err != nil {
-		return nil, failf("%v", err)
-	}
-
-	// Every slow step is independent: ERC, DRC, the netlist export and our
-	// own parse run at once, so check takes about as long as the slowest.
-	var (
-		wg             sync.WaitGroup
-		erc, drc       *kicadcli.Report
-		ercErr, drcErr error
-		nl             *kicad.Netlist
-		nlErr          error
-		sch            *kicad.Schematic
-		schErr         error
-		spec           *openspec.Result
-		specErr        error
-		runSpec        = openspec.Present(w.repo)
-		bar            = kicadcli.SeverityError
-	)
-	if strict {
-		bar = kicadcli.SeverityWarning
-	}
-	wg.Go(func() { erc, ercErr = tool.ERC(ctx, w.proj.Schematic) })
-	if w.proj.Board != "" {
-		wg.Go(func() { drc, drcErr = tool.DRC(ctx, w.proj.Board) })
-	}
-	wg.Go(func() { nl, nlErr = tool.Netlist(ctx, w.proj.Schematic) })
-	wg.Go(func() { sch, schErr = kicad.LoadSchematic(w.proj.Schematic) })
-	if runSpec {
-		wg.Go(func() { spec, specErr = openspec.ValidateAll(ctx, w.repo) })
-	}
-	wg.Wait()
-	for _, err := range []error{schErr, ercErr, drcErr, nlErr} {
-		if err != nil {
-			return nil, failf("%v", w.relErr(err))
-		}
-	}
-
-	res := &CheckResult{}
-	res.ERC = toolGate(erc, bar)
-	if drc != nil {
-		res.DRC = toolGate(drc, bar)
-	} else {
-		res.DRC = ToolGate{OK: true, Skipped: "no board (.kicad_pcb) in the project", Violations: []kicadcli.Violation{},
-			Unconnected: []kicadcli.Violation{}, Parity: []kicadcli.Violation{}, Environment: []kicadcli.Violation{}}
-	}
-	res.Environment = EnvironmentCounts{ERC: len(res.ERC.Environment), DRC: len(res.DRC.Environment)}
-
-	drift := design.Drift(files, w.cfg, sch, nl)
-	res.Drift = DriftGate{OK: drift.Clean(), Mismatches: nonNil(drift.Mismatches), Warnings: nonNil(drift.Warnings)}
-
-	cv := design.CheckConstraints(reg, w.cfg, files, nl)
-	res.Constraints = ConstraintsGate{OK: len(cv) == 0, Violations: nonNil(cv)}
-
-	switch {
-	case !runSpec:
-		res.OpenSpec = OpenSpecGate{OK: true, Skipped: "no openspec/ folder", Issues: []openspec.Issue{}}
-	case specErr != nil:
-		res.OpenSpec = OpenSpecGate{OK: false, Issues: []openspec.Issue{{Level: "ERROR", Message: specErr.Error()}}}
-	default:
-		res.OpenSpec = OpenSpecGate{OK: spec.OK(), Issues: nonNil(spec.Issues)}
-	}
-	res.OK = res.ERC.OK && res.DRC.OK && res.Drift.OK && res.Constraints.OK && res.OpenSpec.OK
 	return res, nil
 }
 
-func toolGate(r *kicadcli.Report, bar kicadcli.Severity) ToolGate {
-	c := r.Counts()
-	return ToolGate{
-		OK:          !r.FailedAt(bar),
-		Errors:      c.Errors,
-		Warnings:    c.Warnings,
-		Violations:  nonNil(r.Violations),
-		Unconnected: nonNil(r.Unconnected),
-		Parity:      nonNil(r.Parity),
-		Environment: nonNil(r.Environment),
-		Cached:      r.Cached,
-	}
-}
-
 // printCheck writes one line per gate, then each problem indented beneath it.
-func printCheck(w io.Writer, r *CheckResult) {
+func printCheck(w io.Writer, r *verify.Result) {
 	printTool(w, "ERC", r.ERC)
 	printTool(w, "DRC", r.DRC)
 	if r.Drift.OK {
@@ -243,7 +110,7 @@ func printCheck(w io.Writer, r *CheckResult) {
 	}
 }
 
-func printTool(w io.Writer, name string, g ToolGate) {
+func printTool(w io.Writer, name string, g verify.ToolGate) {
 	var parts []string
 	if g.Errors > 0 {
 		parts = append(parts, plural(g.Errors, "error"))

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,29 +54,5 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("error is not one line: %q", stderr)
 			}
 		})
-	}
-}
-
-// TestCheckLoadsNoModelCode proves that check, and every package it calls,
-// cannot reach LLM or research code: nothing under them imports it.
-func TestCheckLoadsNoModelCode(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go tool not on PATH")
-	}
-	out, err := exec.Command(goBin, "list", "-deps", "copperhead/internal/cli").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 10 {
-		t.Fatalf("go list returned too little to judge: %v", deps)
-	}
-	for _, d := range deps {
-		for _, banned := range []string{"copperhead/internal/llm", "copperhead/internal/research", "copperhead/internal/agent", "net/http"} {
-			if d == banned || strings.HasPrefix(d, banned+"/") {
-				t.Errorf("check's package graph includes %s", d)
-			}
-		}
 	}
 }

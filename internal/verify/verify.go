@@ -1,0 +1,176 @@
+// Package verify runs copperhead's deterministic gates over a KiCad project:
+// ERC, DRC, doc drift, constraints and OpenSpec validation. It is what
+// `copperhead check` and the agent's verification step call. It must never
+// import llm, research or agent, nor anything that opens a socket: a test
+// asserts that with go list -deps.
+package verify
+
+import (
+	"context"
+	"sync"
+
+	"copperhead/internal/design"
+	"copperhead/internal/kicad"
+	"copperhead/internal/kicadcli"
+	"copperhead/internal/openspec"
+)
+
+// Result is `check --json`: one object per gate, each with "ok" and its
+// list of problems. The keys are a stable, documented contract (README).
+type Result struct {
+	OK          bool              `json:"ok"`
+	ERC         ToolGate          `json:"erc"`
+	DRC         ToolGate          `json:"drc"`
+	Drift       DriftGate         `json:"drift"`
+	Constraints ConstraintsGate   `json:"constraints"`
+	OpenSpec    OpenSpecGate      `json:"openspec"`
+	Environment EnvironmentCounts `json:"environment"`
+}
+
+// ToolGate is ERC or DRC as kicad-cli reported it.
+type ToolGate struct {
+	OK          bool                 `json:"ok"`
+	Skipped     string               `json:"skipped,omitempty"` // why the gate did not run
+	Errors      int                  `json:"errors"`
+	Warnings    int                  `json:"warnings"`
+	Violations  []kicadcli.Violation `json:"violations"`
+	Unconnected []kicadcli.Violation `json:"unconnected"` // DRC only: unrouted connections
+	Parity      []kicadcli.Violation `json:"parity"`      // DRC only: board vs schematic
+	Environment []kicadcli.Violation `json:"environment"` // host library problems; never fail the gate
+	Cached      bool                 `json:"cached"`      // reused from an identical earlier run
+}
+
+// DriftGate is docs against the as-built design.
+type DriftGate struct {
+	OK         bool              `json:"ok"`
+	Mismatches []design.Mismatch `json:"mismatches"`
+	Warnings   []string          `json:"warnings"`
+}
+
+// ConstraintsGate is .copperhead/constraints.json and config budgets.
+type ConstraintsGate struct {
+	OK         bool                         `json:"ok"`
+	Violations []design.ConstraintViolation `json:"violations"`
+}
+
+// OpenSpecGate is `openspec validate --all`.
+type OpenSpecGate struct {
+	OK      bool             `json:"ok"`
+	Skipped string           `json:"skipped,omitempty"`
+	Issues  []openspec.Issue `json:"issues"`
+}
+
+// EnvironmentCounts counts the violations caused by the host's missing KiCad
+// libraries, which are reported but never fail a check.
+type EnvironmentCounts struct {
+	ERC int `json:"erc"`
+	DRC int `json:"drc"`
+}
+
+// Input names what to check.
+type Input struct {
+	Repo      string         // repository folder, absolute
+	Config    design.Config  // the repository's config (defaults when it has none)
+	Schematic string         // root .kicad_sch, absolute
+	Board     string         // .kicad_pcb, absolute; "" when the project has none
+	Tool      *kicadcli.Tool // the kicad-cli to run
+	Strict    bool           // fail ERC/DRC on warnings too
+}
+
+// Run checks every gate. Errors are for gates that could not run at all (an
+// unreadable doc, a schematic kicad-cli cannot load); failed gates are in the
+// Result.
+func Run(ctx context.Context, in Input) (*Result, error) {
+	files, err := design.ReadFiles(in.Repo, in.Config)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := design.LoadConstraints(in.Repo)
+	if err != nil {
+		return nil, err
+	}
+
+	// Every slow step is independent: ERC, DRC, the netlist export and our
+	// own parse run at once, so check takes about as long as the slowest.
+	var (
+		wg             sync.WaitGroup
+		erc, drc       *kicadcli.Report
+		ercErr, drcErr error
+		nl             *kicad.Netlist
+		nlErr          error
+		sch            *kicad.Schematic
+		schErr         error
+		spec           *openspec.Result
+		specErr        error
+		runSpec        = openspec.Present(in.Repo)
+		bar            = kicadcli.SeverityError
+	)
+	if in.Strict {
+		bar = kicadcli.SeverityWarning
+	}
+	tool := in.Tool
+	wg.Go(func() { erc, ercErr = tool.ERC(ctx, in.Schematic) })
+	if in.Board != "" {
+		wg.Go(func() { drc, drcErr = tool.DRC(ctx, in.Board) })
+	}
+	wg.Go(func() { nl, nlErr = tool.Netlist(ctx, in.Schematic) })
+	wg.Go(func() { sch, schErr = kicad.LoadSchematic(in.Schematic) })
+	if runSpec {
+		wg.Go(func() { spec, specErr = openspec.ValidateAll(ctx, in.Repo) })
+	}
+	wg.Wait()
+	for _, err := range []error{schErr, ercErr, drcErr, nlErr} {
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	res := &Result{}
+	res.ERC = toolGate(erc, bar)
+	if drc != nil {
+		res.DRC = toolGate(drc, bar)
+	} else {
+		res.DRC = ToolGate{OK: true, Skipped: "no board (.kicad_pcb) in the project", Violations: []kicadcli.Violation{},
+			Unconnected: []kicadcli.Violation{}, Parity: []kicadcli.Violation{}, Environment: []kicadcli.Violation{}}
+	}
+	res.Environment = EnvironmentCounts{ERC: len(res.ERC.Environment), DRC: len(res.DRC.Environment)}
+
+	drift := design.Drift(files, in.Config, sch, nl)
+	res.Drift = DriftGate{OK: drift.Clean(), Mismatches: nonNil(drift.Mismatches), Warnings: nonNil(drift.Warnings)}
+
+	cv := design.CheckConstraints(reg, in.Config, files, nl)
+	res.Constraints = ConstraintsGate{OK: len(cv) == 0, Violations: nonNil(cv)}
+
+	switch {
+	case !runSpec:
+		res.OpenSpec = OpenSpecGate{OK: true, Skipped: "no openspec/ folder", Issues: []openspec.Issue{}}
+	case specErr != nil:
+		res.OpenSpec = OpenSpecGate{OK: false, Issues: []openspec.Issue{{Level: "ERROR", Message: specErr.Error()}}}
+	default:
+		res.OpenSpec = OpenSpecGate{OK: spec.OK(), Issues: nonNil(spec.Issues)}
+	}
+	res.OK = res.ERC.OK && res.DRC.OK && res.Drift.OK && res.Constraints.OK && res.OpenSpec.OK
+	return res, nil
+}
+
+func toolGate(r *kicadcli.Report, bar kicadcli.Severity) ToolGate {
+	c := r.Counts()
+	return ToolGate{
+		OK:          !r.FailedAt(bar),
+		Errors:      c.Errors,
+		Warnings:    c.Warnings,
+		Violations:  nonNil(r.Violations),
+		Unconnected: nonNil(r.Unconnected),
+		Parity:      nonNil(r.Parity),
+		Environment: nonNil(r.Environment),
+		Cached:      r.Cached,
+	}
+}
+
+// nonNil makes an empty list marshal as [] rather than null: --json keys are stable.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
