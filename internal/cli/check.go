@@ -30,7 +30,7 @@ ERC and DRC run at the same time. Violations caused by KiCad libraries missing
 on this host are counted separately and never fail a check. Results of an
 unchanged project are reused from the cache. check makes no network
 connection and loads no model code.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			res, err := a.runCheck(cmd.Context(), strict, noCache)
 			if err != nil {

@@ -40,7 +40,7 @@ func newDoctorCmd(a *app) *cobra.Command {
 kicad-cli and its libraries, git, openspec, pdftotext, model provider
 credentials (by variable name only; values are never shown), and the
 repository's .copperhead config. It exits 1 only when something required fails.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rows := a.doctorRows(cmd.Context())
 			failed := false

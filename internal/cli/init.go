@@ -66,7 +66,7 @@ and kicad-cli's netlist, and writes:
 Re-running changes nothing. A doc edited by hand since init wrote it is not
 overwritten unless --force is given; DECISIONS.md and CHANGELOG.md are
 append-only and never rewritten.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runInit(cmd.Context(), path, force, noHooks)
 		},

@@ -18,7 +18,7 @@ func newNetsCmd(a *app) *cobra.Command {
 authority for hierarchy, power symbols and multi-unit parts). Nets KiCad names
 unconnected-(...) are single unconnected pins and are left out unless
 --unconnected is given. Read-only.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w, err := a.open("")
 			if err != nil {

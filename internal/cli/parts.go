@@ -18,7 +18,7 @@ func newPartsCmd(a *app) *cobra.Command {
 		Long: `parts lists every real part reference in the schematic, read by copperhead's
 own parser: one entry per reference per sheet instance, units aggregated.
 Power symbols and #-references are not parts. Read-only.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w, err := a.open("")
 			if err != nil {

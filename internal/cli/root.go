@@ -155,11 +155,11 @@ func Main(ctx context.Context, args []string, streams IO) (code int) {
 	}
 	var ee *exitError
 	if !errors.As(err, &ee) {
-		// cobra's own argument errors ("unknown command", "accepts 1 arg") are usage errors.
-		ee = &exitError{code: ExitUsage, err: err, hint: "see 'copperhead --help'"}
-		if !strings.HasPrefix(err.Error(), "unknown command") && !strings.Contains(err.Error(), "arg") {
-			ee.code = ExitFailed
-			ee.hint = ""
+		// The only untyped errors left are cobra's own "unknown command" for
+		// the root (subcommands validate arguments with noArgs).
+		ee = &exitError{code: ExitFailed, err: err}
+		if strings.HasPrefix(err.Error(), "unknown command") {
+			ee.code, ee.hint = ExitUsage, "see 'copperhead --help'"
 		}
 	}
 	if ee.err != nil {
@@ -170,6 +170,14 @@ func Main(ctx context.Context, args []string, streams IO) (code int) {
 		fmt.Fprintln(streams.Err, msg)
 	}
 	return ee.code
+}
+
+// noArgs rejects positional arguments as a usage error (exit 2).
+func noArgs(cmd *cobra.Command, args []string) error {
+	if err := cobra.NoArgs(cmd, args); err != nil {
+		return withHint(usagef("%v", err), "see '"+cmd.CommandPath()+" --help'")
+	}
+	return nil
 }
 
 // oneLine folds a message onto one line: the CLI's error contract.
