@@ -84,6 +84,12 @@ type Turn struct {
 	Usage     Usage      `json:"usage"`
 	Stop      StopReason `json:"stop"`
 	Model     string     `json:"model,omitempty"` // the model id the provider reports having used
+
+	// Attempts are the calls the retrying provider made to produce this
+	// turn, retries and failover included. The recorder logs them in the
+	// chat event; they are not part of the turn itself, so a replayed turn
+	// never carries the old run's retries.
+	Attempts []Attempt `json:"-"`
 }
 
 // Message returns the turn as the assistant message to append to the history.
@@ -115,6 +121,7 @@ const (
 	ErrNotInstalled   ErrorKind = "not-installed"    // saved-login backend CLI missing
 	ErrBadRequest     ErrorKind = "bad-request"      // 400 and friends: never retried
 	ErrContextTooLong ErrorKind = "context-too-long" // the conversation no longer fits
+	ErrNotConfigured  ErrorKind = "not-configured"   // the selected backend lacks a setting (compat baseURL): never retried
 )
 
 // Error is every failure a Provider returns.
@@ -125,6 +132,10 @@ type Error struct {
 	RetryAfter time.Duration // the server's requested wait, 0 when it named none
 	Message    string        // the provider's own words (redacted, trimmed)
 	Hint       string        // what the user can do about it
+
+	// Attempts are every call made before giving up, set by the retrying
+	// provider on the error it returns (see Turn.Attempts).
+	Attempts []Attempt `json:"-"`
 }
 
 func (e *Error) Error() string {
