@@ -84,6 +84,7 @@ type Turn struct {
 	Usage     Usage      `json:"usage"`
 	Stop      StopReason `json:"stop"`
 	Model     string     `json:"model,omitempty"` // the model id the provider reports having used
+	Cached    bool       `json:"cached,omitempty"` // served by a Cache from an identical earlier request
 
 	// Attempts are the calls the retrying provider made to produce this
 	// turn, retries and failover included. The recorder logs them in the

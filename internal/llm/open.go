@@ -15,6 +15,8 @@ type OpenOptions struct {
 	HTTPClient *http.Client // nil: a client from modelHTTPClient
 	Retry      RetryPolicy  // zero value: the defaults (3 retries, 2s..30s, 1 min server wait)
 	OnAttempt  func(Attempt)
+	// CacheDir, when set, caches turns there (see Cache); replay is never cached.
+	CacheDir string
 }
 
 // Open builds the provider a Selection names, wrapped with retry and, for the
@@ -24,6 +26,14 @@ type OpenOptions struct {
 // baseURL is ErrNotConfigured, and the saved-login backends, which this
 // version does not ship, are ErrNotInstalled.
 func Open(sel Selection, s Settings, o OpenOptions) (Provider, error) {
+	p, err := open(sel, s, o)
+	if err != nil || o.CacheDir == "" || sel.Backend == BackendReplay {
+		return p, err
+	}
+	return WithCache(p, sel, o.CacheDir), nil
+}
+
+func open(sel Selection, s Settings, o OpenOptions) (Provider, error) {
 	client := o.HTTPClient
 	if client == nil {
 		client = modelHTTPClient()
@@ -58,6 +68,8 @@ func Open(sel Selection, s Settings, o OpenOptions) (Provider, error) {
 		p := NewOpenAI(OpenAIConfig{Name: BackendCompat, APIKey: key, KeyEnv: sel.APIKeyEnv, Model: sel.ModelID, BaseURL: sel.BaseURL, HTTPClient: client})
 		return WithRetry(p, o.Retry, nil, o.OnAttempt), nil
 	}
+	// The saved-login backends and any unknown name: credential always
+	// refuses them, with the *Error that says why.
 	_, err := credential(sel, s)
 	return nil, err
 }
@@ -103,6 +115,9 @@ func credential(sel Selection, s Settings) (string, error) {
 		u, err := compatEndpoint(sel.BaseURL)
 		if err != nil {
 			return "", err
+		}
+		if err := checkAPIKeyEnv(sel.APIKeyEnv); err != nil {
+			return "", &Error{Kind: ErrNotConfigured, Provider: BackendCompat, Message: err.Error()}
 		}
 		key := ""
 		if sel.APIKeyEnv != "" {
@@ -207,8 +222,7 @@ type BackendStatus struct {
 // settings, using the same credential rules Open applies.
 func Backends(s Settings) []BackendStatus {
 	compat := Selection{Backend: BackendCompat}
-	baseURL, apiKeyEnv, compatErr := compatSettings(s)
-	compat.BaseURL, compat.APIKeyEnv = baseURL, apiKeyEnv
+	compat.BaseURL, compat.APIKeyEnv = compatSettings(s)
 	var out []BackendStatus
 	for _, sel := range []Selection{
 		{Backend: BackendAnthropic, ModelID: DefaultAnthropicModel},
@@ -220,9 +234,6 @@ func Backends(s Settings) []BackendStatus {
 	} {
 		st := BackendStatus{Backend: sel.Backend, DefaultModel: sel.ModelID}
 		key, err := credential(sel, s)
-		if sel.Backend == BackendCompat && compatErr != nil {
-			err = &Error{Kind: ErrNotConfigured, Message: compatErr.Error()}
-		}
 		if e, ok := err.(*Error); ok {
 			st.Detail, st.Hint = e.Message, e.Hint
 		} else {

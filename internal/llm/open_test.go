@@ -84,6 +84,9 @@ func TestOpenRefusesBeforeAnyNetworkCall(t *testing.T) {
 			envOf(), llm.ErrNotConfigured, []string{"compat:<model-id>"}, nil},
 		{"compat endpoint that is no http URL, not echoed", llm.Selection{Backend: llm.BackendCompat, ModelID: "m", BaseURL: "ftp://user:hunter2@x/"},
 			envOf(), llm.ErrNotConfigured, []string{"http(s)"}, []string{"hunter2"}},
+		{"apiKeyEnv holding a key, refused without echoing it",
+			llm.Selection{Backend: llm.BackendCompat, ModelID: "m", BaseURL: "https://api.example.com/v1", APIKeyEnv: "sk-live-0123456789abcdefghij"},
+			envOf(), llm.ErrNotConfigured, []string{"apiKeyEnv"}, []string{"sk-live"}},
 		{"codex is not in this version", llm.Selection{Backend: llm.BackendCodex}, envOf(llm.EnvOpenAIKey, openaiKey),
 			llm.ErrNotInstalled, []string{"codex", "not available in this version"}, nil},
 		{"claude-code is not in this version", llm.Selection{Backend: llm.BackendClaudeCode}, envOf(),
@@ -272,8 +275,8 @@ func TestOpenFailover(t *testing.T) {
 			oai := llmtest.NewServer(t, llmtest.OpenAI, tt.openai...)
 			cpt := llmtest.NewServer(t, llmtest.OpenAI, tt.compat...)
 			h := &hosts{to: map[string]string{
-				"api.anthropic.com":                   ant.URL,
-				"api.openai.com":                      oai.URL,
+				"api.anthropic.com":                    ant.URL,
+				"api.openai.com":                       oai.URL,
 				strings.TrimPrefix(cpt.URL, "http://"): cpt.URL,
 			}}
 			s := llm.Settings{Flag: tt.flag, ConfigBaseURL: cpt.URL + "/v1", Getenv: envOf(tt.env...)}

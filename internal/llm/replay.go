@@ -31,7 +31,7 @@ func NewReplay(repoRoot, runID string) (*Replay, error) {
 	}
 	dir, err := transcript.Find(repoRoot, runID)
 	if err != nil {
-		return fail(fmt.Sprintf("run %s: %v", runID, err))
+		return fail(err.Error()) // names the run, and the recent ones when it is not found
 	}
 	events, err := transcript.Read(dir)
 	if err != nil {

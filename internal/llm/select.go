@@ -157,8 +157,8 @@ func route(spec, source string, s Settings) (Selection, error) {
 			return bad("a compatible endpoint has no default model; name it as " + compatSpecExample)
 		}
 		sel.Backend, sel.ModelID = BackendCompat, id
-		var err error
-		if sel.BaseURL, sel.APIKeyEnv, err = compatSettings(s); err != nil {
+		sel.BaseURL, sel.APIKeyEnv = compatSettings(s)
+		if err := checkAPIKeyEnv(sel.APIKeyEnv); err != nil {
 			return Selection{}, fmt.Errorf("%w %q: %v", ErrInvalidModel, spec, err)
 		}
 		return sel, nil
@@ -183,16 +183,20 @@ func route(spec, source string, s Settings) (Selection, error) {
 
 // compatSettings reads the compat endpoint settings; only the compat route
 // calls it (AC-3.16). The environment wins over config, as COPPERHEAD_MODEL
-// wins over "model". An apiKeyEnv that is not a variable name is refused
-// without echoing it: a key pasted there by mistake would otherwise land on
-// the terminal and in the transcript.
-func compatSettings(s Settings) (baseURL, apiKeyEnv string, err error) {
-	baseURL = firstNonEmpty(s.env(EnvBaseURL), strings.TrimSpace(s.ConfigBaseURL))
-	apiKeyEnv = firstNonEmpty(s.env(EnvAPIKeyEnv), strings.TrimSpace(s.ConfigAPIKeyEnv))
-	if apiKeyEnv != "" && !envNamePattern.MatchString(apiKeyEnv) {
-		return "", "", fmt.Errorf("apiKeyEnv (or %s) must name an environment variable such as GROQ_API_KEY, not hold the key itself", EnvAPIKeyEnv)
+// wins over "model".
+func compatSettings(s Settings) (baseURL, apiKeyEnv string) {
+	return firstNonEmpty(s.env(EnvBaseURL), strings.TrimSpace(s.ConfigBaseURL)),
+		firstNonEmpty(s.env(EnvAPIKeyEnv), strings.TrimSpace(s.ConfigAPIKeyEnv))
+}
+
+// checkAPIKeyEnv refuses an apiKeyEnv that is not a variable name, without
+// echoing it: a key pasted there by mistake would otherwise land on the
+// terminal and in the transcript. Select and Open both call it.
+func checkAPIKeyEnv(name string) error {
+	if name != "" && !envNamePattern.MatchString(name) {
+		return fmt.Errorf("apiKeyEnv (or %s) must name an environment variable such as GROQ_API_KEY, not hold the key itself", EnvAPIKeyEnv)
 	}
-	return baseURL, apiKeyEnv, nil
+	return nil
 }
 
 // envNamePattern is what a POSIX environment variable name looks like.

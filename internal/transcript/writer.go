@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -144,8 +145,10 @@ func checkReserved(object []byte) error {
 	if err := json.Unmarshal(object, &keys); err != nil {
 		return err
 	}
-	for _, k := range []string{"type", "time"} {
-		if _, ok := keys[k]; ok {
+	// Case-insensitively: encoding/json matches keys that way, so a
+	// "Time" member would overwrite the envelope's time when read back.
+	for k := range keys {
+		if strings.EqualFold(k, "type") || strings.EqualFold(k, "time") {
 			return fmt.Errorf("fields must not set %q", k)
 		}
 	}
