@@ -83,7 +83,7 @@ type Turn struct {
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	Usage     Usage      `json:"usage"`
 	Stop      StopReason `json:"stop"`
-	Model     string     `json:"model,omitempty"` // the model id the provider reports having used
+	Model     string     `json:"model,omitempty"`  // the model id the provider reports having used
 	Cached    bool       `json:"cached,omitempty"` // served by a Cache from an identical earlier request
 
 	// Attempts are the calls the retrying provider made to produce this
