@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -80,11 +81,11 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-func writeJSON(w interface{ Write([]byte) (int, error) }, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+// writeJSON prints v indented, without HTML escaping: "<model-id>" stays
+// readable for the humans who also read --json output.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -130,6 +130,7 @@ with KiCad's own ERC and DRC.`,
 		newDoctorCmd(a),
 		newPartsCmd(a),
 		newNetsCmd(a),
+		newModelsCmd(a),
 	)
 	return root
 }

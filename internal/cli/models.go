@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"copperhead/internal/design"
+	"copperhead/internal/llm"
+)
+
+// ModelsResult is `models --json`.
+type ModelsResult struct {
+	Selected *llm.Selection      `json:"selected"` // null when no model would be selected
+	Error    string              `json:"error,omitempty"`
+	Backends []llm.BackendStatus `json:"backends"`
+}
+
+func newModelsCmd(a *app) *cobra.Command {
+	var model string
+	cmd := &cobra.Command{
+		Use:   "models",
+		Short: "List the model backends and which one an agent run would use, and why",
+		Long: `models lists every model backend with whether it is ready (its credential
+and settings are present: variables are named, never shown) and which model an
+agent command would select, from: --model, then COPPERHEAD_MODEL, then "model"
+in .copperhead/config.json, then whichever one of OPENAI_API_KEY and
+ANTHROPIC_API_KEY is set (both set with no explicit choice is refused as
+ambiguous). It makes no network connection.
+
+Exit 0 when a model would be selected, 1 when none would be (the reason is
+printed), 2 for a malformed --model.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := a.modelSettings(model)
+			if err != nil {
+				return err
+			}
+			res := ModelsResult{Backends: llm.Backends(s)}
+			sel, selErr := llm.Select(s)
+			if selErr == nil {
+				res.Selected = &sel
+			} else {
+				if errors.Is(selErr, llm.ErrInvalidModel) {
+					return usagef("%v", selErr)
+				}
+				res.Error = oneLine(selErr.Error())
+			}
+			if a.mode() == modeJSON {
+				if err := writeJSON(a.io.Out, res); err != nil {
+					return err
+				}
+			} else {
+				out := a.io.Out
+				if res.Selected != nil {
+					fmt.Fprintf(out, "selected: %s (backend %s, source %s)\n", describeSelection(sel), sel.Backend, sel.Source)
+				} else {
+					fmt.Fprintf(out, "selected: none: %s\n", res.Error)
+				}
+				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "BACKEND\tREADY\tDEFAULT MODEL\tDETAIL")
+				for _, b := range res.Backends {
+					ready := "no"
+					if b.Ready {
+						ready = "yes"
+					}
+					line := fmt.Sprintf("%s\t%s\t%s\t%s", b.Backend, ready, dash(b.DefaultModel), b.Detail)
+					if !b.Ready && b.Hint != "" {
+						line += " (" + b.Hint + ")"
+					}
+					fmt.Fprintln(tw, line)
+				}
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+			}
+			if res.Selected == nil {
+				return silentFailure
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&model, "model", "", "the model to select, e.g. claude, gpt-5, compat:<model-id>, replay:<run-id>")
+	return cmd
+}
+
+// modelSettings gathers what model selection reads: the flag, the config's
+// model keys and the environment.
+func (a *app) modelSettings(flag string) (llm.Settings, error) {
+	s := llm.Settings{Flag: flag}
+	repo, err := a.repoDir()
+	if err != nil {
+		return s, err
+	}
+	cfg, _, err := design.LoadConfig(repo)
+	if err != nil {
+		return s, failf("%v", err)
+	}
+	s.ConfigModel, s.ConfigBaseURL, s.ConfigAPIKeyEnv = cfg.Model, cfg.BaseURL, cfg.APIKeyEnv
+	return s, nil
+}
+
+func describeSelection(sel llm.Selection) string {
+	switch {
+	case sel.Backend == llm.BackendReplay:
+		return "replay of run " + sel.RunID
+	case sel.Backend == llm.BackendCompat:
+		return sel.ModelID + " at " + sel.BaseURL
+	case sel.ModelID == "":
+		return sel.Backend + " (its own default model)"
+	}
+	return sel.ModelID
+}
