@@ -143,3 +143,15 @@ func run(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	}
 	return stdout.Bytes(), nil
 }
+
+// NodeVersion returns the version of the Node.js that runs the openspec CLI,
+// e.g. "v20.20.2".
+func NodeVersion(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "node", "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("node --version: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
