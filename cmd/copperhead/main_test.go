@@ -10,9 +10,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"copperhead/internal/llm"
+	"copperhead/internal/llm/llmtest"
 )
 
 // TestMain lets testscript run the real copperhead binary's main as the
@@ -64,6 +68,10 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"fakemodel":     func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeModel(t, ts, neg, args) },
+			"fakerequests":  cmdFakeRequests,
+			"nosecret":      cmdNoSecret,
+			"globcp":        cmdGlobCp,
 			"copytree":      cmdCopyTree,
 			"bomrows":       cmdBOMRows,
 			"noconnections": cmdNoConnections,
@@ -176,4 +184,82 @@ func cmdSameBytes(ts *testscript.TestScript, neg bool, args []string) {
 	if bytes.Equal(a, b) == neg {
 		ts.Fatalf("%s and %s: equal=%v", args[0], args[1], !neg)
 	}
+}
+
+// fakeModels holds each script's fake model server.
+var fakeModels sync.Map // *testscript.TestScript -> *llmtest.Server
+
+// fakemodel anthropic|openai REPLY... starts a loopback server speaking that
+// provider's real wire protocol, answering each request with the next reply,
+// and sets $FAKEMODEL_URL (the base URL a client is pointed at).
+func cmdFakeModel(t *testing.T, ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: fakemodel anthropic|openai REPLY...")
+	}
+	var script []llmtest.Step
+	for _, r := range args[1:] {
+		script = append(script, llmtest.Reply{Text: r, Usage: llm.Usage{Input: 21, Output: 1}})
+	}
+	srv := llmtest.NewServer(t, llmtest.Protocol(args[0]), script...)
+	fakeModels.Store(ts, srv)
+	url := srv.URL
+	if args[0] == string(llmtest.OpenAI) {
+		url += "/v1"
+	}
+	ts.Setenv("FAKEMODEL_URL", url)
+}
+
+// fakerequests N asserts how many requests the script's fake model received.
+func cmdFakeRequests(ts *testscript.TestScript, neg bool, args []string) {
+	v, ok := fakeModels.Load(ts)
+	if !ok || len(args) != 1 {
+		ts.Fatalf("usage: fakerequests N (after fakemodel)")
+	}
+	got := fmt.Sprint(len(v.(*llmtest.Server).Requests()))
+	if (got == args[0]) == neg {
+		ts.Fatalf("fake model received %s requests, want %s", got, args[0])
+	}
+}
+
+// nosecret DIR VALUE asserts that no file below DIR contains VALUE.
+func cmdNoSecret(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: nosecret DIR VALUE")
+	}
+	root := ts.MkAbs(args[0])
+	n := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(data, []byte(args[1])) {
+			ts.Fatalf("%s contains the secret", p)
+		}
+		return nil
+	})
+	ts.Check(err)
+	if n == 0 {
+		ts.Fatalf("no files below %s: nothing was checked", args[0])
+	}
+}
+
+// globcp PATTERN DST copies the newest file matching PATTERN (file names
+// holding run ids are not known to a script) to DST.
+func cmdGlobCp(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: globcp PATTERN DST")
+	}
+	m, err := filepath.Glob(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if len(m) == 0 {
+		ts.Fatalf("no file matches %s", args[0])
+	}
+	data, err := os.ReadFile(m[len(m)-1]) // run ids sort by time
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), data, 0o644))
 }

@@ -20,6 +20,7 @@ type ModelsResult struct {
 
 func newModelsCmd(a *app) *cobra.Command {
 	var model string
+	var probe bool
 	cmd := &cobra.Command{
 		Use:   "models",
 		Short: "List the model backends and which one an agent run would use, and why",
@@ -30,8 +31,14 @@ in .copperhead/config.json, then whichever one of OPENAI_API_KEY and
 ANTHROPIC_API_KEY is set (both set with no explicit choice is refused as
 ambiguous). It makes no network connection.
 
-Exit 0 when a model would be selected, 1 when none would be (the reason is
-printed), 2 for a malformed --model.`,
+With --probe it sends one tiny request ("Reply with the word: ready") to the
+selected model as a recorded run: .copperhead/runs/<run-id>/ gets
+transcript.jsonl and summary.md, and --model replay:<run-id> (or replay:last)
+serves that run's turns again with no network.
+
+Exit 0 when a model would be selected (and, with --probe, answered), 1 when
+none would be or the model call failed (the reason is printed), 2 for a
+malformed --model or a missing credential or endpoint.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := a.modelSettings(model)
@@ -47,6 +54,20 @@ printed), 2 for a malformed --model.`,
 					return usagef("%v", selErr)
 				}
 				res.Error = oneLine(selErr.Error())
+			}
+			if probe {
+				if res.Selected == nil {
+					return failf("%s", res.Error)
+				}
+				pr, err := a.runProbe(cmd.Context(), s, sel)
+				if err != nil {
+					return err
+				}
+				if a.mode() == modeJSON {
+					return writeJSON(a.io.Out, pr)
+				}
+				printProbe(a, pr)
+				return nil
 			}
 			if a.mode() == modeJSON {
 				if err := writeJSON(a.io.Out, res); err != nil {
@@ -82,6 +103,7 @@ printed), 2 for a malformed --model.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&probe, "probe", false, "send one tiny request to the selected model, recorded as a run")
 	cmd.Flags().StringVar(&model, "model", "", "the model to select, e.g. claude, gpt-5, compat:<model-id>, replay:<run-id>")
 	return cmd
 }

@@ -20,7 +20,11 @@ type Replay struct {
 	next   int
 }
 
-// NewReplay loads the chat events of run runID from repoRoot's transcripts.
+// ReplayLast names the repository's most recent run: replay:last.
+const ReplayLast = "last"
+
+// NewReplay loads the chat events of run runID (or ReplayLast) from
+// repoRoot's transcripts.
 func NewReplay(repoRoot, runID string) (*Replay, error) {
 	fail := func(msg string) (*Replay, error) {
 		return nil, &Error{Kind: ErrNotConfigured, Provider: BackendReplay, Message: msg,
@@ -28,6 +32,13 @@ func NewReplay(repoRoot, runID string) (*Replay, error) {
 	}
 	if repoRoot == "" {
 		return fail("no repository to read run " + runID + " from")
+	}
+	if runID == ReplayLast {
+		runs, err := transcript.List(repoRoot)
+		if err != nil || len(runs) == 0 {
+			return fail("replay:last: the repository has no recorded runs")
+		}
+		runID = runs[0].ID
 	}
 	dir, err := transcript.Find(repoRoot, runID)
 	if err != nil {

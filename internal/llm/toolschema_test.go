@@ -76,7 +76,8 @@ type schemaSample struct {
 	When     time.Time          `json:"when,omitempty"`
 	NoTag    string
 	Skipped  string `json:"-"`
-	internal string // unexported: must not appear
+	//lint:ignore U1000 present only to prove ToolFor skips unexported fields
+	internal string
 	schemaEmbedded
 }
 
