@@ -70,12 +70,12 @@ type schemaSample struct {
 		Refdes string `json:"refdes"`
 		Number string `json:"number,omitempty"`
 	} `json:"pin,omitempty" desc:"the pin to assign"`
-	Rows     []schemaRow        `json:"rows"`
-	Budgets  map[string]float64 `json:"budgets,omitempty" desc:"free-form budgets"`
-	Extra    json.RawMessage    `json:"extra,omitempty" desc:"anything"`
-	When     time.Time          `json:"when,omitempty"`
-	NoTag    string
-	Skipped  string `json:"-"`
+	Rows    []schemaRow        `json:"rows"`
+	Budgets map[string]float64 `json:"budgets,omitempty" desc:"free-form budgets"`
+	Extra   json.RawMessage    `json:"extra,omitempty" desc:"anything"`
+	When    time.Time          `json:"when,omitempty"`
+	NoTag   string
+	Skipped string `json:"-"`
 	//lint:ignore U1000 present only to prove ToolFor skips unexported fields
 	internal string
 	schemaEmbedded
