@@ -56,3 +56,16 @@ func TestExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestStderrIsRedacted: an error that quotes a secret-bearing value never
+// shows the secret (AC-4.1 extends to log lines).
+func TestStderrIsRedacted(t *testing.T) {
+	secret := "sk-" + "proj-abcdefghijklmnopqrstuvwxyz012345"
+	code, _, stderr := runCLI(t, "--repo", secret, "parts")
+	if code != ExitUsage {
+		t.Fatalf("exit %d", code)
+	}
+	if strings.Contains(stderr, secret) || !strings.Contains(stderr, "[REDACTED]") {
+		t.Fatalf("stderr %q shows the secret or lacks the marker", stderr)
+	}
+}

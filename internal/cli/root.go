@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"copperhead/internal/redact"
 )
 
 // IO is the set of streams a command talks to.
@@ -138,6 +140,11 @@ with KiCad's own ERC and DRC.`,
 // Main runs copperhead with args and returns the process exit code. It never
 // panics outward: a panic is a bug, reported as one line with exit 2.
 func Main(ctx context.Context, args []string, streams IO) (code int) {
+	// stderr carries errors and progress, which can quote a provider's or a
+	// tool's words: it is redacted like every other surface.
+	errW := redact.New(os.Environ()).Writer(streams.Err)
+	defer errW.Flush()
+	streams.Err = errW
 	a := &app{io: streams}
 	defer func() {
 		if r := recover(); r != nil {
