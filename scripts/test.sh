@@ -31,7 +31,20 @@ fi
 staticcheck ./...
 
 step "go test"
-go test -count=1 ./...
+# -v output goes to a log; the console gets each package's verdict, and the
+# whole log when something fails.
+log="$(mktemp "${TMPDIR:-/tmp}/copperhead-test.XXXXXX")"
+status=0
+go test -count=1 -v ./... >"$log" 2>&1 || status=$?
+grep -E '^(ok|FAIL|\?) ' "$log" || true
+passed=$(grep -cE '^\s*--- PASS' "$log" || true)
+failed=$(grep -cE '^\s*--- FAIL' "$log" || true)
+skipped=$(grep -cE '^\s*--- SKIP' "$log" || true)
+if [ "$status" -ne 0 ]; then
+	cat "$log"
+	echo "$passed passed, $failed failed, $skipped skipped"
+	exit "$status"
+fi
 
 step "fuzz ($FUZZTIME each)"
 # Each line: package and fuzz target. Every parser has one.
@@ -51,3 +64,6 @@ if git grep -nE 'sk-[A-Za-z0-9_-]{20,}' -- . ':!*.kicad_*' 2>/dev/null; then
 	echo "a key-shaped string is committed"; exit 1
 fi
 echo "none"
+
+# The closing line CI reads: every test and subtest of the go test run.
+echo "$passed passed, $failed failed, $skipped skipped"
