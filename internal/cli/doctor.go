@@ -13,6 +13,7 @@ import (
 	"copperhead/internal/design"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/kicadcli"
+	"copperhead/internal/llm"
 	"copperhead/internal/openspec"
 )
 
@@ -22,7 +23,7 @@ const pinnedOpenSpec = "1.13.2"
 // DoctorRow is one dependency's state.
 type DoctorRow struct {
 	Name     string `json:"name"`
-	Status   string `json:"status"` // ok | warn | fail
+	Status   string `json:"status"` // ok | info | warn | fail
 	Detail   string `json:"detail"`
 	Fix      string `json:"fix,omitempty"`
 	Required bool   `json:"required"`
@@ -36,10 +37,12 @@ func newDoctorCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
 		Short: "Check copperhead's dependencies and the repository's config",
-		Long: `doctor prints one row per dependency with ok, warn or fail and a fix hint:
-kicad-cli and its libraries, git, openspec, pdftotext, model provider
-credentials (by variable name only; values are never shown), and the
-repository's .copperhead config. It exits 1 only when something required fails.`,
+		Long: `doctor prints one row per dependency with ok, info, warn or fail and a fix
+hint: kicad-cli and its libraries, git, openspec, pdftotext, model provider
+credentials (by variable name only; values are never shown), the repository's
+.copperhead config, and, when a compat endpoint is configured and is not on
+this machine, whether its operator is documented as training on prompts. It
+exits 1 only when something required fails.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rows := a.doctorRows(cmd.Context())
@@ -128,7 +131,42 @@ func (a *app) doctorRows(ctx context.Context) []DoctorRow {
 	}
 
 	add(a.configRow())
+	if r, ok := a.compatPrivacyRow(); ok {
+		add(r)
+	}
 	return rows
+}
+
+// compatPrivacyRow is AC-3.17: when a compat endpoint is configured, say
+// whether its operator is documented as training on prompts (warn), has no
+// policy on record (info), or does not (ok). Never blocking; a loopback
+// endpoint skips the check, since nothing leaves the machine.
+func (a *app) compatPrivacyRow() (DoctorRow, bool) {
+	base := os.Getenv(llm.EnvBaseURL)
+	if base == "" {
+		if repo, err := a.repoDir(); err == nil {
+			if cfg, _, err := design.LoadConfig(repo); err == nil {
+				base = cfg.BaseURL
+			}
+		}
+	}
+	if base == "" {
+		return DoctorRow{}, false
+	}
+	pp := llm.EndpointPromptPolicy(base)
+	if pp.Local {
+		return DoctorRow{}, false
+	}
+	r := DoctorRow{Name: "compat endpoint", Detail: pp.Note}
+	switch {
+	case pp.Trains:
+		r.Status, r.Fix = "warn", "use an endpoint or plan that does not train on prompts, or a local model"
+	case !pp.OnRecord:
+		r.Status = "info"
+	default:
+		r.Status = "ok"
+	}
+	return r, true
 }
 
 func (a *app) configRow() DoctorRow {
