@@ -1,0 +1,105 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"copperhead/internal/design"
+	"copperhead/internal/kicadcli"
+	"copperhead/internal/llm"
+	"copperhead/internal/project"
+)
+
+// Tool is one tool the model may call. Each lives in its own file named for
+// it (edit_file.go), with its model-facing description in a Markdown file
+// beside it (edit_file.md, embedded).
+type Tool interface {
+	// Spec is what the model sees: name, description and JSON Schema.
+	Spec() llm.Tool
+	// Mutating tools change the repository or the run's registry; they are
+	// withheld until the run's OpenSpec change validates (the spec gate).
+	Mutating() bool
+	// Run executes the call. A problem the model can act on (a bad anchor, a
+	// path outside the repo) is a Result with IsError set; error is for
+	// failures that must end the run.
+	Run(ctx context.Context, s *Session, args json.RawMessage) (Result, error)
+}
+
+// Result is what a tool call returns to the model.
+type Result struct {
+	Text    string
+	IsError bool
+}
+
+// Errorf builds an IsError result.
+func Errorf(format string, args ...any) Result {
+	return Result{Text: fmt.Sprintf(format, args...), IsError: true}
+}
+
+// Session is the state one run's tools share. The loop owns it; tools read
+// and update it.
+type Session struct {
+	Repo    string           // repository root, absolute, symlinks resolved
+	Config  design.Config    // the repository's config
+	Project *project.Project // the located KiCad project (nil when the repo has none yet)
+	KiCad   *kicadcli.Tool   // kicad-cli
+	RunID   string
+	Request string
+
+	// ChangeID is the OpenSpec change this run proposed ("" until
+	// propose_change succeeds); Validated turns true when validate_change
+	// passes (and, with --interactive, the human approved). Mutating tools
+	// need Validated.
+	ChangeID  string
+	Validated bool
+	// Approve, when set (--interactive), is asked between validation and
+	// unlocking the edit tools; false keeps them locked.
+	Approve func(changeID string) bool
+
+	Ledger *Ledger
+
+	// Touched are repo-relative files the run changed, in first-touch order.
+	Touched []string
+	// KiCadEditSeq counts edits to .kicad_sch/.kicad_pcb files; a
+	// verification run records the sequence number it saw, so finish can
+	// tell whether the last ERC/DRC came after the last KiCad edit.
+	KiCadEditSeq int
+	LastERC      *Verification
+	LastDRC      *Verification
+	// RepairCycles counts verification runs that failed (ERC/DRC with
+	// counted violations); more than Config.MaxRepairCycles ends the run.
+	RepairCycles int
+
+	Decisions []Decision
+	Finished  *Finish // set by the finish tool when it is accepted
+}
+
+// Verification is one ERC or DRC run as the gate sees it.
+type Verification struct {
+	Clean     bool
+	AfterEdit int // Session.KiCadEditSeq when it ran
+	Report    *kicadcli.Report
+}
+
+// Decision is a non-trivial decision with its one-line reason, written to
+// docs/DECISIONS.md at commit.
+type Decision struct {
+	Decision  string   `json:"decision"`
+	Rationale string   `json:"rationale"`
+	Affects   []string `json:"affects,omitempty"`
+}
+
+// Outcome is how the model ends a run.
+type Outcome string
+
+const (
+	OutcomeDone   Outcome = "done"
+	OutcomeRefuse Outcome = "refuse"
+)
+
+// Finish is an accepted finish call.
+type Finish struct {
+	Outcome Outcome `json:"outcome"`
+	Summary string  `json:"summary"`
+}
