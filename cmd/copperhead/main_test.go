@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io/fs"
@@ -69,6 +70,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"fakemodel":     func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeModel(t, ts, neg, args) },
+			"fakerequest":   cmdFakeRequest,
 			"fakerequests":  cmdFakeRequests,
 			"nosecret":      cmdNoSecret,
 			"globcp":        cmdGlobCp,
@@ -192,13 +194,50 @@ var fakeModels sync.Map // *testscript.TestScript -> *llmtest.Server
 // fakemodel anthropic|openai REPLY... starts a loopback server speaking that
 // provider's real wire protocol, answering each request with the next reply,
 // and sets $FAKEMODEL_URL (the base URL a client is pointed at).
+//
+// fakemodel anthropic|openai -script FILE reads the replies from FILE instead:
+// a JSON array of steps, each {"text": "...", "tool_calls": [{"id", "name",
+// "args"}], "stop": "tool_use"} or {"status": 429, "header": {...}}.
 func cmdFakeModel(t *testing.T, ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
-		ts.Fatalf("usage: fakemodel anthropic|openai REPLY...")
+		ts.Fatalf("usage: fakemodel anthropic|openai REPLY... | -script FILE")
 	}
 	var script []llmtest.Step
-	for _, r := range args[1:] {
-		script = append(script, llmtest.Reply{Text: r, Usage: llm.Usage{Input: 21, Output: 1}})
+	if args[1] == "-script" {
+		if len(args) != 3 {
+			ts.Fatalf("usage: fakemodel anthropic|openai -script FILE")
+		}
+		var steps []struct {
+			Text      string            `json:"text"`
+			ToolCalls []llm.ToolCall    `json:"tool_calls"`
+			Stop      llm.StopReason    `json:"stop"`
+			Status    int               `json:"status"`
+			Header    map[string]string `json:"header"`
+		}
+		ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[2])), &steps))
+		for i, st := range steps {
+			if st.Status != 0 {
+				script = append(script, llmtest.Status{Code: st.Status, Header: st.Header})
+				continue
+			}
+			for j := range st.ToolCalls {
+				if st.ToolCalls[j].ID == "" {
+					st.ToolCalls[j].ID = fmt.Sprintf("call_%d_%d", i+1, j+1)
+				}
+			}
+			stop := st.Stop
+			if stop == "" {
+				stop = llm.StopEnd
+				if len(st.ToolCalls) > 0 {
+					stop = llm.StopToolUse
+				}
+			}
+			script = append(script, llmtest.Reply{Text: st.Text, ToolCalls: st.ToolCalls, Stop: stop, Usage: llm.Usage{Input: 1200, Output: 80}})
+		}
+	} else {
+		for _, r := range args[1:] {
+			script = append(script, llmtest.Reply{Text: r, Usage: llm.Usage{Input: 21, Output: 1}})
+		}
 	}
 	srv := llmtest.NewServer(t, llmtest.Protocol(args[0]), script...)
 	fakeModels.Store(ts, srv)
@@ -207,6 +246,21 @@ func cmdFakeModel(t *testing.T, ts *testscript.TestScript, neg bool, args []stri
 		url += "/v1"
 	}
 	ts.Setenv("FAKEMODEL_URL", url)
+}
+
+// fakerequest N FILE writes the body of the fake model's Nth request (1-based)
+// to FILE, for assertions on what the loop sent (the tool list, results).
+func cmdFakeRequest(ts *testscript.TestScript, neg bool, args []string) {
+	v, ok := fakeModels.Load(ts)
+	if neg || !ok || len(args) != 2 {
+		ts.Fatalf("usage: fakerequest N FILE (after fakemodel)")
+	}
+	reqs := v.(*llmtest.Server).Requests()
+	var n int
+	if _, err := fmt.Sscan(args[0], &n); err != nil || n < 1 || n > len(reqs) {
+		ts.Fatalf("request %s of %d", args[0], len(reqs))
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), reqs[n-1].Body, 0o644))
 }
 
 // fakerequests N asserts how many requests the script's fake model received.
