@@ -1,0 +1,467 @@
+package consistency
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"copperhead/internal/design"
+	"copperhead/internal/kicad"
+	"copperhead/internal/kicadcli"
+)
+
+// TestMain keeps kicad-cli's config and cache off the user's folders; the
+// cache lets every fixture copy reuse one netlist export.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "consistency-test-*")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("COPPERHEAD_KICAD_CONFIG", filepath.Join(dir, "config"))
+	os.Setenv("COPPERHEAD_CACHE_DIR", filepath.Join(dir, "cache"))
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var (
+	toolOnce sync.Once
+	tool     *kicadcli.Tool
+	toolErr  error
+)
+
+func kicadTool(t *testing.T) *kicadcli.Tool {
+	t.Helper()
+	toolOnce.Do(func() { tool, toolErr = kicadcli.Find(context.Background()) })
+	if toolErr != nil {
+		t.Skipf("kicad-cli unavailable: %v", toolErr)
+	}
+	return tool
+}
+
+// fixtureCopy copies examples/open-telegraph into a temporary folder.
+func fixtureCopy(t *testing.T) string {
+	t.Helper()
+	src, err := filepath.Abs("../../examples/open-telegraph")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := t.TempDir()
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func loadFixture(t *testing.T, repo string) State {
+	t.Helper()
+	cfg, _, err := design.LoadConfig(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := Load(context.Background(), Input{Repo: repo, Config: cfg,
+		Schematic: filepath.Join(repo, filepath.FromSlash(cfg.Schematic)), Tool: kicadTool(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func replaceIn(t *testing.T, repo, rel, old, new string) {
+	t.Helper()
+	p := filepath.Join(repo, filepath.FromSlash(rel))
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%s does not contain %q", rel, old)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, repo, rel, content string) {
+	t.Helper()
+	p := filepath.Join(repo, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// addResistor puts a resistor between two nets of a netlist, creating a net
+// that does not exist yet.
+func addResistor(nl *kicad.Netlist, ref, value, netA, netB string) {
+	nl.Components = append(nl.Components, kicad.NetComponent{Refdes: ref, Value: value, LibID: "Device:R"})
+	for pin, name := range []string{netA, netB} {
+		node := kicad.NetNode{Refdes: ref, Pin: fmt.Sprint(pin + 1), PinType: "passive"}
+		found := false
+		for i := range nl.Nets {
+			if nl.Nets[i].Name == name {
+				nl.Nets[i].Nodes = append(nl.Nets[i].Nodes, node)
+				found = true
+			}
+		}
+		if !found {
+			nl.Nets = append(nl.Nets, kicad.Net{Name: name, Nodes: []kicad.NetNode{node}})
+		}
+	}
+}
+
+// want is what a test asserts about one inconsistency; empty strings are not
+// checked, contains are substrings of the whole rendered inconsistency.
+type want struct {
+	kind       Kind
+	doc        string
+	subject    string
+	resolvable bool
+	violation  bool
+	contains   []string
+}
+
+func TestAnalyzeFixture(t *testing.T) {
+	tests := []struct {
+		name    string
+		edit    func(t *testing.T, repo string)
+		netlist func(nl *kicad.Netlist)
+		want    []want
+	}{
+		{name: "clean fixture"},
+		{
+			name: "BOM value edited",
+			edit: func(t *testing.T, repo string) {
+				replaceIn(t, repo, "docs/BOM.md", "| R6 | 10k |", "| R6 | 100k |")
+			},
+			want: []want{{kind: KindDocDrift, doc: "docs/BOM.md", subject: "R6 value", resolvable: true,
+				contains: []string{`"claim":"100k"`, `"actual":"10k"`, `in docs/BOM.md set the R6 value to \"10k\", as in the schematic`,
+					`"governing":"hardware/open-telegraph.kicad_sch (as built)"`}}},
+		},
+		{
+			name: "constraint only in the registry",
+			edit: func(t *testing.T, repo string) {
+				replaceIn(t, repo, ".copperhead/constraints.json", "{\n", "{\n  \"rf.antenna_keepout_mm\": {\"min\": 5, \"source\": \"docs/LAYOUT.md#keepouts\", \"affects\": [\"zone:top\"]},\n")
+			},
+			want: []want{{kind: KindUndocumented, doc: "docs/LAYOUT.md", subject: "rf.antenna_keepout_mm", resolvable: true,
+				contains: []string{"under ## Keepouts in docs/LAYOUT.md", "- `rf.antenna_keepout_mm`: at least 5 (source: docs/LAYOUT.md#keepouts)"}}},
+		},
+		{
+			name: "constraint only in a doc",
+			edit: func(t *testing.T, repo string) {
+				replaceIn(t, repo, "docs/SPEC.md", "- TODO(human): size envelope", "- `mech.max_height_mm`: at most 8 mm over J3 and U1\n- Keep KEY_DIT and KEY_DAH on RTC pins (GPIO4, GPIO5)\n- TODO(human): size envelope")
+			},
+			want: []want{
+				{kind: KindUnregistered, doc: ".copperhead/constraints.json", subject: "mech.max_height_mm", resolvable: true,
+					contains: []string{`source \"docs/SPEC.md#constraints\"`, `affects [\"J3\", \"U1\"]`}},
+				{kind: KindUnregistered, doc: ".copperhead/constraints.json", subject: "<area>.<name>", resolvable: true,
+					contains: []string{`affects [\"KEY_DIT\", \"KEY_DAH\", \"GPIO4\", \"GPIO5\"]`, "start the doc line with that key in backticks"}},
+			},
+		},
+		{
+			name: "constraint stated with its key is registered",
+			edit: func(t *testing.T, repo string) {
+				replaceIn(t, repo, "docs/SPEC.md", "- TODO(human): size envelope", "- `pins.strapping`: must not use GPIO0, GPIO3, GPIO45, GPIO46\n- TODO(human): size envelope")
+			},
+		},
+		{
+			name: "budget only in SPEC.md",
+			edit: func(t *testing.T, repo string) {
+				replaceIn(t, repo, "docs/SPEC.md", "- sleep_current_uA: 25", "- sleep_current_uA: 25\n- battery_life_days: 365 (ASSUMED)")
+			},
+			want: []want{
+				{kind: KindUnregistered, doc: ".copperhead/constraints.json", subject: "battery_life_days", resolvable: true,
+					contains: []string{`add the entry \"power.battery_life_days\"`, "max 365"}},
+				{kind: KindBudgetMirror, doc: ".copperhead/config.json", subject: "battery_life_days", resolvable: true,
+					contains: []string{"add budgets.battery_life_days = 365 to .copperhead/config.json"}},
+			},
+		},
+		{
+			name: "registry limit differs from the SPEC.md budget",
+			edit: func(t *testing.T, repo string) {
+				replaceIn(t, repo, ".copperhead/constraints.json", `"max": 25`, `"max": 30`)
+			},
+			want: []want{{kind: KindConstraintValue, doc: ".copperhead/constraints.json", subject: "power.sleep_current_uA", resolvable: true,
+				contains: []string{`"claim":"max 30"`, `set max of \"power.sleep_current_uA\" to 25`}}},
+		},
+		{
+			name: "config budget differs from SPEC.md",
+			edit: func(t *testing.T, repo string) {
+				replaceIn(t, repo, ".copperhead/config.json", `"sleep_current_uA": 25`, `"sleep_current_uA": 30`)
+			},
+			want: []want{{kind: KindBudgetMirror, doc: ".copperhead/config.json", subject: "sleep_current_uA", resolvable: true,
+				contains: []string{"set budgets.sleep_current_uA in .copperhead/config.json to 25"}}},
+		},
+		{
+			name: "forbidden pin in use",
+			edit: func(t *testing.T, repo string) {
+				replaceIn(t, repo, ".copperhead/constraints.json", `"GPIO0"`, `"GPIO5"`)
+			},
+			want: []want{
+				{kind: KindForbiddenPin, doc: ".copperhead/constraints.json", subject: "pins.strapping", violation: true,
+					contains: []string{"pins.strapping forbids GPIO5, GPIO3, GPIO45, GPIO46", `U1 pin 5 (IO5) is on net \"KEY_DAH\"`, "source: ESP32-S3 datasheet, strapping pins"}},
+				{kind: KindUndocumented, doc: "docs/SPEC.md", subject: "pins.strapping", resolvable: true},
+			},
+		},
+		{
+			name: "pins.h disagrees with PINOUT.md",
+			edit: func(t *testing.T, repo string) {
+				writeFile(t, repo, "firmware/main/pins.h", `#pragma once
+// Generated from docs/PINOUT.md.
+#define PIN_KEY_DIT 4
+#define PIN_KEY_DAH GPIO_NUM_6  // wrong on purpose
+#define PIN_LED_R (6)
+#define PIN_LED_G 7
+#define PIN_LED_B 15
+#define PIN_CHG_STAT 16U
+#define PIN_BUZZER 12
+#define LED_ACTIVE_LOW 1
+`)
+			},
+			want: []want{
+				{kind: KindPinHeader, doc: "firmware/main/pins.h", subject: "PIN_BUZZER", resolvable: true,
+					contains: []string{"remove the PIN_BUZZER define"}},
+				{kind: KindPinHeader, doc: "firmware/main/pins.h", subject: "PIN_KEY_DAH", resolvable: true,
+					contains: []string{`"claim":"#define PIN_KEY_DAH GPIO_NUM_6"`, "GPIO5 (docs/PINOUT.md: U1 pin 5 IO5 on KEY_DAH)", `change it to \"#define PIN_KEY_DAH 5\"`}},
+			},
+		},
+		{
+			name: "pins.h that agrees",
+			edit: func(t *testing.T, repo string) {
+				writeFile(t, repo, "firmware/pins.h", "#define PIN_KEY_DIT 4\n#define PIN_KEY_DAH 5\n#define PIN_LED_R 6\n#define PIN_LED_G 7\n#define PIN_LED_B 15\n#define PIN_CHG_STAT 16\n")
+			},
+		},
+		{
+			name: "DECISIONS.md missing",
+			edit: func(t *testing.T, repo string) {
+				if err := os.Remove(filepath.Join(repo, "docs", "DECISIONS.md")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: []want{{kind: KindLogMissing, doc: "docs/DECISIONS.md", subject: "DECISIONS.md", resolvable: true}},
+		},
+		{
+			name: "battery-sense divider breaks the sleep budget",
+			netlist: func(nl *kicad.Netlist) {
+				addResistor(nl, "R11", "47k", "VBAT", "VBAT_SENSE")
+				addResistor(nl, "R12", "47k", "VBAT_SENSE", "GND")
+			},
+			want: []want{{kind: KindBudgetExceeded, doc: "docs/SPEC.md", subject: "sleep_current_uA", violation: true,
+				contains: []string{`"claim":"sleep_current_uA ≤ 25 µA"`, "at least 44.681 µA", "R11 47k from VBAT to VBAT_SENSE with R12 47k to ground: 44.681 µA",
+					`"governing":"docs/SPEC.md ## Budgets"`}}},
+		},
+		{
+			name: "bleeder across 3V3 breaks the sleep budget",
+			netlist: func(nl *kicad.Netlist) {
+				addResistor(nl, "R11", "100k", "3V3", "GND")
+			},
+			want: []want{{kind: KindBudgetExceeded, violation: true, contains: []string{"R11 100k from 3V3 to GND straight to ground: 33 µA"}}},
+		},
+		{
+			// AC-3.4's 100k pull-up on KEY_DAH: 33 µA only while the key is
+			// held, nothing while asleep, so no violation in this model.
+			name: "100k pull-up on KEY_DAH",
+			netlist: func(nl *kicad.Netlist) {
+				for i := range nl.Components {
+					if nl.Components[i].Refdes == "R7" {
+						nl.Components[i].Value = "100k"
+					}
+				}
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := fixtureCopy(t)
+			if tc.edit != nil {
+				tc.edit(t, repo)
+			}
+			st := loadFixture(t, repo)
+			if tc.netlist != nil {
+				tc.netlist(st.Netlist)
+			}
+			r := Analyze(st)
+			if len(r.Inconsistencies) != len(tc.want) {
+				t.Fatalf("%d inconsistencies, want %d:\n%s", len(r.Inconsistencies), len(tc.want), render(r.Inconsistencies))
+			}
+			for i, w := range tc.want {
+				got := r.Inconsistencies[i]
+				if got.Kind != w.kind || (w.doc != "" && got.Doc != w.doc) || (w.subject != "" && got.Subject != w.subject) ||
+					got.Resolvable != w.resolvable || got.Violation != w.violation {
+					t.Errorf("inconsistency %d = %s\nwant kind %s doc %q subject %q resolvable %v violation %v",
+						i, render(r.Inconsistencies[i:i+1]), w.kind, w.doc, w.subject, w.resolvable, w.violation)
+				}
+				js := render(r.Inconsistencies[i : i+1])
+				for _, s := range w.contains {
+					if !strings.Contains(js, s) {
+						t.Errorf("inconsistency %d lacks %q:\n%s", i, s, js)
+					}
+				}
+				if got.Claim == "" || got.Actual == "" || got.ProposedResolution == "" || got.Governing == "" {
+					t.Errorf("inconsistency %d has an empty side: %s", i, js)
+				}
+			}
+			if len(tc.want) == 0 && !r.Clean() {
+				t.Errorf("not clean")
+			}
+		})
+	}
+}
+
+func TestSleepLeakageFixture(t *testing.T) {
+	st := loadFixture(t, fixtureCopy(t))
+	l := SleepLeakage(st)
+	if l.Budget == nil || *l.Budget != 25 || l.BudgetSource != "docs/SPEC.md ## Budgets" {
+		t.Errorf("budget %v from %q, want 25 from SPEC.md", l.Budget, l.BudgetSource)
+	}
+	if l.IdleUA != 0 || l.HeldUA != 660 {
+		t.Errorf("idle %v µA held %v µA, want 0 and 660", l.IdleUA, l.HeldUA)
+	}
+	got := map[string]PullUp{}
+	for _, p := range l.PullUps {
+		got[p.Refdes] = p
+	}
+	if p := got["R7"]; p.Net != "KEY_DAH" || p.Rail != "3V3" || p.Volts != 3.3 || p.HeldUA != 330 || p.IdleUA != 0 || strings.Join(p.Keys, ",") != "J3.2" {
+		t.Errorf("R7 = %+v", p)
+	}
+	if p := got["R5"]; p.Net != "EN" || p.HeldUA != 0 {
+		t.Errorf("R5 = %+v (EN has no key)", p)
+	}
+	if len(l.PullUps) != 3 {
+		t.Errorf("pull-ups %+v, want R5, R6, R7", l.PullUps)
+	}
+}
+
+func TestResolutionRequest(t *testing.T) {
+	r := &Report{Inconsistencies: []Inconsistency{
+		{Kind: KindForbiddenPin, Doc: "x", Subject: "pins.forbidden_here", Violation: true},
+		{Kind: KindDocDrift, Doc: "docs/BOM.md", Subject: "R6 value", Claim: "100k", Actual: "10k",
+			ProposedResolution: "in docs/BOM.md set the R6 value to \"10k\"", Resolvable: true, Governing: "hw"},
+	}}
+	req := r.ResolutionRequest()
+	for _, s := range []string{"KiCad files (.kicad_sch, .kicad_pcb) are ground truth for as-built facts",
+		"Inconsistencies to resolve (1):", "1. [doc_drift] docs/BOM.md: R6 value", "   claim: 100k", "   resolution: in docs/BOM.md set"} {
+		if !strings.Contains(req, s) {
+			t.Errorf("request lacks %q:\n%s", s, req)
+		}
+	}
+	if strings.Contains(req, "pins.forbidden_here") {
+		t.Errorf("a violation leaked into the request:\n%s", req)
+	}
+	if (&Report{}).ResolutionRequest() != "" {
+		t.Error("empty report has a request")
+	}
+}
+
+func TestParseOhms(t *testing.T) {
+	tests := []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		{"10k", 10e3, true}, {"4k7", 4.7e3, true}, {"2.2k", 2.2e3, true}, {"100R", 100, true},
+		{"1R5", 1.5, true}, {"1M", 1e6, true}, {"470", 470, true}, {"10kΩ", 10e3, true},
+		{"10 kOhm", 10e3, true}, {"10k 1%", 10e3, true}, {"0R", 0, true}, {"2,2k", 2.2e3, true},
+		{"100nF", 0, false}, {"RGB", 0, false}, {"", 0, false}, {"2.2k2", 0, false},
+	}
+	for _, tc := range tests {
+		got, ok := ParseOhms(tc.in)
+		if ok != tc.ok || (ok && (got < tc.want*0.999999 || got > tc.want*1.000001)) {
+			t.Errorf("ParseOhms(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestRails(t *testing.T) {
+	tests := []struct {
+		net           string
+		volts         float64
+		known, isRail bool
+	}{
+		{"3V3", 3.3, true, true}, {"+3V3", 3.3, true, true}, {"1V8", 1.8, true, true}, {"+5V", 5, true, true},
+		{"+3.3V", 3.3, true, true}, {"VCC_5V", 5, true, true}, {"VBAT", 4.2, true, true}, {"/power/VBAT", 4.2, true, true},
+		{"BAT+", 4.2, true, true}, {"VBUS", 0, false, true}, {"VSYS", 0, false, true}, {"VCC", 0, false, true},
+		{"KEY_DAH", 0, false, false}, {"GND", 0, false, false}, {"EN", 0, false, false}, {"USB_D+", 0, false, false},
+		{"LED_5VOLT", 0, false, false}, {"VBAT_SENSE", 0, false, false}, {"3V3_EN", 0, false, false}, {"VDD_IO", 0, false, true},
+	}
+	for _, tc := range tests {
+		v, known := RailVolts(tc.net)
+		if known != tc.known || v != tc.volts || IsRail(tc.net) != tc.isRail {
+			t.Errorf("%s: RailVolts %v %v, IsRail %v; want %v %v %v", tc.net, v, known, IsRail(tc.net), tc.volts, tc.known, tc.isRail)
+		}
+	}
+	for _, g := range []string{"GND", "GNDA", "AGND", "VSS", "/power/GND"} {
+		if !IsGround(g) {
+			t.Errorf("IsGround(%q) = false", g)
+		}
+	}
+}
+
+func TestPinMacroAndHeader(t *testing.T) {
+	for in, want := range map[string]string{
+		"KEY_DAH": "PIN_KEY_DAH", "USB_D+": "PIN_USB_DP", "USB_D-": "PIN_USB_DN",
+		"/power/CHG_STAT": "PIN_POWER_CHG_STAT", "led r": "PIN_LED_R",
+	} {
+		if got := PinMacro(in); got != want {
+			t.Errorf("PinMacro(%q) = %q, want %q", in, got, want)
+		}
+	}
+	defs := ParsePinHeader([]byte("#define PIN_A 4\n  # define PIN_B (GPIO_NUM_5) // x\n#define PIN_C foo()\n#define OTHER 1\n#define PIN_D 7U /* y */\r\n"))
+	got := fmt.Sprint(defs)
+	if want := "[{PIN_A 4 4} {PIN_B (GPIO_NUM_5) 5} {PIN_C foo() -1} {PIN_D 7U 7}]"; got != want {
+		t.Errorf("ParsePinHeader = %s, want %s", got, want)
+	}
+}
+
+// TestNoForbiddenImports keeps the audit deterministic by construction.
+func TestNoForbiddenImports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Skipf("go list unavailable: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, banned := range []string{"copperhead/internal/llm", "copperhead/internal/agent", "copperhead/internal/research"} {
+			if dep == banned || strings.HasPrefix(dep, banned+"/") {
+				t.Errorf("consistency depends on %s", dep)
+			}
+		}
+	}
+}
+
+func render(is []Inconsistency) string {
+	var b strings.Builder
+	for _, i := range is {
+		data, _ := json.Marshal(i)
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

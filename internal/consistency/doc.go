@@ -1,0 +1,75 @@
+// Package consistency is the deterministic half of `copperhead sync`: it
+// audits a repository's whole design state and reports every inconsistency
+// with the side that is wrong, what it claims, what is actually true, and the
+// resolution the truth-precedence rule allows. It never edits anything.
+//
+// It must never import llm, agent or research: the report is computed from the
+// files, the schematic, kicad-cli's netlist and openspec alone, so `sync
+// --dry-run` is as LLM-free as `check`, and the agent run that resolves the
+// report cannot influence what the report says. A test asserts it.
+//
+// # Truth precedence
+//
+// KiCad files are ground truth for as-built facts: a doc that disagrees with
+// the schematic is fixed to match it. openspec specs and the SPEC.md budgets
+// are ground truth for requirements: the config.json budgets, the constraint
+// registry and pins.h mirror them. When the as-built design breaks a
+// requirement (a forbidden pin in use, a budget exceeded) the inconsistency is
+// a Violation: it is reported with both sides and the governing requirement
+// and is never Resolvable, because making the report green by rewriting
+// either side is exactly the drift sync exists to stop.
+//
+// # What is checked
+//
+//   - Doc drift: BOM.md and PINOUT.md against the schematic and netlist
+//     (design.Drift).
+//   - The dual write of constraints (spec §2.6), both ways: a constraint a doc
+//     states that .copperhead/constraints.json lacks, and a registry entry no
+//     doc states. See "Constraint mentions" below.
+//   - Budgets: config.json "budgets" against SPEC.md ## Budgets
+//     (design.CheckBudgets); SPEC.md wins a disagreement.
+//   - Pin header: every firmware/**/pins.h against PINOUT.md. See "pins.h".
+//   - DECISIONS.md and CHANGELOG.md exist.
+//   - openspec validate --all, when the repository has an openspec/ folder.
+//   - Requirement violations: forbidden pins in use
+//     (design.CheckForbiddenPins) and the sleep-current budget against the
+//     resistive leakage the netlist implies (see SleepLeakage).
+//
+// # Constraint mentions
+//
+// A constraint is stated in a doc when it appears in one of the docs/*.md
+// files other than DECISIONS.md and CHANGELOG.md (those are history, not
+// statements):
+//
+//   - A list item of a "## Budgets" section of SPEC.md, "- <key>: <number>"
+//     (design.ParseBudgets), states the registry entry whose key is <key> or
+//     ends in ".<key>" (power.sleep_current_uA for sleep_current_uA). Their
+//     numbers must agree; SPEC.md is the truth.
+//   - A list item of any "## Constraints" section states the registry entries
+//     whose keys it names, best as its first word in backticks:
+//     "- `rf.antenna_keepout_mm`: at least 5 mm from the antenna". An item
+//     that names no registry key is a constraint missing from the registry;
+//     items starting with TODO are placeholders, not constraints.
+//   - A registry entry is also stated where its key appears verbatim, and an
+//     entry with a "forbidden" list where one line of a doc names every
+//     forbidden pin (PINOUT.md's strapping-pin note does).
+//
+// An entry whose source names a repository file ("docs/LAYOUT.md#keepouts",
+// "openspec/specs/power/spec.md#R2") counts that file as a doc too, and the
+// file must exist.
+//
+// # pins.h
+//
+// A firmware pin header is any file named pins.h below firmware/. Its pin
+// lines read
+//
+//	#define PIN_<NET> <gpio>
+//
+// where <NET> is the net name in upper case with "+" written P, "-" written N
+// and every other character outside [A-Z0-9] written "_" (USB_D+ is
+// PIN_USB_DP), and <gpio> is the GPIO number, as a decimal literal, optionally
+// in parentheses or as GPIO_NUM_<n>. Other lines are ignored. PINOUT.md is its
+// source of truth: every row whose pin name is GPIO<n> or IO<n> and whose net
+// is connected must have its define with value n, and every PIN_ define must
+// have such a row.
+package consistency
