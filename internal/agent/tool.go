@@ -30,6 +30,15 @@ type Tool interface {
 type Result struct {
 	Text    string
 	IsError bool
+
+	// Changed are the repo-relative files the call wrote (slash-separated).
+	// Dispatch runs the post-call hooks on them: it records them in
+	// Session.Touched and opens the ledger obligations they imply. A tool
+	// never opens edit obligations itself, so no tool can forget one.
+	Changed []string
+	// Fatal is set by Dispatch when the tool failed in a way that must end
+	// the run (a cancelled context, a tool that panicked); Text then says why.
+	Fatal error
 }
 
 // Errorf builds an IsError result.
@@ -65,14 +74,21 @@ type Session struct {
 	// verification run records the sequence number it saw, so finish can
 	// tell whether the last ERC/DRC came after the last KiCad edit.
 	KiCadEditSeq int
-	LastERC      *Verification
-	LastDRC      *Verification
+	// SchematicEditSeq and BoardEditSeq are the KiCadEditSeq of the last
+	// .kicad_sch and .kicad_pcb edit (0: none): finish(done) needs an ERC no
+	// older than the first and a DRC no older than the second.
+	SchematicEditSeq int
+	BoardEditSeq     int
+	LastERC          *Verification
+	LastDRC          *Verification
 	// RepairCycles counts verification runs that failed (ERC/DRC with
 	// counted violations); more than Config.MaxRepairCycles ends the run.
 	RepairCycles int
 
 	Decisions []Decision
 	Finished  *Finish // set by the finish tool when it is accepted
+
+	tools toolState // the tools' private bookkeeping (tools.go)
 }
 
 // Verification is one ERC or DRC run as the gate sees it.

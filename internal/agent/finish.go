@@ -1,0 +1,85 @@
+package agent
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"copperhead/internal/llm"
+)
+
+//go:embed finish.md
+var finishDoc string
+
+type finishArgs struct {
+	Outcome string `json:"outcome" enum:"done,refuse" desc:"done: implemented and verified; refuse: the request would break a budget or constraint, or cannot be done"`
+	Summary string `json:"summary" desc:"for the user: what changed and how it was verified, or why the request was refused (cite the budget or constraint)"`
+}
+
+var finishSpec = llm.ToolFor[finishArgs]("finish", strings.TrimSpace(finishDoc))
+
+type finishTool struct{}
+
+func (finishTool) Spec() llm.Tool { return finishSpec }
+func (finishTool) Mutating() bool { return false }
+
+func (finishTool) Run(ctx context.Context, s *Session, raw json.RawMessage) (Result, error) {
+	a, bad := decodeArgs[finishArgs]("finish", raw)
+	if bad != nil {
+		return *bad, nil
+	}
+	summary := strings.TrimSpace(a.Summary)
+	if summary == "" {
+		return Errorf("finish: summary is empty: say what was done and how it was verified, or why the request is refused"), nil
+	}
+	switch Outcome(a.Outcome) {
+	case OutcomeRefuse:
+		s.Finished = &Finish{Outcome: OutcomeRefuse, Summary: summary}
+		return Result{Text: "finish accepted: refused. Nothing this run changed is committed."}, nil
+	case OutcomeDone:
+	default:
+		return Errorf("finish: outcome must be done or refuse, got %q", a.Outcome), nil
+	}
+	if reasons := notDone(s); len(reasons) > 0 {
+		return Errorf("finish(done) refused: the run is not verified yet:\n- %s\nDo these, then call finish again (or finish with outcome refuse if it cannot be done).", strings.Join(reasons, "\n- ")), nil
+	}
+	s.Finished = &Finish{Outcome: OutcomeDone, Summary: summary}
+	return Result{Text: "finish accepted: done."}, nil
+}
+
+// notDone lists why the run may not finish as done (invariant 2: nothing is
+// done until the tools agree), or nothing.
+func notDone(s *Session) []string {
+	var out []string
+	if len(s.Touched) > 0 && !s.Validated {
+		if s.ChangeID == "" {
+			out = append(out, fmt.Sprintf("files changed (%s) but no change was proposed: write the proposal with propose_change and validate it", strings.Join(s.Touched, ", ")))
+		} else {
+			out = append(out, fmt.Sprintf("change %s has not validated: call validate_change and fix what it reports", s.ChangeID))
+		}
+	}
+	out = append(out, staleCheck("ERC", "run_erc", "schematic", s.LastERC, s.SchematicEditSeq)...)
+	out = append(out, staleCheck("DRC", "run_drc", "board", s.LastDRC, s.BoardEditSeq)...)
+	for _, o := range s.ledger().Pending() {
+		out = append(out, "open obligation: "+o.String())
+	}
+	return out
+}
+
+// staleCheck says why the last check of one kind does not cover the last
+// edit of its file (editSeq; 0 when the run made none).
+func staleCheck(name, tool, what string, v *Verification, editSeq int) []string {
+	switch {
+	case editSeq == 0:
+		return nil
+	case v == nil:
+		return []string{fmt.Sprintf("the %s was edited and %s has not run: call %s", what, name, tool)}
+	case v.AfterEdit < editSeq:
+		return []string{fmt.Sprintf("the last %s ran before the last %s edit: call %s again", name, what, tool)}
+	case !v.Clean:
+		return []string{fmt.Sprintf("the last %s is not clean: fix its errors and call %s again", name, tool)}
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"copperhead/internal/kicadcli"
+)
+
+func TestFinish(t *testing.T) {
+	clean := func(seq int) *Verification {
+		return &Verification{Clean: true, AfterEdit: seq, Report: &kicadcli.Report{}}
+	}
+	tests := []struct {
+		name    string
+		setup   func(s *Session)
+		outcome string
+		ok      bool
+		want    []string
+	}{
+		{"refuse is accepted at once", func(s *Session) {
+			s.Touched = []string{"docs/SPEC.md"}
+			s.Ledger.Open(OblERC, "x.kicad_sch", "edited")
+		}, "refuse", true, nil},
+		{"done with nothing touched", func(s *Session) {}, "done", true, nil},
+		{"touched without a proposal", func(s *Session) { s.Touched = []string{"docs/SPEC.md"} }, "done", false,
+			[]string{"no change was proposed"}},
+		{"proposal never validated", func(s *Session) {
+			s.ChangeID, s.Touched = "add-x", []string{"openspec/changes/add-x/proposal.md"}
+		}, "done", false, []string{"change add-x has not validated"}},
+		{"schematic edited, no ERC", func(s *Session) {
+			s.ChangeID, s.Validated, s.Touched = "add-x", true, []string{"a.kicad_sch"}
+			s.KiCadEditSeq, s.SchematicEditSeq = 1, 1
+		}, "done", false, []string{"ERC has not run"}},
+		{"ERC before the last edit", func(s *Session) {
+			s.ChangeID, s.Validated = "add-x", true
+			s.KiCadEditSeq, s.SchematicEditSeq, s.LastERC = 2, 2, clean(1)
+		}, "done", false, []string{"last ERC ran before the last schematic edit"}},
+		{"ERC not clean", func(s *Session) {
+			s.ChangeID, s.Validated = "add-x", true
+			s.KiCadEditSeq, s.SchematicEditSeq = 1, 1
+			s.LastERC = &Verification{Clean: false, AfterEdit: 1}
+		}, "done", false, []string{"last ERC is not clean"}},
+		{"board edited, DRC missing", func(s *Session) {
+			s.ChangeID, s.Validated = "add-x", true
+			s.KiCadEditSeq, s.SchematicEditSeq, s.BoardEditSeq, s.LastERC = 2, 1, 2, clean(2)
+		}, "done", false, []string{"board was edited and DRC has not run"}},
+		{"open obligations listed", func(s *Session) {
+			s.ChangeID, s.Validated = "add-x", true
+			s.Ledger.Open(OblDrift, "docs/BOM.md", "design doc edited")
+			s.Ledger.Open(OblRevisit, revisitSubject("power.sleep_current_uA", "R7"), "constraint recorded")
+		}, "done", false, []string{"drift docs/BOM.md", "check_drift closes it", "power.sleep_current_uA -> R7", "resolve_affected"}},
+		{"verified", func(s *Session) {
+			s.ChangeID, s.Validated, s.Touched = "add-x", true, []string{"a.kicad_sch", "b.kicad_pcb"}
+			s.KiCadEditSeq, s.SchematicEditSeq, s.BoardEditSeq = 3, 3, 2
+			s.LastERC, s.LastDRC = clean(3), clean(3)
+		}, "done", true, nil},
+		{"deferred obligations do not block", func(s *Session) {
+			s.Ledger.OpenDeferred(OblRevisit, revisitSubject("rf.keepout", "zone:top"), "deferred: no board yet")
+		}, "done", true, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := emptySession(t)
+			tc.setup(s)
+			res := call(t, s, "finish", map[string]any{"outcome": tc.outcome, "summary": "did it"})
+			if tc.ok {
+				mustOK(t, res)
+				if s.Finished == nil || string(s.Finished.Outcome) != tc.outcome || s.Finished.Summary != "did it" {
+					t.Fatalf("Finished = %+v", s.Finished)
+				}
+				return
+			}
+			mustFail(t, res, append([]string{"finish(done) refused"}, tc.want...)...)
+			if s.Finished != nil {
+				t.Fatal("refused finish set Finished")
+			}
+		})
+	}
+	s := emptySession(t)
+	mustFail(t, call(t, s, "finish", map[string]any{"outcome": "done", "summary": " "}), "summary is empty")
+	mustFail(t, call(t, s, "finish", map[string]any{"outcome": "maybe", "summary": "x"}), "done or refuse")
+	if strings.Contains(finishSpec.Description, "\t") {
+		t.Error("tab in description")
+	}
+}
+
+func TestRecordDecision(t *testing.T) {
+	s := emptySession(t)
+	res := mustOK(t, call(t, s, "record_decision", map[string]any{"decision": "KEY_DAH moves to GPIO4", "rationale": "RTC-capable,\nnot strapping", "affects": []string{"U1", " ", "docs/PINOUT.md"}}))
+	if !strings.Contains(res.Text, "decision 1") {
+		t.Errorf("result: %s", res.Text)
+	}
+	want := Decision{Decision: "KEY_DAH moves to GPIO4", Rationale: "RTC-capable, not strapping", Affects: []string{"U1", "docs/PINOUT.md"}}
+	if len(s.Decisions) != 1 || s.Decisions[0].Decision != want.Decision || s.Decisions[0].Rationale != want.Rationale || strings.Join(s.Decisions[0].Affects, ",") != "U1,docs/PINOUT.md" {
+		t.Errorf("decisions = %+v", s.Decisions)
+	}
+	mustFail(t, call(t, s, "record_decision", map[string]any{"decision": "x", "rationale": ""}), "both required")
+}

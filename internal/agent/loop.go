@@ -1,0 +1,795 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"copperhead/internal/atomicfile"
+	"copperhead/internal/design"
+	"copperhead/internal/gitrepo"
+	"copperhead/internal/kicadcli"
+	"copperhead/internal/llm"
+	"copperhead/internal/openspec"
+	"copperhead/internal/project"
+	"copperhead/internal/redact"
+	"copperhead/internal/transcript"
+)
+
+// Loop limits with their reasons.
+const (
+	// DefaultTurnTimeout is the per-turn watchdog: one model call (retries
+	// and failover included) that takes longer is hung, not thinking. The
+	// slowest legitimate turns (a long reasoning reply after 3 rate-limit
+	// backoffs) finish in a few minutes.
+	DefaultTurnTimeout = 10 * time.Minute
+	// stallLimit is how many consecutive replies without a tool call end a
+	// run as stalled (AC-15.27): one is a slip the nudge corrects, three is
+	// a model that has stopped working.
+	stallLimit = 3
+	// budgetNudgeAt is how many turns before the budget runs out the model
+	// is told to batch and wrap up (AC-15.6).
+	budgetNudgeAt = 5
+)
+
+// EventBudgetExtended is the transcript event of a granted turn-budget
+// extension (AC-15.1); its payload is BudgetExtension.
+const EventBudgetExtended = "budget-extended"
+
+// RunInput is one agent run: the repository, the model, the request and the
+// run's budgets and callbacks.
+type RunInput struct {
+	Repo    string           // repository root, absolute
+	Config  design.Config    // the repository's config (defaults when it has none)
+	Project *project.Project // the located KiCad project; nil when the repo has none yet
+	KiCad   *kicadcli.Tool
+
+	// Provider is the model. Run records it into Writer with llm.Record
+	// unless it already is an *llm.Recorder, so every chat turn lands in
+	// the transcript exactly once whoever wraps it.
+	Provider llm.Provider
+	// Writer is the run's transcript, created by the caller (who closes
+	// it). Run writes Start first and a run-end event last, on every exit
+	// path, and summary.md beside it.
+	Writer *transcript.Writer
+	// Start is the run-start event (runmeta.Collect); Run writes it once
+	// the snapshot is taken and renders it in summary.md.
+	Start transcript.RunStart
+	// Redactor redacts summary.md; nil applies redact's shape rules only.
+	Redactor *redact.Redactor
+
+	Request string
+	RunID   string
+	// MaxTurns and MaxRepairCycles are the effective budgets (flags over
+	// config, AC-8.2); zero means the config's value.
+	MaxTurns, MaxRepairCycles int
+	AllowDirty                bool // snapshot a dirty tree instead of refusing it (spec §7)
+	// DryRun runs to finish, then returns the diff and restores the tree
+	// without a stash or commit: it writes nothing (AC-3.9).
+	DryRun bool
+	// Interactive (--interactive) requires Approve: the human approves the
+	// validated proposal before the edit tools unlock (spec §2.6).
+	Interactive bool
+	// Approve is asked between proposal validation and unlocking the edit
+	// tools; nil approves automatically (the proposal is marked AUTO).
+	Approve func(changeID string) bool
+	// Extend is offered the run's stats when the turn budget runs out, in
+	// an attended run; it returns how many more turns to grant (0 or less
+	// declines). nil in CI and pipes: exhaustion fails (AC-15.3).
+	Extend func(BudgetStats) int
+	// Progress receives what the renderer shows; nil discards it.
+	Progress func(Event)
+	// Clock is the wall clock; nil means time.Now.
+	Clock func() time.Time
+	// Tools is the tool set; nil means AllTools(). Callers add tools (the
+	// research tools) through it.
+	Tools []Tool
+	// TurnTimeout is the per-turn watchdog; zero means DefaultTurnTimeout.
+	TurnTimeout time.Duration
+}
+
+// BudgetStats is what an attended run shows at the turn-budget decision
+// point (AC-15.4): a fresh look at the cost before spending more.
+type BudgetStats struct {
+	TurnsUsed       int       `json:"turns_used"`
+	TurnBudget      int       `json:"turn_budget"`
+	FilesTouched    []string  `json:"files_touched"`
+	OpenObligations []string  `json:"open_obligations"`
+	Tokens          llm.Usage `json:"tokens"`
+}
+
+// BudgetExtension is the budget-extended event.
+type BudgetExtension struct {
+	BudgetStats
+	Extra     int `json:"extra"`
+	NewBudget int `json:"new_budget"`
+}
+
+// EventKind says what a progress Event reports.
+type EventKind string
+
+const (
+	EventTurn   EventKind = "turn"   // a model call is starting (in flight until EventReply)
+	EventReply  EventKind = "reply"  // the model answered; Text is its prose
+	EventTool   EventKind = "tool"   // a tool call ran; Text is its result's first line
+	EventNotice EventKind = "notice" // the loop itself speaks: nudge, extension, rollback, commit
+)
+
+// Event is one step of a run as the renderer sees it. Counters are as of the
+// event; Tokens is cumulative.
+type Event struct {
+	Kind    EventKind
+	Turn    int
+	Budget  int
+	Tokens  llm.Usage
+	Text    string
+	Tool    string // EventTool: the tool's name
+	IsError bool   // EventTool: the call failed
+	Elapsed time.Duration
+}
+
+// RunOutcome is how a run ended.
+type RunOutcome struct {
+	ExitPath     transcript.ExitPath
+	ChangeID     string
+	Commit       string // "" when nothing was committed
+	StashRef     string // the stash holding a failed run's work; "" when none
+	RunDir       string // the run folder, absolute
+	Transcript   string // transcript.jsonl, absolute
+	Tokens       llm.Usage
+	Turns        int
+	TurnBudget   int // after any extensions
+	RepairCycles int
+	RepairBudget int
+	Summary      string // the model's finish summary
+	Diff         string // DryRun: the change the run would have committed
+	Verification transcript.Verification
+	Duration     time.Duration
+	Error        string // what failed; "" for done and refused
+}
+
+// OK reports whether the run ended as intended: done, or a refusal (which is
+// the agent doing its job, AC-3.4).
+func (o *RunOutcome) OK() bool {
+	return o.ExitPath == transcript.ExitDone || o.ExitPath == transcript.ExitRefused
+}
+
+// Run drives one agent run (spec §4.1): snapshot the tree, build the system
+// prompt, loop model turns and tool calls until the model finishes or a budget
+// runs out, then commit (done), restore (refused, dry run) or keep the work in
+// a stash and restore (every failure). It returns an error only when the run
+// could not start (the tree could not be snapshotted, the prompt not built);
+// once the run-start event is written, every ending is a RunOutcome with a
+// run-end event and summary.md behind it.
+func Run(ctx context.Context, in RunInput) (*RunOutcome, error) {
+	r, err := newRun(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return r.run(ctx), nil
+}
+
+// run is one Run in progress.
+type run struct {
+	in    RunInput
+	now   func() time.Time
+	start time.Time
+	model llm.Provider
+	tools []Tool
+	snap  *gitrepo.Snapshot
+	s     *Session
+
+	system    string
+	msgs      []llm.Message
+	turn      int
+	budget    int
+	maxRepair int
+	tokens    llm.Usage
+	perTurn   []transcript.TurnTokens
+	toolCalls map[string]int
+	plan      string
+
+	out *RunOutcome
+}
+
+func newRun(ctx context.Context, in RunInput) (*run, error) {
+	if in.Writer == nil || in.Provider == nil {
+		return nil, errors.New("agent run: no transcript or no model")
+	}
+	if in.Interactive && in.Approve == nil {
+		// An interactive run that approved on its own would be a lie.
+		return nil, errors.New("agent run: interactive without an approval prompt")
+	}
+	r := &run{in: in, now: in.Clock, toolCalls: map[string]int{}}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	r.start = r.now()
+	r.budget = firstPositive(in.MaxTurns, in.Config.MaxTurns, design.DefaultMaxTurns)
+	r.maxRepair = firstPositive(in.MaxRepairCycles, in.Config.MaxRepairCycles, design.DefaultMaxRepairCycles)
+	if in.TurnTimeout <= 0 {
+		r.in.TurnTimeout = DefaultTurnTimeout
+	}
+	r.tools = in.Tools
+	if r.tools == nil {
+		r.tools = AllTools()
+	}
+	r.model = in.Provider
+	if _, ok := r.model.(*llm.Recorder); !ok {
+		r.model = llm.Record(r.model, in.Writer)
+	}
+	cfg := in.Config
+	cfg.MaxTurns, cfg.MaxRepairCycles = r.budget, r.maxRepair
+	r.s = &Session{Repo: in.Repo, Config: cfg, Project: in.Project, KiCad: in.KiCad,
+		RunID: in.RunID, Request: in.Request, Approve: in.Approve, Ledger: NewLedger()}
+
+	// The prompt first: it only reads, so a failure here leaves nothing
+	// to restore. Then the snapshot, the last step that may refuse.
+	sys, err := SystemPrompt(PromptInput{Repo: in.Repo, Config: cfg, RunID: in.RunID,
+		MaxTurns: r.budget, MaxRepairCycles: r.maxRepair})
+	if err != nil {
+		return nil, fmt.Errorf("build system prompt: %w", err)
+	}
+	r.system = sys
+	if r.snap, err = gitrepo.TakeSnapshot(ctx, in.Repo, in.AllowDirty); err != nil {
+		return nil, err
+	}
+	if err := in.Writer.Write(transcript.TypeRunStart, in.Start); err != nil {
+		return nil, errors.Join(err, r.discard(ctx))
+	}
+	r.out = &RunOutcome{RunDir: in.Writer.Dir(), Transcript: in.Writer.Path(), RepairBudget: r.maxRepair}
+	// Revisits an earlier run deferred until their artifact existed are due
+	// now if it does (spec §2.6). A registry that cannot be read is not a
+	// reason to refuse the run that may be asked to fix it: the model hears
+	// of it through the tools that read the registry.
+	if n, err := OpenDeferredRevisits(r.s); err != nil {
+		r.progress(Event{Kind: EventNotice, Text: "deferred revisits not checked: " + err.Error()})
+	} else if n > 0 {
+		r.progress(Event{Kind: EventNotice, Text: fmt.Sprintf("%d deferred revisits are due: their artifacts exist now", n)})
+	}
+	return r, nil
+}
+
+func firstPositive(vs ...int) int {
+	for _, v := range vs {
+		if v > 0 {
+			return v
+		}
+	}
+	return 0
+}
+
+func (r *run) progress(e Event) {
+	if r.in.Progress == nil {
+		return
+	}
+	e.Turn, e.Budget, e.Tokens, e.Elapsed = r.turn, r.budget, r.tokens, r.now().Sub(r.start)
+	r.in.Progress(e)
+}
+
+// run loops turns until an exit path is decided, then ends the run.
+func (r *run) run(ctx context.Context) *RunOutcome {
+	r.msgs = []llm.Message{{Role: llm.RoleUser, Text: mustPrompt("request.md", struct{ Request string }{r.in.Request})}}
+	exit, failure := r.loop(ctx)
+	return r.end(ctx, exit, failure)
+}
+
+// loop is the turn loop. It returns the exit path and, for failures, what
+// failed in words a user can act on.
+func (r *run) loop(ctx context.Context) (transcript.ExitPath, string) {
+	stalls := 0
+	nudged := false // the budget nudge was given for the current budget
+	for {
+		var note []string // what the loop tells the model with the next results
+		if err := ctx.Err(); err != nil {
+			return transcript.ExitProviderError, "interrupted: " + context.Cause(ctx).Error()
+		}
+		if r.turn >= r.budget {
+			extra := 0
+			if r.in.Extend != nil {
+				extra = r.in.Extend(r.stats())
+			}
+			if extra <= 0 {
+				return transcript.ExitTurnBudgetExhausted, fmt.Sprintf("turn budget exhausted: %d of %d turns used without finishing", r.turn, r.budget)
+			}
+			ext := BudgetExtension{BudgetStats: r.stats(), Extra: extra, NewBudget: r.budget + extra}
+			_ = r.in.Writer.Write(EventBudgetExtended, ext) // a lost line resurfaces as the next chat's record error
+			r.budget += extra
+			nudged = false
+			// The last message is the user turn not yet sent (the loop
+			// appends one after every reply): the model hears of the
+			// extension with its tool results.
+			last := &r.msgs[len(r.msgs)-1]
+			last.Text = joinText(last.Text, mustPrompt("nudge_extended.md", struct{ Extra, Budget, TurnsLeft int }{extra, r.budget, r.budget - r.turn}))
+			r.progress(Event{Kind: EventNotice, Text: fmt.Sprintf("turn budget extended by %d to %d", extra, r.budget)})
+		}
+
+		r.turn++
+		tools := ToolList(r.s, r.tools)
+		r.progress(Event{Kind: EventTurn})
+		tctx, cancel := context.WithTimeout(ctx, r.in.TurnTimeout)
+		t, err := r.model.Chat(tctx, r.msgs, tools, llm.Options{System: r.system})
+		timedOut := errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+		cancel()
+		if err != nil {
+			r.perTurn = append(r.perTurn, transcript.TurnTokens{Turn: r.turn})
+			var pe *llm.Error
+			switch {
+			case timedOut:
+				return transcript.ExitProviderError, fmt.Sprintf("model call exceeded the %v turn watchdog: %v", r.in.TurnTimeout, err)
+			case ctx.Err() != nil:
+				return transcript.ExitProviderError, "interrupted: " + context.Cause(ctx).Error()
+			case errors.As(err, &pe) && pe.Hint != "":
+				return transcript.ExitProviderError, fmt.Sprintf("%v (%s)", err, pe.Hint)
+			}
+			return transcript.ExitProviderError, err.Error()
+		}
+		r.tokens = r.tokens.Add(t.Usage)
+		r.perTurn = append(r.perTurn, transcript.TurnTokens{Turn: r.turn, Tokens: transcript.Tokens(t.Usage)})
+		r.msgs = append(r.msgs, t.Message())
+		if r.plan == "" && strings.TrimSpace(t.Text) != "" {
+			r.plan = strings.TrimSpace(t.Text)
+		}
+		r.progress(Event{Kind: EventReply, Text: t.Text})
+
+		next := llm.Message{Role: llm.RoleUser}
+		if len(t.ToolCalls) == 0 {
+			stalls++
+			if stalls >= stallLimit {
+				return transcript.ExitStalled, fmt.Sprintf("stalled: %d consecutive replies without a tool call", stalls)
+			}
+			note = append(note, mustPrompt("nudge_stall.md", struct{ Left int }{stallLimit - stalls}))
+			r.progress(Event{Kind: EventNotice, Text: "reply without a tool call: nudged to use tools or finish"})
+		} else {
+			stalls = 0
+			var fatal error
+			next.ToolResults, fatal = r.dispatch(ctx, t.ToolCalls)
+			switch {
+			case ctx.Err() != nil:
+				return transcript.ExitProviderError, "interrupted: " + context.Cause(ctx).Error()
+			case fatal != nil:
+				// No exit path names a broken tool; like a failed model
+				// call, the run cannot go on through no fault of the design.
+				return transcript.ExitProviderError, fatal.Error()
+			}
+			if r.s.RepairCycles > r.maxRepair {
+				return transcript.ExitRepairCyclesExhausted, fmt.Sprintf("repair cycles exhausted: %d failing ERC/DRC runs, budget %d%s", r.s.RepairCycles, r.maxRepair, r.lastViolations())
+			}
+			if r.s.Finished != nil {
+				if r.s.Finished.Outcome == OutcomeRefuse {
+					return transcript.ExitRefused, ""
+				}
+				return transcript.ExitDone, ""
+			}
+		}
+		if left := r.budget - r.turn; !nudged && left > 0 && left <= budgetNudgeAt {
+			nudged = true
+			note = append(note, mustPrompt("nudge_budget.md", struct{ TurnsLeft, Budget int }{left, r.budget}))
+			r.progress(Event{Kind: EventNotice, Text: fmt.Sprintf("%d turns left: nudged to batch and finish", left)})
+		}
+		next.Text = strings.Join(note, "\n\n")
+		r.msgs = append(r.msgs, next)
+	}
+}
+
+func joinText(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "\n\n" + b
+}
+
+// dispatch runs a turn's tool calls in order, recording one tool event each.
+// Once finish is accepted, or the repair budget is spent, the remaining calls
+// are answered without running: the run is over and must not change further.
+func (r *run) dispatch(ctx context.Context, calls []llm.ToolCall) (results []llm.ToolResult, fatal error) {
+	results = make([]llm.ToolResult, 0, len(calls))
+	for _, c := range calls {
+		var res Result
+		began := r.now()
+		switch {
+		case r.s.Finished != nil:
+			res = Errorf("not run: finish was accepted earlier in this reply")
+		case r.s.RepairCycles > r.maxRepair:
+			res = Errorf("not run: the repair-cycle budget is spent")
+		case fatal != nil:
+			res = Errorf("not run: an earlier call in this reply ended the run")
+		default:
+			res = Dispatch(ctx, r.s, r.tools, c)
+			r.toolCalls[c.Name]++
+			if res.Fatal != nil && fatal == nil {
+				fatal = fmt.Errorf("tool %s: %w", c.Name, res.Fatal)
+			}
+		}
+		dur := r.now().Sub(began)
+		_ = r.in.Writer.Write(transcript.TypeTool, transcript.ToolEvent{
+			Turn: r.turn, CallID: c.ID, Name: c.Name, Args: jsonArgs(c.Args),
+			Result: res.Text, IsError: res.IsError, DurationMS: dur.Milliseconds(),
+		})
+		results = append(results, llm.ToolResult{CallID: c.ID, Content: res.Text, IsError: res.IsError})
+		r.progress(Event{Kind: EventTool, Tool: c.Name, Text: resultLine(res.Text), IsError: res.IsError})
+	}
+	// Flushed at the turn boundary: a live viewer sees the turn whole.
+	_ = r.in.Writer.Flush()
+	return results, fatal
+}
+
+// jsonArgs is a call's arguments as valid JSON for the transcript: a model
+// can send arguments that are not JSON, which are recorded as a string.
+func jsonArgs(a json.RawMessage) json.RawMessage {
+	if len(strings.TrimSpace(string(a))) == 0 {
+		return json.RawMessage(`{}`)
+	}
+	if json.Valid(a) {
+		return a
+	}
+	b, _ := json.Marshal(string(a))
+	return b
+}
+
+func resultLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+func (r *run) stats() BudgetStats {
+	return BudgetStats{TurnsUsed: r.turn, TurnBudget: r.budget, FilesTouched: append([]string{}, r.s.Touched...),
+		OpenObligations: r.openObligations(), Tokens: r.tokens}
+}
+
+func (r *run) openObligations() []string {
+	out := []string{}
+	for _, o := range r.s.Ledger.Pending() {
+		out = append(out, o.String())
+	}
+	return out
+}
+
+// lastViolations names the failing verification for the error line.
+func (r *run) lastViolations() string {
+	var parts []string
+	for _, v := range []*Verification{r.s.LastERC, r.s.LastDRC} {
+		if v == nil || v.Clean || v.Report == nil {
+			continue
+		}
+		c := v.Report.Counts()
+		parts = append(parts, fmt.Sprintf("%s %d errors", strings.ToUpper(v.Report.Tool), c.Errors))
+		for i, x := range v.Report.Violations {
+			if i == 3 {
+				parts = append(parts, "…")
+				break
+			}
+			parts = append(parts, x.Description)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; last: " + strings.Join(parts, "; ")
+}
+
+// end carries out the exit path and records it: commit, restore, or keep the
+// work in a stash; then the run-end event and summary.md.
+func (r *run) end(ctx context.Context, exit transcript.ExitPath, failure string) *RunOutcome {
+	// The ending must complete even when the run was interrupted: a
+	// half-restored tree is the one outcome worse than a failed run.
+	ctx = context.WithoutCancel(ctx)
+	out := r.out
+	out.ChangeID = r.s.ChangeID
+	if r.s.Finished != nil {
+		out.Summary = r.s.Finished.Summary
+	}
+	out.Verification = r.verification()
+	var errs []string
+	if failure != "" {
+		errs = append(errs, failure)
+	}
+
+	switch {
+	case exit == transcript.ExitDone && r.in.DryRun:
+		diff, err := r.dryRunDiff(ctx)
+		out.Diff = diff
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+		if err := r.discard(ctx); err != nil {
+			errs = append(errs, err.Error())
+		}
+		r.progress(Event{Kind: EventNotice, Text: "dry run: tree restored, nothing written"})
+	case exit == transcript.ExitDone:
+		hash, err := r.commit(ctx)
+		if err != nil {
+			exit = transcript.ExitCommitFailed
+			errs = append(errs, err.Error())
+			out.StashRef, err = r.snap.Rollback(ctx, r.in.RunID)
+			if err != nil {
+				errs = append(errs, "restore: "+err.Error())
+			}
+		} else {
+			out.Commit = hash
+		}
+	default:
+		// refused and every failure: keep whatever changed, restore the rest.
+		ref, err := r.snap.Rollback(ctx, r.in.RunID)
+		out.StashRef = ref
+		if err != nil {
+			errs = append(errs, "restore: "+err.Error())
+		}
+	}
+	if out.StashRef != "" {
+		r.progress(Event{Kind: EventNotice, Text: "work kept in " + out.StashRef + "; tree restored"})
+	}
+
+	out.ExitPath = exit
+	out.Error = strings.Join(errs, "; ")
+	out.Tokens, out.Turns, out.TurnBudget, out.RepairCycles = r.tokens, r.turn, r.budget, r.s.RepairCycles
+	out.Duration = r.now().Sub(r.start)
+
+	end := transcript.RunEnd{
+		ExitPath: exit, TurnsUsed: r.turn, TurnBudget: r.budget,
+		RepairCyclesUsed: r.s.RepairCycles, RepairCycleBudget: r.maxRepair,
+		Tokens: transcript.Tokens(r.tokens), PerTurn: r.perTurn,
+		DurationMS: out.Duration.Milliseconds(), Verification: out.Verification,
+		Commit: strOrNil(out.Commit), StashRef: strOrNil(out.StashRef), Error: strOrNil(out.Error),
+	}
+	var recErrs []string
+	if err := r.in.Writer.Write(transcript.TypeRunEnd, end); err != nil {
+		recErrs = append(recErrs, err.Error())
+	}
+	if err := r.in.Writer.Flush(); err != nil {
+		recErrs = append(recErrs, err.Error())
+	}
+	sum := transcript.Summary{Start: r.in.Start, End: end, ChangeID: r.s.ChangeID, Plan: r.plan,
+		ToolCalls: r.toolCalls, FilesTouched: r.s.Touched, OpenObligations: r.openObligations()}
+	for _, d := range r.s.Decisions {
+		sum.Decisions = append(sum.Decisions, transcript.Decision{Decision: d.Decision, Rationale: d.Rationale, Affects: d.Affects})
+	}
+	if err := transcript.WriteSummary(r.in.Writer.Dir(), sum, r.in.Redactor); err != nil {
+		recErrs = append(recErrs, err.Error())
+	}
+	if len(recErrs) > 0 {
+		out.Error = strings.Join(append(errs, "record run: "+strings.Join(recErrs, "; ")), "; ")
+	}
+	return out
+}
+
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// verification is the gates' verdict from the run's last ERC and DRC.
+func (r *run) verification() transcript.Verification {
+	v := transcript.Verification{Status: transcript.VerifyNotRun}
+	for _, x := range []struct {
+		name    string
+		v       *Verification
+		editSeq int // the last edit this check must postdate
+	}{{"erc", r.s.LastERC, r.s.SchematicEditSeq}, {"drc", r.s.LastDRC, r.s.BoardEditSeq}} {
+		if x.v == nil {
+			continue
+		}
+		c := transcript.CheckOutcome{Name: x.name, Status: transcript.VerifyPassed}
+		if x.v.Report != nil {
+			n := x.v.Report.Counts()
+			c.Violations = n.Errors
+			c.Detail = fmt.Sprintf("%d errors, %d warnings", n.Errors, n.Warnings)
+		}
+		stale := x.v.AfterEdit < x.editSeq
+		if !x.v.Clean || stale {
+			c.Status = transcript.VerifyFailed
+			if stale {
+				c.Detail = strings.TrimPrefix(c.Detail+"; stale: a KiCad edit came after it", "; ")
+			}
+		}
+		v.Checks = append(v.Checks, c)
+	}
+	// Drift and the proposal as the ledger and the session saw them: a
+	// check that ran and whose obligations are all closed passed.
+	drift := 0
+	for _, o := range r.s.Ledger.All() {
+		if o.Kind == OblDrift && !o.Deferred {
+			drift++
+		}
+	}
+	if drift > 0 {
+		c := transcript.CheckOutcome{Name: "drift", Status: transcript.VerifyPassed}
+		for _, o := range r.s.Ledger.Pending() {
+			if o.Kind == OblDrift {
+				c.Status = transcript.VerifyFailed
+				c.Violations++
+			}
+		}
+		if c.Violations > 0 {
+			c.Detail = fmt.Sprintf("%d changed files not drift-checked since", c.Violations)
+		}
+		v.Checks = append(v.Checks, c)
+	}
+	if r.s.ChangeID != "" {
+		c := transcript.CheckOutcome{Name: "openspec", Status: transcript.VerifyPassed, Detail: "change " + r.s.ChangeID + " validates"}
+		if !r.s.Validated {
+			c.Status, c.Detail = transcript.VerifyFailed, "change "+r.s.ChangeID+" has not validated"
+		}
+		v.Checks = append(v.Checks, c)
+	}
+	for _, c := range v.Checks {
+		if v.Status != transcript.VerifyFailed {
+			v.Status = c.Status
+		}
+	}
+	return v
+}
+
+// checkLabels name the gates in prose.
+var checkLabels = map[string]string{"erc": "ERC", "drc": "DRC", "drift": "drift", "openspec": "OpenSpec"}
+
+// verificationLine is the verification as the commit message and the
+// changelog state it.
+func (r *run) verificationLine() string {
+	v := r.out.Verification
+	if len(v.Checks) == 0 {
+		return "ERC/DRC not run (no KiCad file changed)"
+	}
+	var parts []string
+	for _, c := range v.Checks {
+		s := checkLabels[c.Name] + " " + c.Status
+		if c.Detail != "" {
+			s += " (" + c.Detail + ")"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// commit is the done path: the OpenSpec archive, the DECISIONS.md and
+// CHANGELOG.md entries, then one commit holding all of it. The archive
+// comes first so the archived change and the specs it merged into are part
+// of the same commit ("committed once") and of the changelog's file list.
+func (r *run) commit(ctx context.Context) (string, error) {
+	changed, err := r.snap.Changed(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(changed) == 0 && len(r.s.Decisions) == 0 {
+		r.progress(Event{Kind: EventNotice, Text: "nothing changed: no commit"})
+		return "", nil
+	}
+	if id := r.s.ChangeID; id != "" {
+		if err := openspec.Archive(ctx, r.in.Repo, id); err != nil {
+			return "", fmt.Errorf("archive OpenSpec change %s: %w", id, err)
+		}
+		if _, err := os.Stat(filepath.Join(r.in.Repo, "openspec", "changes", id)); err == nil {
+			return "", fmt.Errorf("archive OpenSpec change %s: openspec/changes/%s is still there after openspec archive", id, id)
+		}
+		if changed, err = r.snap.Changed(ctx); err != nil {
+			return "", err
+		}
+	}
+	if err := r.writeDocEntries(changed); err != nil {
+		return "", err
+	}
+	summary := ""
+	if r.s.Finished != nil {
+		summary = r.s.Finished.Summary
+	}
+	hash, err := gitrepo.CommitAll(ctx, r.in.Repo, gitrepo.Message(r.in.Request, summary, r.verificationLine()))
+	if err != nil {
+		return "", err
+	}
+	r.progress(Event{Kind: EventNotice, Text: "committed " + hash})
+	return hash, nil
+}
+
+// dryRunDiff is the change a done run would commit, doc entries included
+// (the archive is left out: it only moves the proposal).
+func (r *run) dryRunDiff(ctx context.Context) (string, error) {
+	changed, err := r.snap.Changed(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(changed) > 0 || len(r.s.Decisions) > 0 {
+		if err := r.writeDocEntries(changed); err != nil {
+			return "", err
+		}
+	}
+	return r.snap.Diff(ctx)
+}
+
+// writeDocEntries appends the run's decisions to DECISIONS.md and its entry
+// to CHANGELOG.md (design D12, D13), creating either from its scaffold when
+// the repository lacks it.
+func (r *run) writeDocEntries(changed []string) error {
+	cfg := r.s.Config
+	name := filepath.Base(r.in.Repo)
+	if r.in.Project != nil && r.in.Project.Name != "" {
+		name = r.in.Project.Name
+	}
+	date := r.now().UTC().Format(time.DateOnly)
+	if len(r.s.Decisions) > 0 {
+		entries := make([]design.DecisionEntry, 0, len(r.s.Decisions))
+		for _, d := range r.s.Decisions {
+			entries = append(entries, design.DecisionEntry{Date: date, RunID: r.in.RunID,
+				Decision: d.Decision, Rationale: d.Rationale, Affects: d.Affects})
+		}
+		if err := r.updateDoc(cfg.DocPath(design.DecisionsDoc), design.GenerateDecisions(name), func(doc []byte) []byte {
+			return design.AppendDecisions(doc, entries)
+		}); err != nil {
+			return err
+		}
+	}
+	// The proposal is named by the entry's change id; its files (moved to
+	// the archive by now) would only bury the design files in the list.
+	files := slices.DeleteFunc(slices.Clone(changed), func(p string) bool { return strings.HasPrefix(p, "openspec/changes/") })
+	if p := cfg.DocPath(design.ChangelogDoc); !slices.Contains(files, p) {
+		files = append(files, p)
+	}
+	if p := cfg.DocPath(design.DecisionsDoc); len(r.s.Decisions) > 0 && !slices.Contains(files, p) {
+		files = append(files, p)
+	}
+	entry := design.ChangelogEntry{Date: date, ChangeID: r.s.ChangeID, RunID: r.in.RunID, Request: r.in.Request,
+		Files: files, Verification: r.verificationLine()}
+	return r.updateDoc(cfg.DocPath(design.ChangelogDoc), design.GenerateChangelog(name), func(doc []byte) []byte {
+		return design.AddChangelog(doc, entry)
+	})
+}
+
+// updateDoc rewrites one doc atomically through edit, starting from scaffold
+// when the doc does not exist.
+func (r *run) updateDoc(rel string, scaffold []byte, edit func([]byte) []byte) error {
+	p := filepath.Join(r.in.Repo, filepath.FromSlash(rel))
+	doc, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		doc, err = scaffold, os.MkdirAll(filepath.Dir(p), 0o755)
+	}
+	if err != nil {
+		return fmt.Errorf("update %s: %w", rel, err)
+	}
+	if err := atomicfile.Write(p, edit(doc), 0o644); err != nil {
+		return fmt.Errorf("update %s: %w", rel, err)
+	}
+	return nil
+}
+
+// discard restores the tree without keeping the run's work: a dry run's
+// changes, and those of a run that never got going, were never the user's
+// to lose (AC-3.9: a dry run writes nothing, not even a stash entry).
+func (r *run) discard(ctx context.Context) error {
+	ref, err := r.snap.Rollback(ctx, r.in.RunID)
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	if ref == "" {
+		return nil
+	}
+	if err := dropStash(ctx, r.in.Repo, ref); err != nil {
+		return fmt.Errorf("discard the dry run's stash entry %s: %w", ref, err)
+	}
+	return nil
+}
+
+// dropStash drops the entry Rollback just stored, named "stash@{0} (<hash
+// prefix>)", after checking that the position still holds that commit.
+func dropStash(ctx context.Context, repo, ref string) error {
+	name, hash, _ := strings.Cut(ref, " (")
+	hash = strings.TrimSuffix(hash, ")")
+	got, err := gitrepo.Run(ctx, repo, "rev-parse", "--verify", "--quiet", name)
+	if err != nil {
+		return err
+	}
+	if hash == "" || !strings.HasPrefix(got, hash) {
+		return fmt.Errorf("%s no longer holds this run's work; left in place", name)
+	}
+	_, err = gitrepo.Run(ctx, repo, "stash", "drop", "--quiet", name)
+	return err
+}

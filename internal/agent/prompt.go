@@ -1,0 +1,187 @@
+package agent
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"text/template"
+
+	"copperhead/internal/design"
+)
+
+// The model-facing text of the loop lives in prompts/ as Markdown templates,
+// reviewable as prose rather than buried in string literals.
+//
+//go:embed prompts/*.md
+var promptFS embed.FS
+
+var prompts = template.Must(template.New("prompts").Option("missingkey=error").ParseFS(promptFS, "prompts/*.md"))
+
+// renderPrompt executes one template of prompts/ by file name.
+func renderPrompt(name string, data any) (string, error) {
+	var b bytes.Buffer
+	if err := prompts.ExecuteTemplate(&b, name, data); err != nil {
+		return "", fmt.Errorf("render prompt %s: %w", name, err)
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// mustPrompt renders a template whose data is fixed by this package: a
+// failure is a bug in prompts/, caught by the tests.
+func mustPrompt(name string, data any) string {
+	s, err := renderPrompt(name, data)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// PromptInput is what the system prompt is built from.
+type PromptInput struct {
+	Repo            string // repository root, absolute
+	Config          design.Config
+	RunID           string
+	MaxTurns        int
+	MaxRepairCycles int
+}
+
+// systemData fills prompts/system.md.
+type systemData struct {
+	RunID           string
+	MaxTurns        int
+	MaxRepairCycles int
+	Budgets         []budgetLine
+	ConstraintsPath string
+	Constraints     string
+	KiCadFiles      []string
+	Docs            []promptDoc
+}
+
+type budgetLine struct{ Key, Value string }
+
+// promptDoc is one design doc included whole, fenced with a fence longer than
+// any backtick run inside it so a doc's own code blocks cannot close it.
+type promptDoc struct {
+	Path, Content, Fence string
+}
+
+// SystemPrompt builds the run's system prompt: the §4.3 rules as written, the
+// workflow with its batching guidance, the budgets from config, the
+// constraint registry, the KiCad file list and every doc in the docs folder
+// whole (spec §4.1 step 1). It is built once per run and sent unchanged every
+// turn: a stable prefix is what provider prompt caching keys on, and the
+// model sees later changes through its own tool results.
+//
+// Every list is sorted, so the same repository yields the same bytes.
+func SystemPrompt(in PromptInput) (string, error) {
+	d := systemData{
+		RunID:           in.RunID,
+		MaxTurns:        in.MaxTurns,
+		MaxRepairCycles: in.MaxRepairCycles,
+		ConstraintsPath: design.ConstraintsPath,
+		Constraints:     "{}",
+	}
+	for _, k := range slices.Sorted(maps.Keys(in.Config.Budgets)) {
+		d.Budgets = append(d.Budgets, budgetLine{k, strconv.FormatFloat(in.Config.Budgets[k], 'f', -1, 64)})
+	}
+	reg, err := os.ReadFile(filepath.Join(in.Repo, filepath.FromSlash(design.ConstraintsPath)))
+	switch {
+	case err == nil:
+		if s := strings.TrimSpace(string(reg)); s != "" {
+			d.Constraints = s
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("read %s: %w", design.ConstraintsPath, err)
+	}
+	if d.KiCadFiles, err = kicadFiles(in.Repo); err != nil {
+		return "", err
+	}
+	if d.Docs, err = designDocs(in.Repo, in.Config.DocsDir()); err != nil {
+		return "", err
+	}
+	return renderPrompt("system.md", d)
+}
+
+// kicadSuffixes are the KiCad source files the model is told about.
+var kicadSuffixes = []string{".kicad_sch", ".kicad_pcb", ".kicad_pro", ".kicad_sym", ".kicad_mod"}
+
+// skipDirs hold no design source: VCS data, dependencies, copperhead's own
+// state, generated outputs.
+var skipDirs = map[string]bool{".git": true, "node_modules": true, ".copperhead": true, "outputs": true}
+
+// kicadFiles lists the repository's KiCad files, repo-relative and sorted.
+func kicadFiles(repo string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(repo, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			if p != repo && skipDirs[e.Name()] {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		for _, suf := range kicadSuffixes {
+			if strings.HasSuffix(e.Name(), suf) {
+				rel, _ := filepath.Rel(repo, p)
+				out = append(out, filepath.ToSlash(rel))
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list KiCad files: %w", err)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// designDocs reads every *.md directly in the docs folder, sorted by name.
+func designDocs(repo, docsDir string) ([]promptDoc, error) {
+	entries, err := os.ReadDir(filepath.Join(repo, filepath.FromSlash(docsDir)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", docsDir, err)
+	}
+	var docs []promptDoc
+	for _, e := range entries { // ReadDir sorts by name
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
+			continue
+		}
+		rel := path.Join(docsDir, e.Name())
+		data, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(rel)))
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", rel, err)
+		}
+		content := strings.TrimRight(string(data), "\n")
+		docs = append(docs, promptDoc{Path: rel, Content: content, Fence: strings.Repeat("`", max(4, backtickRun(content)+1))})
+	}
+	return docs, nil
+}
+
+// backtickRun is the longest run of backticks in s.
+func backtickRun(s string) int {
+	best, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			n++
+			best = max(best, n)
+		} else {
+			n = 0
+		}
+	}
+	return best
+}

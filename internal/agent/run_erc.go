@@ -1,0 +1,193 @@
+package agent
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"copperhead/internal/kicadcli"
+	"copperhead/internal/llm"
+)
+
+//go:embed run_erc.md
+var runERCDoc string
+
+// maxViolationLines caps the violations one check shows. Every error is
+// always shown up to the cap, before any warning.
+const maxViolationLines = 60
+
+type runERCArgs struct{}
+
+var runERCSpec = llm.ToolFor[runERCArgs]("run_erc", strings.TrimSpace(runERCDoc))
+
+type runERCTool struct{}
+
+func (runERCTool) Spec() llm.Tool { return runERCSpec }
+func (runERCTool) Mutating() bool { return false }
+
+func (runERCTool) Run(ctx context.Context, s *Session, raw json.RawMessage) (Result, error) {
+	if _, bad := decodeArgs[runERCArgs]("run_erc", raw); bad != nil {
+		return *bad, nil
+	}
+	return runCheck(ctx, s, false), nil
+}
+
+// runCheck runs ERC (board false) or DRC and records it as the session's
+// last verification of that kind: clean closes the matching ledger
+// obligations; a failure after a KiCad edit counts one repair cycle (once
+// per edit, however often the model re-runs the check without fixing).
+func runCheck(ctx context.Context, s *Session, board bool) Result {
+	name, tool, kind, what := "ERC", "run_erc", OblERC, "schematic (.kicad_sch)"
+	if board {
+		name, tool, kind, what = "DRC", "run_drc", OblDRC, "board (.kicad_pcb)"
+	}
+	abs, rel := s.designFile(board)
+	if abs == "" {
+		return Result{Text: fmt.Sprintf("%s: not applicable yet: the repository has no %s to check; nothing to do until one exists", tool, what)}
+	}
+	if s.KiCad == nil {
+		return Errorf("%s: kicad-cli is not available on this machine, so %s cannot run", tool, name)
+	}
+	var rep *kicadcli.Report
+	var err error
+	if board {
+		rep, err = s.KiCad.DRC(ctx, abs)
+	} else {
+		rep, err = s.KiCad.ERC(ctx, abs)
+	}
+	v := &Verification{AfterEdit: s.KiCadEditSeq, Report: rep}
+	if board {
+		s.LastDRC = v
+	} else {
+		s.LastERC = v
+	}
+	if err != nil {
+		// A report kicad-cli did not write almost always means it could not
+		// load the file: kicadcli's error quotes what kicad-cli said.
+		cycle := s.countRepair()
+		return Errorf("%s: %s on %s did not produce a report: %s%s", tool, name, rel, s.scrub(err.Error()), cycle)
+	}
+	v.Clean = !rep.Failed()
+
+	var b strings.Builder
+	c := rep.Counts()
+	counts := fmt.Sprintf("%s, %s", plural(c.Errors, "error", "errors"), plural(c.Warnings, "warning", "warnings"))
+	if v.Clean {
+		closed := s.ledger().Resolve(kind, "", fmt.Sprintf("%s clean after KiCad edit #%d", name, s.KiCadEditSeq))
+		fmt.Fprintf(&b, "%s on %s: clean (%s)", name, rel, counts)
+		if closed > 0 {
+			fmt.Fprintf(&b, "; closed %s", plural(closed, string(kind)+" obligation", string(kind)+" obligations"))
+		}
+		b.WriteString(".\n")
+	} else {
+		fmt.Fprintf(&b, "%s on %s: NOT clean (%s). Fix the cause of each error and run %s again.%s\n",
+			name, rel, counts, tool, s.countRepair())
+	}
+	writeViolations(&b, rep)
+	if n := len(rep.Environment); n > 0 {
+		fmt.Fprintf(&b, "environment: %s from KiCad libraries missing on this machine (%s): not counted, never blocking.\n",
+			plural(n, "violation", "violations"), typeTally(rep.Environment))
+	}
+	if n := len(rep.Excluded); n > 0 {
+		fmt.Fprintf(&b, "excluded: %s the project excludes in its .kicad_pro: not counted.\n", plural(n, "violation", "violations"))
+	}
+	for i, note := range rep.Notes {
+		if i == 5 {
+			break
+		}
+		fmt.Fprintf(&b, "kicad-cli said: %s\n", note)
+	}
+	return Result{Text: b.String()}
+}
+
+// countRepair counts a failed check as a repair cycle when it follows a
+// KiCad edit not already counted, and says where the run stands.
+func (s *Session) countRepair() string {
+	if s.KiCadEditSeq == 0 {
+		return " (this design failed before any edit of this run: no repair cycle counted)"
+	}
+	if s.tools.repairCounted != s.KiCadEditSeq {
+		s.tools.repairCounted = s.KiCadEditSeq
+		s.RepairCycles++
+	}
+	if m := s.Config.MaxRepairCycles; m > 0 {
+		return fmt.Sprintf(" Repair cycle %d of %d.", s.RepairCycles, m)
+	}
+	return fmt.Sprintf(" Repair cycle %d.", s.RepairCycles)
+}
+
+// writeViolations lists the counted violations, errors before warnings,
+// each group labelled, capped at maxViolationLines.
+func writeViolations(b *strings.Builder, rep *kicadcli.Report) {
+	type labelled struct {
+		group string
+		v     kicadcli.Violation
+	}
+	var all []labelled
+	for _, g := range []struct {
+		name string
+		vs   []kicadcli.Violation
+	}{{"", rep.Violations}, {"unconnected ", rep.Unconnected}, {"parity ", rep.Parity}} {
+		for _, v := range g.vs {
+			all = append(all, labelled{g.name, v})
+		}
+	}
+	slices.SortStableFunc(all, func(x, y labelled) int {
+		return boolRank(y.v.Severity == kicadcli.SeverityError) - boolRank(x.v.Severity == kicadcli.SeverityError)
+	})
+	for i, l := range all {
+		if i == maxViolationLines {
+			fmt.Fprintf(b, "… and %d more not shown; fix these and run the check again.\n", len(all)-maxViolationLines)
+			break
+		}
+		b.WriteString(l.group + violationLine(l.v) + "\n")
+	}
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// violationLine renders one violation with everything KiCad said about it:
+// "error pin_not_connected: Pin not connected; sheet /; at (10.16, 20.32) mm;
+// items: Symbol U1 Pin 3 [GPIO3] @ (10.16, 20.32)".
+func violationLine(v kicadcli.Violation) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %s", v.Severity, v.Type, v.Description)
+	if v.Sheet != "" {
+		fmt.Fprintf(&b, "; sheet %s", v.Sheet)
+	}
+	fmt.Fprintf(&b, "; at (%.2f, %.2f) mm", v.Pos.X, v.Pos.Y)
+	if len(v.Items) > 0 {
+		var items []string
+		for _, it := range v.Items {
+			items = append(items, fmt.Sprintf("%s @ (%.2f, %.2f)", it.Description, it.Pos.X, it.Pos.Y))
+		}
+		b.WriteString("; items: " + strings.Join(items, "; "))
+	}
+	return b.String()
+}
+
+// typeTally summarizes violations by type: "footprint_link_issues ×3".
+func typeTally(vs []kicadcli.Violation) string {
+	counts := map[string]int{}
+	var order []string
+	for _, v := range vs {
+		if counts[v.Type] == 0 {
+			order = append(order, v.Type)
+		}
+		counts[v.Type]++
+	}
+	slices.Sort(order)
+	var parts []string
+	for _, t := range order {
+		parts = append(parts, fmt.Sprintf("%s ×%d", t, counts[t]))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,254 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"copperhead/internal/llm"
+	"copperhead/internal/project"
+)
+
+// AllTools returns copperhead's own tools in their fixed order. The order is
+// part of the prompt: tool lists must be byte-identical from turn to turn for
+// prompt caching, so it never depends on a map or on the session. The
+// mutating tools come last, so unlocking them appends to the list rather
+// than reshuffling it. Research tools, when configured, are appended by the
+// loop.
+//
+// Mutating (withheld until validate_change passes): edit_file, write_file,
+// record_constraint, resolve_affected. record_decision is not mutating: it
+// only appends to Session.Decisions, which reach docs/DECISIONS.md through
+// the commit, and the commit itself needs a validated change; a decision
+// made while planning (or while refusing) is worth recording.
+func AllTools() []Tool {
+	return []Tool{
+		readFileTool{},
+		searchTool{},
+		listSymbolsTool{},
+		listNetsTool{},
+		listPinsTool{},
+		runERCTool{},
+		runDRCTool{},
+		checkDriftTool{},
+		exportSVGTool{},
+		proposeChangeTool{},
+		validateChangeTool{},
+		recordDecisionTool{},
+		finishTool{},
+		editFileTool{},
+		writeFileTool{},
+		recordConstraintTool{},
+		resolveAffectedTool{},
+	}
+}
+
+// ToolList is the tool list the model is shown this turn: every tool in
+// order, except mutating ones while the run's change has not validated
+// (invariant 1: the edit tools are absent, not merely discouraged). Each
+// tool's Spec is built once, so the same session state yields the same bytes.
+func ToolList(s *Session, tools []Tool) []llm.Tool {
+	out := make([]llm.Tool, 0, len(tools))
+	for _, t := range tools {
+		if t.Mutating() && !s.Validated {
+			continue
+		}
+		out = append(out, t.Spec())
+	}
+	return out
+}
+
+// Dispatch runs one tool call and returns what the model gets back. Calls
+// the model can correct are IsError results, never Go errors: an unknown
+// tool, a mutating tool before validation (the second half of the spec gate,
+// for a model that calls a tool it was not shown), arguments that are not a
+// JSON object. After the tool runs, Dispatch runs the post-call hooks on the
+// files it changed (hook). Result.Fatal is set when the run must end.
+//
+// Dispatch is not safe for concurrent use on one Session: the loop runs a
+// turn's calls one after another, in the order the model gave them.
+func Dispatch(ctx context.Context, s *Session, tools []Tool, call llm.ToolCall) (res Result) {
+	s.ledger()
+	var tool Tool
+	for _, t := range tools {
+		if t.Spec().Name == call.Name {
+			tool = t
+			break
+		}
+	}
+	if tool == nil {
+		var names []string
+		for _, t := range ToolList(s, tools) {
+			names = append(names, t.Name)
+		}
+		return Errorf("unknown tool %q; the tools available now are: %s", call.Name, strings.Join(names, ", "))
+	}
+	if tool.Mutating() && !s.Validated {
+		return Errorf("%s is locked until validate_change passes: write the proposal with propose_change, then call validate_change; the edit tools unlock when it validates", call.Name)
+	}
+	args := bytes.TrimSpace(call.Args)
+	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
+		args = []byte("{}")
+	}
+	if !json.Valid(args) || args[0] != '{' {
+		return Errorf("arguments for %s must be one JSON object matching its schema; got %s", call.Name, clip(string(args), 200))
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{Text: "run cancelled: " + err.Error(), IsError: true, Fatal: err}
+	}
+
+	defer func() {
+		if r := recover(); r != nil {
+			err := fmt.Errorf("tool %s panicked: %v\n%s", call.Name, r, debug.Stack())
+			res = Result{Text: "internal error in " + call.Name + " (a copperhead bug); the run stops", IsError: true, Fatal: err}
+		}
+	}()
+	res, err := tool.Run(ctx, s, json.RawMessage(args))
+	if err != nil {
+		res.Text = strings.TrimSpace(res.Text + "\n" + call.Name + " failed: " + err.Error())
+		res.IsError, res.Fatal = true, err
+	}
+	if err := ctx.Err(); err != nil && res.Fatal == nil {
+		res.IsError, res.Fatal = true, err
+	}
+	if opened := hook(s, res.Changed); len(opened) > 0 {
+		res.Text = strings.TrimRight(res.Text, "\n") + "\n\nLedger: opened " + strings.Join(opened, "; ") + "."
+	}
+	return res
+}
+
+// hook is the post-call hook (design D13): deterministic code, not the
+// model, decides what a changed file obliges the run to do. For each changed
+// file it records the first touch and opens
+//
+//   - .kicad_sch: ERC and drift, and counts a KiCad edit;
+//   - .kicad_pcb: DRC and drift, and counts a KiCad edit;
+//   - a doc (*.md directly in the docs folder): drift.
+//
+// It returns the obligations it newly opened, as phrases for the model.
+func hook(s *Session, changed []string) []string {
+	var opened []string
+	open := func(kind ObligationKind, subject, reason string) {
+		if s.Ledger.Open(kind, subject, reason) {
+			opened = append(opened, fmt.Sprintf("%s for %s (%s closes it)", kind, subject, closer[kind]))
+		}
+	}
+	for _, rel := range changed {
+		if !slices.Contains(s.Touched, rel) {
+			s.Touched = append(s.Touched, rel)
+		}
+		switch {
+		case strings.HasSuffix(rel, ".kicad_sch"):
+			s.KiCadEditSeq++
+			s.SchematicEditSeq = s.KiCadEditSeq
+			open(OblERC, rel, "schematic edited")
+			open(OblDrift, rel, "schematic edited")
+		case strings.HasSuffix(rel, ".kicad_pcb"):
+			s.KiCadEditSeq++
+			s.BoardEditSeq = s.KiCadEditSeq
+			open(OblDRC, rel, "board edited")
+			open(OblDrift, rel, "board edited")
+		case isDoc(s, rel):
+			open(OblDrift, rel, "design doc edited")
+		}
+	}
+	return opened
+}
+
+// isDoc reports whether rel is a design doc: a Markdown file directly in the
+// docs folder, which is what the drift check reads (design.ReadFiles).
+func isDoc(s *Session, rel string) bool {
+	return path.Dir(rel) == s.Config.DocsDir() && strings.EqualFold(path.Ext(rel), ".md")
+}
+
+// toolState is the tools' private bookkeeping inside a Session.
+type toolState struct {
+	// loadable remembers, per repo-relative KiCad file, whether content with
+	// a given hash loaded (guard.go), so the edit guard probes a file before
+	// an edit only the first time.
+	loadable map[string]loadState
+	// repairCounted is the KiCadEditSeq at which a failed ERC or DRC last
+	// counted as a repair cycle: re-running a check without an edit in
+	// between, or running the other check on the same edit, is not another
+	// attempt at a fix.
+	repairCounted int
+}
+
+// decodeArgs decodes a tool's JSON arguments strictly (unknown fields are
+// refused, as the schema's additionalProperties: false says). On failure it
+// returns an IsError result naming the tool and the problem.
+func decodeArgs[T any](name string, raw json.RawMessage) (T, *Result) {
+	var v T
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		r := Errorf("invalid arguments for %s: %v; call it again with arguments matching its schema", name, strings.TrimPrefix(err.Error(), "json: "))
+		return v, &r
+	}
+	return v, nil
+}
+
+// clip shortens s to at most n bytes (on a rune boundary) with an ellipsis.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// plural renders "1 match", "3 matches".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// designFile locates the run's root schematic or board: the located project
+// first, then the config's path, then a search of the repository (a create
+// run may gain a schematic mid-run). It returns "" for both when the
+// repository has none yet, which the KiCad tools report as "not applicable
+// yet" rather than as an error (AC-15.12).
+func (s *Session) designFile(board bool) (abs, rel string) {
+	usable := func(c string) bool {
+		if c == "" {
+			return false
+		}
+		fi, err := os.Stat(c)
+		if err != nil || !fi.Mode().IsRegular() {
+			return false
+		}
+		rel, _ = inside(filepath.Clean(s.Repo), filepath.Clean(c))
+		return rel != ""
+	}
+	if s.Project != nil {
+		if c := pick(board, s.Project.Board, s.Project.Schematic); usable(c) {
+			return c, rel
+		}
+	}
+	if c := pick(board, s.Config.Board, s.Config.Schematic); c != "" {
+		if c = filepath.Join(s.Repo, filepath.FromSlash(c)); usable(c) {
+			return c, rel
+		}
+	}
+	if pr, err := project.Locate(s.Repo, "", "", ""); err == nil {
+		if c := pick(board, pr.Board, pr.Schematic); usable(c) {
+			return c, rel
+		}
+	}
+	return "", ""
+}
+
+func pick(board bool, ifBoard, ifSchematic string) string {
+	if board {
+		return ifBoard
+	}
+	return ifSchematic
+}

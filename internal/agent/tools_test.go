@@ -1,0 +1,349 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"copperhead/internal/design"
+	"copperhead/internal/kicadcli"
+	"copperhead/internal/llm"
+	"copperhead/internal/openspec"
+	"copperhead/internal/project"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata golden files")
+
+// toolsKiCad is the real kicad-cli, found once per test binary with its
+// private KiCad config in a temporary folder (never the user's).
+var toolsKiCad struct {
+	once sync.Once
+	tool *kicadcli.Tool
+	err  error
+}
+
+// realKiCad returns the real kicad-cli with a fresh cache, or skips.
+func realKiCad(t *testing.T) *kicadcli.Tool {
+	t.Helper()
+	if _, err := exec.LookPath("kicad-cli"); err != nil && os.Getenv("COPPERHEAD_KICAD_CLI") == "" {
+		t.Skip("kicad-cli not installed (scripts/setup.sh installs it)")
+	}
+	toolsKiCad.once.Do(func() {
+		dir, err := os.MkdirTemp("", "agent-tools-kicad-*")
+		if err != nil {
+			toolsKiCad.err = err
+			return
+		}
+		os.Setenv("COPPERHEAD_KICAD_CONFIG", filepath.Join(dir, "config"))
+		toolsKiCad.tool, toolsKiCad.err = kicadcli.Find(context.Background())
+	})
+	if toolsKiCad.err != nil {
+		t.Fatal(toolsKiCad.err)
+	}
+	tool := *toolsKiCad.tool
+	tool.CacheDir = t.TempDir()
+	return &tool
+}
+
+func needOpenSpecCLI(t *testing.T) {
+	t.Helper()
+	if _, err := openspec.Binary(); err != nil {
+		t.Skip("openspec not installed (run scripts/setup.sh)")
+	}
+}
+
+// toolSession copies the open-telegraph fixture into a temporary git
+// repository and returns a session on it; kicad-cli is attached when
+// withKiCad is set (the test is skipped without one).
+func toolSession(t *testing.T, withKiCad bool) *Session {
+	t.Helper()
+	src, err := filepath.Abs("../../examples/open-telegraph")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := t.TempDir()
+	if err := os.CopyFS(repo, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	if repo, err = filepath.EvalSymlinks(repo); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	cfg, _, err := design.LoadConfig(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := project.Locate(repo, "", cfg.Schematic, cfg.Board)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Session{Repo: repo, Config: cfg, Project: pr, RunID: "test-run", Request: "test", Ledger: NewLedger()}
+	if withKiCad {
+		s.KiCad = realKiCad(t)
+	}
+	return s
+}
+
+// emptySession is a session on an empty repository (no KiCad project).
+func emptySession(t *testing.T) *Session {
+	t.Helper()
+	repo, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Session{Repo: repo, Config: design.DefaultConfig(), RunID: "test-run", Ledger: NewLedger()}
+}
+
+// call dispatches one tool call with args marshalled to JSON.
+func call(t *testing.T, s *Session, name string, args any) Result {
+	t.Helper()
+	raw, ok := args.(string)
+	if !ok {
+		b, err := json.Marshal(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw = string(b)
+	}
+	res := Dispatch(context.Background(), s, AllTools(), llm.ToolCall{ID: "c1", Name: name, Args: json.RawMessage(raw)})
+	if res.Fatal != nil {
+		t.Fatalf("%s: fatal: %v (%s)", name, res.Fatal, res.Text)
+	}
+	return res
+}
+
+// mustOK fails the test when res is an error result.
+func mustOK(t *testing.T, res Result) Result {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("unexpected error result: %s", res.Text)
+	}
+	return res
+}
+
+// mustFail fails the test unless res is an error result mentioning want.
+func mustFail(t *testing.T, res Result, want ...string) {
+	t.Helper()
+	if !res.IsError {
+		t.Fatalf("want an error result, got: %s", res.Text)
+	}
+	for _, w := range want {
+		if !strings.Contains(res.Text, w) {
+			t.Errorf("error result does not mention %q:\n%s", w, res.Text)
+		}
+	}
+}
+
+func readRepo(t *testing.T, s *Session, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(s.Repo, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func writeRepo(t *testing.T, s *Session, rel, content string) {
+	t.Helper()
+	p := filepath.Join(s.Repo, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func specNames(ts []llm.Tool) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+var mutatingNames = []string{"edit_file", "write_file", "record_constraint", "resolve_affected"}
+
+func TestToolListGate(t *testing.T) {
+	s := emptySession(t)
+	before := specNames(ToolList(s, AllTools()))
+	for _, m := range mutatingNames {
+		if slices.Contains(before, m) {
+			t.Errorf("%s offered before validation: %v", m, before)
+		}
+	}
+	for _, want := range []string{"read_file", "search", "propose_change", "validate_change", "record_decision", "finish"} {
+		if !slices.Contains(before, want) {
+			t.Errorf("%s missing before validation: %v", want, before)
+		}
+	}
+	s.Validated = true
+	after := specNames(ToolList(s, AllTools()))
+	if !slices.Equal(after[:len(before)], before) {
+		t.Errorf("unlocking reordered the list: %v then %v", before, after)
+	}
+	if got := after[len(before):]; !slices.Equal(got, mutatingNames) {
+		t.Errorf("unlocked tools = %v, want %v appended", got, mutatingNames)
+	}
+	if got := mutatingToolNames(); !slices.Equal(got, mutatingNames) {
+		t.Errorf("mutatingToolNames = %v", got)
+	}
+}
+
+func TestDispatchRefusesLockedTools(t *testing.T) {
+	s := toolSession(t, false)
+	orig := readRepo(t, s, "docs/SPEC.md")
+	args := map[string]any{
+		"edit_file":         map[string]any{"path": "docs/SPEC.md", "old_string": "Budgets", "new_string": "Limits"},
+		"write_file":        map[string]any{"path": "docs/NEW.md", "content": "x"},
+		"record_constraint": map[string]any{"key": "a.b", "source": "x", "affects": []string{}, "doc": "docs/SPEC.md", "doc_text": "x"},
+		"resolve_affected":  map[string]any{"resolutions": []any{}},
+	}
+	for _, name := range mutatingNames {
+		mustFail(t, call(t, s, name, args[name]), "locked until validate_change passes")
+	}
+	if readRepo(t, s, "docs/SPEC.md") != orig {
+		t.Fatal("a locked tool changed docs/SPEC.md")
+	}
+	if _, err := os.Stat(filepath.Join(s.Repo, "docs/NEW.md")); err == nil {
+		t.Fatal("a locked tool created docs/NEW.md")
+	}
+	if len(s.Touched) != 0 {
+		t.Fatalf("touched = %v", s.Touched)
+	}
+}
+
+func TestDispatchBadCalls(t *testing.T) {
+	s := emptySession(t)
+	tests := []struct {
+		name, args string
+		want       []string
+	}{
+		{"no_such_tool", `{}`, []string{`unknown tool "no_such_tool"`, "read_file", "finish"}},
+		{"read_file", `{"path": `, []string{"must be one JSON object"}},
+		{"read_file", `["docs"]`, []string{"must be one JSON object"}},
+		{"read_file", `{"path": 3}`, []string{"invalid arguments for read_file"}},
+		{"read_file", `{"file": "x"}`, []string{"invalid arguments for read_file", `unknown field "file"`}},
+	}
+	for _, tc := range tests {
+		res := Dispatch(context.Background(), s, AllTools(), llm.ToolCall{Name: tc.name, Args: json.RawMessage(tc.args)})
+		mustFail(t, res, tc.want...)
+		if res.Fatal != nil {
+			t.Errorf("%s %s: fatal %v", tc.name, tc.args, res.Fatal)
+		}
+	}
+	// Missing arguments read as {} (tools without parameters).
+	res := Dispatch(context.Background(), s, AllTools(), llm.ToolCall{Name: "run_erc"})
+	mustOK(t, res)
+	if !strings.Contains(res.Text, "not applicable yet") {
+		t.Errorf("run_erc without a schematic: %s", res.Text)
+	}
+}
+
+func TestDispatchCancelled(t *testing.T) {
+	s := emptySession(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res := Dispatch(ctx, s, AllTools(), llm.ToolCall{Name: "read_file", Args: json.RawMessage(`{"path":"."}`)})
+	if res.Fatal == nil {
+		t.Fatalf("cancelled dispatch is not fatal: %+v", res)
+	}
+}
+
+type panicTool struct{}
+
+func (panicTool) Spec() llm.Tool { return llm.Tool{Name: "boom"} }
+func (panicTool) Mutating() bool { return false }
+func (panicTool) Run(context.Context, *Session, json.RawMessage) (Result, error) {
+	panic("bug")
+}
+
+func TestDispatchPanicIsFatal(t *testing.T) {
+	res := Dispatch(context.Background(), emptySession(t), []Tool{panicTool{}}, llm.ToolCall{Name: "boom"})
+	if res.Fatal == nil || !strings.Contains(res.Fatal.Error(), "panicked: bug") {
+		t.Fatalf("result = %+v", res)
+	}
+}
+
+// TestHooks checks the post-call hooks: what a changed file obliges.
+func TestHooks(t *testing.T) {
+	s := emptySession(t)
+	s.Config.Docs = "docs/"
+	opened := hook(s, []string{"hardware/x.kicad_sch", "docs/BOM.md", "hardware/x.kicad_pcb", "README.md", "docs/sub/x.md", "hardware/x.kicad_sch"})
+	if s.KiCadEditSeq != 3 || s.SchematicEditSeq != 3 || s.BoardEditSeq != 2 {
+		t.Errorf("edit seqs = %d/%d/%d, want 3/3/2", s.KiCadEditSeq, s.SchematicEditSeq, s.BoardEditSeq)
+	}
+	want := []string{"hardware/x.kicad_sch", "docs/BOM.md", "hardware/x.kicad_pcb", "README.md", "docs/sub/x.md"}
+	if !slices.Equal(s.Touched, want) {
+		t.Errorf("touched = %v, want %v", s.Touched, want)
+	}
+	var got []string
+	for _, o := range s.Ledger.Pending() {
+		got = append(got, string(o.Kind)+" "+o.Subject)
+	}
+	wantObl := []string{"erc hardware/x.kicad_sch", "drift hardware/x.kicad_sch", "drift docs/BOM.md", "drc hardware/x.kicad_pcb", "drift hardware/x.kicad_pcb"}
+	if !slices.Equal(got, wantObl) {
+		t.Errorf("obligations = %v, want %v", got, wantObl)
+	}
+	if len(opened) != 5 {
+		t.Errorf("opened = %v", opened)
+	}
+}
+
+// TestToolListStable: the tool list is byte-identical between turns (prompt
+// caching keys on it) and matches the golden schemas.
+func TestToolListStable(t *testing.T) {
+	s := emptySession(t)
+	s.Validated = true
+	first, err := json.Marshal(ToolList(s, AllTools()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		s.Touched = append(s.Touched, "docs/x.md")
+		s.KiCadEditSeq++
+		again, _ := json.Marshal(ToolList(s, AllTools()))
+		if !bytes.Equal(first, again) {
+			t.Fatal("tool list bytes changed between turns")
+		}
+	}
+	// The golden file holds each schema's exact bytes, indented (json.Indent
+	// keeps key order), so a reordered key fails here as it would defeat
+	// prompt caching.
+	var pretty bytes.Buffer
+	for _, sp := range ToolList(s, AllTools()) {
+		pretty.WriteString("## " + sp.Name + "\n")
+		if err := json.Indent(&pretty, sp.Schema, "", "  "); err != nil {
+			t.Fatalf("%s: schema is not JSON: %v", sp.Name, err)
+		}
+		pretty.WriteString("\n")
+	}
+	golden := filepath.Join("testdata", "tool_schemas.golden")
+	if *update {
+		if err := os.WriteFile(golden, pretty.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestToolListStable -update)", err)
+	}
+	if !bytes.Equal(pretty.Bytes(), want) {
+		t.Errorf("tool schemas differ from %s (run with -update after an intended change):\n%s", golden, pretty.String())
+	}
+	for _, sp := range ToolList(s, AllTools()) {
+		if strings.TrimSpace(sp.Description) == "" || strings.Contains(sp.Description, "\t") {
+			t.Errorf("%s: description empty or tabbed", sp.Name)
+		}
+	}
+}

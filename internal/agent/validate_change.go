@@ -1,0 +1,113 @@
+package agent
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"copperhead/internal/atomicfile"
+	"copperhead/internal/llm"
+	"copperhead/internal/openspec"
+)
+
+//go:embed validate_change.md
+var validateChangeDoc string
+
+type validateChangeArgs struct{}
+
+var validateChangeSpec = llm.ToolFor[validateChangeArgs]("validate_change", strings.TrimSpace(validateChangeDoc))
+
+type validateChangeTool struct{}
+
+func (validateChangeTool) Spec() llm.Tool { return validateChangeSpec }
+func (validateChangeTool) Mutating() bool { return false }
+
+func (validateChangeTool) Run(ctx context.Context, s *Session, raw json.RawMessage) (Result, error) {
+	if _, bad := decodeArgs[validateChangeArgs]("validate_change", raw); bad != nil {
+		return *bad, nil
+	}
+	if s.ChangeID == "" {
+		return Errorf("validate_change: no change proposed yet: write the proposal with propose_change first"), nil
+	}
+	if s.Validated {
+		return Result{Text: fmt.Sprintf("change %s already validated; the edit tools are unlocked: %s", s.ChangeID, strings.Join(mutatingToolNames(), ", "))}, nil
+	}
+	res, err := openspec.ValidateChange(ctx, s.Repo, s.ChangeID)
+	if errors.Is(err, openspec.ErrNotInstalled) {
+		// No retry can pass the spec gate without the CLI: end the run.
+		return Result{}, fmt.Errorf("validate change %s: %w (install it with scripts/setup.sh, or set COPPERHEAD_OPENSPEC)", s.ChangeID, err)
+	}
+	if err != nil {
+		return Errorf("validate_change: openspec could not validate %s: %s", s.ChangeID, s.scrub(err.Error())), nil
+	}
+	if !res.OK() {
+		var b strings.Builder
+		fmt.Fprintf(&b, "change %s does NOT validate (openspec validate --strict). Fix these with propose_change (id %q) and call validate_change again:\n", s.ChangeID, s.ChangeID)
+		for _, is := range res.Issues {
+			where := is.Path
+			if where == "" {
+				where = is.Item
+			}
+			fmt.Fprintf(&b, "- %s %s: %s\n", is.Level, where, is.Message)
+		}
+		return Result{Text: b.String(), IsError: true}, nil
+	}
+	status := "AUTO: validated and approved without human review (autonomous run)"
+	if s.Approve != nil {
+		if !s.Approve(s.ChangeID) {
+			return Result{Text: fmt.Sprintf("change %s validates, but the human declined it: the edit tools stay locked. Revise the proposal with propose_change (id %q) to address their concern, or finish with outcome refuse.", s.ChangeID, s.ChangeID)}, nil
+		}
+		status = "validated and approved by a human (interactive run)"
+	}
+	changed, err := markApproved(s, status)
+	if err != nil {
+		return Errorf("validate_change: %s", s.scrub(err.Error())), nil
+	}
+	s.Validated = true
+	return Result{
+		Text: fmt.Sprintf("change %s validates (openspec validate --strict) and is approved (%s). Unlocked: %s. Now implement the tasks; run run_erc after schematic edits, run_drc after board edits, and check_drift after doc edits.",
+			s.ChangeID, status, strings.Join(mutatingToolNames(), ", ")),
+		Changed: changed,
+	}, nil
+}
+
+// markApproved rewrites the status line propose_change put in proposal.md,
+// so the approval is recorded where a reviewer reads the proposal. A
+// proposal without the line (hand-written) is left alone.
+func markApproved(s *Session, status string) ([]string, error) {
+	p, err := s.resolvePath(changesDir + "/" + s.ChangeID + "/proposal.md")
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(p.Abs)
+	if err != nil {
+		return nil, nil
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, statusPrefix) {
+			lines[i] = statusPrefix + status + ".\n"
+			if err := atomicfile.Write(p.Abs, []byte(strings.Join(lines, "")), 0o644); err != nil {
+				return nil, err
+			}
+			return []string{p.Rel}, nil
+		}
+	}
+	return nil, nil
+}
+
+// mutatingToolNames lists the tools the spec gate withholds, in tool-list
+// order.
+func mutatingToolNames() []string {
+	var names []string
+	for _, t := range AllTools() {
+		if t.Mutating() {
+			names = append(names, t.Spec().Name)
+		}
+	}
+	return names
+}
