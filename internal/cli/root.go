@@ -133,6 +133,9 @@ with KiCad's own ERC and DRC.`,
 		newPartsCmd(a),
 		newNetsCmd(a),
 		newModelsCmd(a),
+		newSyncCmd(a),
+		newExplainCmd(a),
+		newDoCmd(a),
 	)
 	return root
 }

@@ -1,0 +1,333 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"copperhead/internal/agent"
+	"copperhead/internal/design"
+	"copperhead/internal/gitrepo"
+	"copperhead/internal/llm"
+	"copperhead/internal/redact"
+	"copperhead/internal/runmeta"
+	"copperhead/internal/transcript"
+)
+
+// DoResult is `do --json`: the run's outcome, one object on stdout.
+type DoResult struct {
+	RunID        string                  `json:"run_id"`
+	RunDir       string                  `json:"run_dir"`    // repo-relative
+	Transcript   string                  `json:"transcript"` // repo-relative
+	Request      string                  `json:"request"`
+	Model        string                  `json:"model"`
+	Provider     string                  `json:"provider"`
+	Source       string                  `json:"source"`
+	ExitPath     transcript.ExitPath     `json:"exit_path"`
+	ChangeID     string                  `json:"change_id"`
+	Commit       *string                 `json:"commit"`
+	StashRef     *string                 `json:"stash_ref"`
+	Verification transcript.Verification `json:"verification"`
+	TurnsUsed    int                     `json:"turns_used"`
+	TurnBudget   int                     `json:"turn_budget"`
+	RepairCycles int                     `json:"repair_cycles_used"`
+	RepairBudget int                     `json:"repair_cycle_budget"`
+	Tokens       llm.Usage               `json:"tokens"`
+	DurationMS   int64                   `json:"duration_ms"`
+	DryRun       bool                    `json:"dry_run"`
+	Diff         string                  `json:"diff,omitempty"` // --dry-run only
+	Summary      string                  `json:"summary"`        // the agent's own account
+	Error        string                  `json:"error,omitempty"`
+}
+
+type doOptions struct {
+	model       string
+	maxTurns    int
+	allowDirty  bool
+	dryRun      bool
+	interactive bool
+}
+
+func newDoCmd(a *app) *cobra.Command {
+	var o doOptions
+	cmd := &cobra.Command{
+		Use:   `do "<change request>"`,
+		Short: "Make one design change with the agent: proposed, edited, verified, committed",
+		Long: `do runs the agent loop on one change request. The agent reads the design
+docs, writes an OpenSpec proposal and validates it (the edit tools stay
+locked until it does), edits the KiCad files and docs surgically, runs ERC
+and DRC until they pass, updates every doc the change touches, records its
+decisions, and commits once. A request that would break a documented budget
+or constraint is refused, citing it.
+
+The working tree must be clean (--allow-dirty snapshots uncommitted work and
+restores it exactly on failure). Every run is recorded in
+.copperhead/runs/<run-id>/ (transcript.jsonl, summary.md). A run that fails
+keeps its work in a git stash entry named "copperhead failed run <run-id>"
+and restores the tree byte for byte. --dry-run prints the diff the run would
+commit and writes nothing.
+
+Exit 0 when the change was committed or the agent refused the request, 1 when
+the run failed (turn budget, repair cycles, stall, model error, commit
+failure) or the tree is dirty, 2 for bad usage or a broken environment (no
+model configured, no kicad-cli).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
+				return withHint(usagef("do takes one change request, quoted"), `e.g. copperhead do "rename net KEY_DAH to KEY_DASH"`)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("max-turns") && o.maxTurns <= 0 {
+				return usagef("--max-turns %d: must be at least 1", o.maxTurns)
+			}
+			return a.runDo(cmd.Context(), strings.TrimSpace(args[0]), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.model, "model", "", "the model, e.g. claude, gpt-5, compat:<model-id>, replay:<run-id>")
+	f.IntVar(&o.maxTurns, "max-turns", 0, "the turn budget (default: maxTurns in config, else 40)")
+	f.BoolVar(&o.allowDirty, "allow-dirty", false, "run on a tree with uncommitted changes (restored exactly on failure)")
+	f.BoolVar(&o.dryRun, "dry-run", false, "print the diff the run would commit and write nothing")
+	f.BoolVar(&o.interactive, "interactive", false, "ask before the edit tools unlock, after the proposal validates")
+	return cmd
+}
+
+func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
+	ws, err := a.open("")
+	if err != nil {
+		return err
+	}
+	// A dirty tree is refused before anything is created, run folder
+	// included: the run never started, so there is nothing to record.
+	if _, err := gitrepo.Preflight(ctx, ws.repo, o.allowDirty); err != nil {
+		var dirty *gitrepo.DirtyError
+		if errors.As(err, &dirty) {
+			return withHint(failf("%v", err), "commit or stash them first, or pass --allow-dirty")
+		}
+		return failf("%v", err)
+	}
+	kc, err := findKiCad(ctx)
+	if err != nil {
+		return err
+	}
+	s, err := a.modelSettings(o.model)
+	if err != nil {
+		return err
+	}
+	sel, err := llm.Select(s)
+	if err != nil {
+		if errors.Is(err, llm.ErrInvalidModel) {
+			return usagef("%v", err)
+		}
+		return withHint(usagef("%v", err), "see 'copperhead models'")
+	}
+	p, err := llm.Open(sel, s, llm.OpenOptions{RepoRoot: ws.repo, CacheDir: llmCacheDir()})
+	if err != nil {
+		return providerErr(err)
+	}
+
+	cfg := ws.cfg
+	maxTurns := cmpOr(o.maxTurns, cfg.MaxTurns, design.DefaultMaxTurns)
+	maxRepair := cmpOr(cfg.MaxRepairCycles, design.DefaultMaxRepairCycles)
+	start := time.Now()
+	runID := transcript.NewRunID(start)
+	red := redact.New(os.Environ())
+	w, err := transcript.Create(ws.repo, runID, red)
+	if err != nil {
+		return failf("%v", err)
+	}
+	defer w.Close()
+	meta := runmeta.Collect(ctx, runmeta.Input{
+		RunID: runID, StartedAt: start, Command: "do", Request: request,
+		Model: p.Model(), Provider: p.Name(), SelectionSource: sel.Source, Interactive: o.interactive,
+		Version: version(), Repo: ws.repo, Config: cfg,
+		Schematic: ws.proj.Rel(ws.proj.Schematic), Board: ws.proj.Rel(ws.proj.Board),
+		MaxTurns: maxTurns, MaxRepairCycles: maxRepair, HookMarker: hookMarker,
+	}, runmeta.DefaultProbes())
+
+	rr := a.newRunRenderer(red)
+	defer rr.Close()
+	rr.Header(doHeader(meta, o)...)
+	rr.Begin(maxTurns)
+	in := agent.RunInput{
+		Repo: ws.repo, Config: cfg, Project: ws.proj, KiCad: kc,
+		Provider: llm.Record(p, w), Writer: w, Start: meta, Redactor: red,
+		Request: request, RunID: runID, MaxTurns: maxTurns, MaxRepairCycles: maxRepair,
+		AllowDirty: o.allowDirty, DryRun: o.dryRun, Interactive: o.interactive,
+		Progress: rr.Event,
+	}
+	if o.interactive {
+		in.Approve = func(id string) bool {
+			ans, _ := rr.Ask(ctx, fmt.Sprintf("OpenSpec change %s validated: unlock the edit tools and apply it? [y/N] ", id))
+			return strings.EqualFold(ans, "y") || strings.EqualFold(ans, "yes")
+		}
+	}
+	if a.attended() {
+		in.Extend = func(st agent.BudgetStats) int { return askExtension(ctx, rr, st) }
+	}
+	out, err := agent.Run(ctx, in)
+	if err != nil {
+		// The run never started (no snapshot, no prompt): its folder holds
+		// an empty transcript at most, which would only mislead.
+		rr.Close()
+		_ = w.Close()
+		_ = os.RemoveAll(w.Dir())
+		var dirty *gitrepo.DirtyError
+		if errors.As(err, &dirty) {
+			return withHint(failf("%v", err), "commit or stash them first, or pass --allow-dirty")
+		}
+		return failf("%v", err)
+	}
+	if err := w.Close(); err != nil && out.Error == "" {
+		out.Error = err.Error()
+	}
+
+	res := doResult(ws.repo, meta, out, o)
+	if out.Summary != "" {
+		rr.Text(out.Summary)
+	}
+	if o.dryRun && out.Diff != "" && a.mode() != modeJSON {
+		rr.Text(out.Diff)
+	}
+	rr.Outcome(outcomeLine(res), out.OK())
+	if a.mode() == modeJSON {
+		if err := writeJSON(a.io.Out, res); err != nil {
+			return err
+		}
+	}
+	if out.OK() {
+		return nil
+	}
+	hint := "transcript " + res.Transcript
+	if res.StashRef != nil {
+		hint = "work kept in " + *res.StashRef + "; " + hint
+	}
+	msg := out.Error
+	if msg == "" {
+		msg = string(out.ExitPath)
+	}
+	return withHint(failf("%s", red.String(msg)), hint)
+}
+
+func cmpOr(vs ...int) int {
+	for _, v := range vs {
+		if v > 0 {
+			return v
+		}
+	}
+	return 0
+}
+
+// attended reports whether a human is at the terminal to answer a question:
+// stdout and stdin are both terminals and the output is not --json/--plain.
+// Only then is the turn-budget extension offered (AC-15.3).
+func (a *app) attended() bool {
+	if a.mode() != modeTTY {
+		return false
+	}
+	f, ok := a.io.In.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// defaultExtension is the extra turns offered when the human just presses
+// Enter: enough for a repair cycle and the wrap-up.
+const defaultExtension = 10
+
+// askExtension shows the cost so far and asks for more turns (AC-15.4). Each
+// call is a fresh decision with fresh numbers.
+func askExtension(ctx context.Context, rr *runRenderer, st agent.BudgetStats) int {
+	q := fmt.Sprintf("turn budget reached: %d/%d turns, %s touched, %s open, %s in / %s out tokens. More turns? [%d, 0 to stop] ",
+		st.TurnsUsed, st.TurnBudget, plural(len(st.FilesTouched), "file"), plural(len(st.OpenObligations), "obligation"),
+		compactCount(st.Tokens.Input), compactCount(st.Tokens.Output), defaultExtension)
+	ans, ok := rr.Ask(ctx, q)
+	switch {
+	case !ok:
+		return 0
+	case ans == "":
+		return defaultExtension
+	}
+	n, err := strconv.Atoi(ans)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// doHeader is the at most two lines printed before the first turn (AC-8.4).
+func doHeader(m transcript.RunStart, o doOptions) []string {
+	first := fmt.Sprintf("copperhead %s · do · %s via %s (selected by %s)", m.CopperheadVersion, m.Model, m.Provider, m.SelectionSource)
+	second := fmt.Sprintf("run %s · turn budget %d · repair budget %d", m.RunID, m.Config.MaxTurns, m.Config.MaxRepairCycles)
+	if o.dryRun {
+		second += " · dry run"
+	}
+	if o.interactive {
+		second += " · interactive"
+	}
+	if o.allowDirty {
+		second += " · allow dirty"
+	}
+	return []string{first, second}
+}
+
+func doResult(repo string, m transcript.RunStart, out *agent.RunOutcome, o doOptions) DoResult {
+	rel := func(p string) string {
+		if r, err := filepath.Rel(repo, p); err == nil {
+			return filepath.ToSlash(r)
+		}
+		return p
+	}
+	return DoResult{
+		RunID: m.RunID, RunDir: rel(out.RunDir), Transcript: rel(out.Transcript), Request: m.Request,
+		Model: m.Model, Provider: m.Provider, Source: string(m.SelectionSource),
+		ExitPath: out.ExitPath, ChangeID: out.ChangeID, Commit: nonEmpty(out.Commit), StashRef: nonEmpty(out.StashRef),
+		Verification: out.Verification, TurnsUsed: out.Turns, TurnBudget: out.TurnBudget,
+		RepairCycles: out.RepairCycles, RepairBudget: out.RepairBudget, Tokens: out.Tokens,
+		DurationMS: out.Duration.Milliseconds(), DryRun: o.dryRun, Diff: out.Diff, Summary: out.Summary, Error: out.Error,
+	}
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// outcomeLine is the run's one final line (AC-8.5): exit path, verification,
+// commit, duration, tokens; where the work went when it failed.
+func outcomeLine(r DoResult) string {
+	status := r.Verification.Status
+	if status == "" {
+		status = transcript.VerifyNotRun
+	}
+	parts := []string{string(r.ExitPath), "verification " + status}
+	switch {
+	case r.Commit != nil:
+		parts = append(parts, "commit "+shortHash(*r.Commit))
+	case r.DryRun && r.ExitPath == transcript.ExitDone:
+		parts = append(parts, "dry run: nothing written")
+	}
+	parts = append(parts,
+		clockDuration(time.Duration(r.DurationMS)*time.Millisecond),
+		fmt.Sprintf("%s in / %s out tokens", compactCount(r.Tokens.Input), compactCount(r.Tokens.Output)),
+		fmt.Sprintf("turns %d/%d", r.TurnsUsed, r.TurnBudget))
+	if r.StashRef != nil {
+		parts = append(parts, "work kept in "+*r.StashRef)
+	}
+	parts = append(parts, "run "+r.RunDir)
+	return strings.Join(parts, " · ")
+}
+
+func shortHash(h string) string { return h[:min(len(h), 12)] }
