@@ -92,7 +92,7 @@ func (editFileTool) Run(ctx context.Context, s *Session, raw json.RawMessage) (R
 			return Result{}, err
 		}
 	}
-	if err := atomicfile.Write(p.Abs, []byte(edited), 0o644); err != nil {
+	if err := s.writeFile(p.Abs, []byte(edited)); err != nil {
 		return Errorf("edit_file: %s", s.scrub(err.Error())), nil
 	}
 	at := "at lines"

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"copperhead/internal/atomicfile"
 	"copperhead/internal/design"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/kicadcli"
@@ -61,7 +60,8 @@ type RunInput struct {
 	// Start is the run-start event (runmeta.Collect); Run writes it once
 	// the snapshot is taken and renders it in summary.md.
 	Start transcript.RunStart
-	// Redactor redacts summary.md; nil applies redact's shape rules only.
+	// Redactor redacts summary.md and every byte the tools write; nil applies
+	// redact's shape rules only.
 	Redactor *redact.Redactor
 
 	Request string
@@ -226,7 +226,7 @@ func newRun(ctx context.Context, in RunInput) (*run, error) {
 	}
 	cfg := in.Config
 	cfg.MaxTurns, cfg.MaxRepairCycles = r.budget, r.maxRepair
-	r.s = &Session{Repo: in.Repo, Config: cfg, Project: in.Project, KiCad: in.KiCad,
+	r.s = &Session{Repo: in.Repo, Config: cfg, Project: in.Project, KiCad: in.KiCad, Redactor: in.Redactor,
 		RunID: in.RunID, Request: in.Request, Approve: in.Approve, Ledger: NewLedger()}
 
 	// The prompt first: it only reads, so a failure here leaves nothing
@@ -755,7 +755,7 @@ func (r *run) updateDoc(rel string, scaffold []byte, edit func([]byte) []byte) e
 	if err != nil {
 		return fmt.Errorf("update %s: %w", rel, err)
 	}
-	if err := atomicfile.Write(p, edit(doc), 0o644); err != nil {
+	if err := r.s.writeFile(p, edit(doc)); err != nil {
 		return fmt.Errorf("update %s: %w", rel, err)
 	}
 	return nil

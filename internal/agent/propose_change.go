@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 
-	"copperhead/internal/atomicfile"
 	"copperhead/internal/llm"
 	"copperhead/internal/openspec"
 )
@@ -106,7 +105,7 @@ func (proposeChangeTool) Run(ctx context.Context, s *Session, raw json.RawMessag
 		if err != nil {
 			return Errorf("propose_change: %v", err), nil
 		}
-		if err := atomicfile.Write(p.Abs, []byte(files[rel]), 0o644); err != nil {
+		if err := s.writeFile(p.Abs, []byte(files[rel])); err != nil {
 			return Result{Changed: written}, fmt.Errorf("write proposal: %s", s.scrub(err.Error()))
 		}
 		written = append(written, p.Rel)

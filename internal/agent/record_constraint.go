@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 
-	"copperhead/internal/atomicfile"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/llm"
@@ -124,11 +123,11 @@ func (recordConstraintTool) Run(ctx context.Context, s *Session, raw json.RawMes
 
 	// Registry first: a doc line without its registry entry is what `sync`
 	// repairs by adding the entry, the safer half to be left with.
-	if err := atomicfile.Write(regPath.Abs, reg.Marshal(), 0o644); err != nil {
+	if err := s.writeFile(regPath.Abs, reg.Marshal()); err != nil {
 		return Errorf("record_constraint: %s", s.scrub(err.Error())), nil
 	}
 	changed := []string{regPath.Rel}
-	if err := atomicfile.Write(doc.Abs, newDoc, 0o644); err != nil {
+	if err := s.writeFile(doc.Abs, newDoc); err != nil {
 		return Result{Changed: changed}, fmt.Errorf("dual write of %s: registry written, doc %s failed: %s", a.Key, doc.Rel, s.scrub(err.Error()))
 	}
 	changed = append(changed, doc.Rel)

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"copperhead/internal/atomicfile"
 	"copperhead/internal/design"
 	"copperhead/internal/llm"
 )
@@ -95,7 +94,7 @@ func (resolveAffectedTool) Run(ctx context.Context, s *Session, raw json.RawMess
 		if err != nil {
 			return Errorf("resolve_affected: %v", err), nil
 		}
-		if err := atomicfile.Write(p.Abs, reg.Marshal(), 0o644); err != nil {
+		if err := s.writeFile(p.Abs, reg.Marshal()); err != nil {
 			return Errorf("resolve_affected: %s", s.scrub(err.Error())), nil
 		}
 		changed = append(changed, p.Rel)

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"copperhead/internal/atomicfile"
 	"copperhead/internal/design"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/llm"
 	"copperhead/internal/project"
+	"copperhead/internal/redact"
 )
 
 // Tool is one tool the model may call. Each lives in its own file named for
@@ -88,6 +90,11 @@ type Session struct {
 	Decisions []Decision
 	Finished  *Finish // set by the finish tool when it is accepted
 
+	// Redactor scrubs secrets from every byte a tool writes into the
+	// repository: a key the model echoes must not reach a file, a commit or
+	// the failed-run stash. nil applies redact's shape rules only.
+	Redactor *redact.Redactor
+
 	tools toolState // the tools' private bookkeeping (tools.go)
 }
 
@@ -118,4 +125,9 @@ const (
 type Finish struct {
 	Outcome Outcome `json:"outcome"`
 	Summary string  `json:"summary"`
+}
+
+// writeFile is how tools write into the repository: redacted, then atomic.
+func (s *Session) writeFile(abs string, data []byte) error {
+	return atomicfile.Write(abs, s.Redactor.Bytes(data), 0o644)
 }

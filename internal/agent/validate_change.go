@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"copperhead/internal/atomicfile"
 	"copperhead/internal/llm"
 	"copperhead/internal/openspec"
 )
@@ -91,7 +90,7 @@ func markApproved(s *Session, status string) ([]string, error) {
 	for i, l := range lines {
 		if strings.HasPrefix(l, statusPrefix) {
 			lines[i] = statusPrefix + status + ".\n"
-			if err := atomicfile.Write(p.Abs, []byte(strings.Join(lines, "")), 0o644); err != nil {
+			if err := s.writeFile(p.Abs, []byte(strings.Join(lines, ""))); err != nil {
 				return nil, err
 			}
 			return []string{p.Rel}, nil

@@ -11,7 +11,6 @@ import (
 	"path"
 	"strings"
 
-	"copperhead/internal/atomicfile"
 	"copperhead/internal/llm"
 )
 
@@ -50,7 +49,7 @@ func (writeFileTool) Run(ctx context.Context, s *Session, raw json.RawMessage) (
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return Errorf("write_file: %s", s.scrub(err.Error())), nil
 	}
-	if err := atomicfile.Write(p.Abs, []byte(a.Content), 0o644); err != nil {
+	if err := s.writeFile(p.Abs, []byte(a.Content)); err != nil {
 		return Errorf("write_file: %s", s.scrub(err.Error())), nil
 	}
 	lines := strings.Count(a.Content, "\n")

@@ -108,11 +108,7 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 	// A dirty tree is refused before anything is created, run folder
 	// included: the run never started, so there is nothing to record.
 	if _, err := gitrepo.Preflight(ctx, ws.repo, o.allowDirty); err != nil {
-		var dirty *gitrepo.DirtyError
-		if errors.As(err, &dirty) {
-			return withHint(failf("%v", err), "commit or stash them first, or pass --allow-dirty")
-		}
-		return failf("%v", err)
+		return failf("%v", err) // a *gitrepo.DirtyError already says what to do
 	}
 	kc, err := findKiCad(ctx)
 	if err != nil {
@@ -180,11 +176,7 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 		rr.Close()
 		_ = w.Close()
 		_ = os.RemoveAll(w.Dir())
-		var dirty *gitrepo.DirtyError
-		if errors.As(err, &dirty) {
-			return withHint(failf("%v", err), "commit or stash them first, or pass --allow-dirty")
-		}
-		return failf("%v", err)
+		return failf("%v", err) // a *gitrepo.DirtyError already says what to do
 	}
 	if err := w.Close(); err != nil && out.Error == "" {
 		out.Error = err.Error()
