@@ -430,13 +430,10 @@ func limit(c design.Constraint) string {
 // holds R7, "zone:top" holds zone and top; net names keep their + and -.
 func affectsTokens(item string) []string {
 	whole := strings.TrimSpace(item)
-	toks := []string{whole}
-	for _, t := range strings.FieldsFunc(whole, func(r rune) bool {
+	parts := strings.FieldsFunc(whole, func(r rune) bool {
 		return !(r == '_' || r == '+' || r == '.' || (r >= 'A' && r <= 'Z') || (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9'))
-	}) {
-		toks = append(toks, t)
-	}
-	return toks
+	})
+	return append([]string{whole}, parts...)
 }
 
 // decisions are the DECISIONS.md entries (## headings) that name one of
