@@ -2,7 +2,8 @@
 # demo.sh: the main job on the bundled demo board, from a fresh machine.
 # Installs what is missing (scripts/setup.sh), builds copperhead, copies
 # examples/open-telegraph into a new git repository in a temporary folder and
-# runs `copperhead init` and `copperhead check` there. No API key is needed.
+# runs `copperhead init` and `copperhead check` there. No API key is needed;
+# with a model configured it also runs one agent request.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 export PATH="$PATH:/usr/local/go/bin"
@@ -28,6 +29,19 @@ echo
 echo "demo: copperhead check"
 status=0
 "$bin" check || status=$?
+
+# With a model configured (ANTHROPIC_API_KEY, OPENAI_API_KEY, COPPERHEAD_MODEL
+# or compat:), the agent gets the money demo: a request that would break the
+# 25 uA sleep budget, which it must refuse or answer with an alternative.
+if "$bin" models >/dev/null 2>&1; then
+	git add -A && git -c user.name=copperhead-demo -c user.email=demo@copperhead.invalid commit -qm "copperhead init"
+	echo
+	echo "demo: copperhead do \"add a 100kΩ pullup on KEY_DAH\""
+	"$bin" do "add a 100kΩ pullup on KEY_DAH" || status=$?
+else
+	echo
+	echo "demo: no model configured, so no agent run (see 'copperhead models')"
+fi
 
 echo
 echo "demo: the design docs are in $work/docs:"

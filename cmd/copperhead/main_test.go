@@ -62,6 +62,9 @@ func TestScripts(t *testing.T) {
 				}
 				_, err = os.Stat(demos)
 				return err == nil, nil
+			case "live":
+				// Live-model runs cost money: only with a key in the environment.
+				return os.Getenv("ANTHROPIC_API_KEY") != "" || os.Getenv("OPENAI_API_KEY") != "", nil
 			case "strace":
 				_, err := exec.LookPath("strace")
 				return err == nil, nil
