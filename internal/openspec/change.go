@@ -49,38 +49,14 @@ func ValidateChange(ctx context.Context, repo, id string) (*Result, error) {
 	// openspec exits non-zero when the change is invalid or unknown; the
 	// report still says why. Two shapes: an item report, or a status list
 	// when it could not resolve the item at all.
-	var rep struct {
-		Items []struct {
-			ID     string `json:"id"`
-			Type   string `json:"type"`
-			Valid  bool   `json:"valid"`
-			Issues []struct {
-				Level   string `json:"level"`
-				Path    string `json:"path"`
-				Message string `json:"message"`
-			} `json:"issues"`
-		} `json:"items"`
-		Status []struct {
-			Severity string `json:"severity"`
-			Code     string `json:"code"`
-			Message  string `json:"message"`
-		} `json:"status"`
-	}
+	var rep validateReport
 	if jerr := json.Unmarshal(bytes.TrimSpace(out), &rep); jerr != nil || (rep.Items == nil && rep.Status == nil) {
 		if err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("openspec validate %s in %s: unreadable report: %q", id, repo, truncate(string(out), 500))
 	}
-	res := &Result{Items: len(rep.Items), Issues: []Issue{}}
-	for _, it := range rep.Items {
-		if !it.Valid {
-			res.Failed++
-		}
-		for _, is := range it.Issues {
-			res.Issues = append(res.Issues, Issue{Item: it.ID, Type: it.Type, Level: is.Level, Path: is.Path, Message: is.Message})
-		}
-	}
+	res := rep.result()
 	if len(rep.Items) == 0 {
 		res.Failed = 1
 		for _, st := range rep.Status {

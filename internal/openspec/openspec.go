@@ -70,24 +70,38 @@ func Version(ctx context.Context) (string, error) {
 func ValidateAll(ctx context.Context, repo string) (*Result, error) {
 	out, err := run(ctx, repo, "validate", "--all", "--json", "--no-interactive")
 	// openspec exits non-zero when an item is invalid; the report still tells why.
-	var rep struct {
-		Items []struct {
-			ID     string `json:"id"`
-			Type   string `json:"type"`
-			Valid  bool   `json:"valid"`
-			Issues []struct {
-				Level   string `json:"level"`
-				Path    string `json:"path"`
-				Message string `json:"message"`
-			} `json:"issues"`
-		} `json:"items"`
-	}
+	var rep validateReport
 	if jerr := json.Unmarshal(bytes.TrimSpace(out), &rep); jerr != nil {
 		if err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("openspec validate --all in %s: unreadable report: %v", repo, jerr)
 	}
+	return rep.result(), nil
+}
+
+// validateReport is what `openspec validate --json` prints: a report per
+// item, or, when it could not resolve the item at all, a status list.
+type validateReport struct {
+	Items []struct {
+		ID     string `json:"id"`
+		Type   string `json:"type"`
+		Valid  bool   `json:"valid"`
+		Issues []struct {
+			Level   string `json:"level"`
+			Path    string `json:"path"`
+			Message string `json:"message"`
+		} `json:"issues"`
+	} `json:"items"`
+	Status []struct {
+		Severity string `json:"severity"`
+		Code     string `json:"code"`
+		Message  string `json:"message"`
+	} `json:"status"`
+}
+
+// result counts the invalid items and lists their issues in a stable order.
+func (rep *validateReport) result() *Result {
 	res := &Result{Items: len(rep.Items), Issues: []Issue{}}
 	for _, it := range rep.Items {
 		if !it.Valid {
@@ -104,7 +118,7 @@ func ValidateAll(ctx context.Context, repo string) (*Result, error) {
 		}
 		return a.Message < b.Message
 	})
-	return res, nil
+	return res
 }
 
 // Present reports whether repo has an openspec/ folder to validate.
