@@ -1,0 +1,169 @@
+// Package schedit is copperhead's deterministic schematic edit engine: each
+// operation (rename a net, set a field, add, remove or connect a part, swap
+// pins) first computes a Plan of byte splices against the lossless reader's
+// spans, then applies it, so a diff touches only the expressions the change
+// needs and the UUIDs of untouched objects never change. It builds on sexpr
+// and kicad and must never import design, llm, agent or research: keeping the
+// docs in step is the caller's job (see DocRows).
+package schedit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"copperhead/internal/atomicfile"
+	"copperhead/internal/kicad"
+	"copperhead/internal/sexpr"
+)
+
+// Sheet is one schematic file of the design: its bytes and their parse.
+type Sheet struct {
+	Path string      // absolute
+	Rel  string      // relative to the root schematic's folder, slash-separated
+	Src  []byte      // the file's bytes as read
+	Root *sexpr.Node // the parse of Src; spans index Src
+}
+
+// Design is a hierarchical schematic opened for editing: every file of the
+// hierarchy once (a sheet used twice is one file with two instances) plus
+// the read model.
+type Design struct {
+	RootPath string
+	Sheets   map[string]*Sheet // by absolute path
+	Model    *kicad.Schematic
+}
+
+// Load opens the schematic rooted at rootPath for editing.
+func Load(rootPath string) (*Design, error) {
+	model, err := kicad.LoadSchematic(rootPath)
+	if err != nil {
+		return nil, err
+	}
+	root, err := filepath.Abs(rootPath)
+	if err != nil {
+		return nil, err
+	}
+	d := &Design{RootPath: root, Sheets: map[string]*Sheet{}, Model: model}
+	dir := filepath.Dir(root)
+	files := []string{"."}
+	for _, inst := range model.Sheets {
+		files = append(files, inst.File)
+	}
+	for _, f := range files {
+		p := root
+		if f != "." && f != "" {
+			p = filepath.Join(dir, filepath.FromSlash(f))
+		}
+		if _, ok := d.Sheets[p]; ok {
+			continue
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", f, err)
+		}
+		n, err := sexpr.Parse(p, src)
+		if err != nil {
+			return nil, err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		d.Sheets[p] = &Sheet{Path: p, Rel: filepath.ToSlash(rel), Src: src, Root: n}
+	}
+	return d, nil
+}
+
+// SheetByRel returns the sheet whose Rel is rel (as kicad.Part.SheetFile and
+// kicad.SheetInstance.File name files), or nil.
+func (d *Design) SheetByRel(rel string) *Sheet {
+	for _, s := range d.Sheets {
+		if s.Rel == rel {
+			return s
+		}
+	}
+	return nil
+}
+
+// Plan is one operation's edits, computed without writing anything.
+type Plan struct {
+	Op      string                  // the operation as a person would type it, e.g. "rename-net KEY_DAH KEY_DASH"
+	Edits   map[string][]sexpr.Edit // absolute file path -> splices into that file's Src
+	Summary []string                // one human-readable line per change
+	Touched []string                // refdes whose BOM/PINOUT rows the change can affect
+}
+
+// ErrRefused wraps every refusal (unknown ref, net merge, symbol not found):
+// the design is fine, the operation is not applied.
+var ErrRefused = errors.New("refused")
+
+// Refusef returns an error wrapping ErrRefused.
+func Refusef(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrRefused, fmt.Sprintf(format, args...))
+}
+
+// NoOp reports whether the plan changes nothing (the change is already applied).
+func (p *Plan) NoOp() bool {
+	for _, es := range p.Edits {
+		if len(es) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Add records a splice into file at path.
+func (p *Plan) Add(path string, e sexpr.Edit) {
+	if p.Edits == nil {
+		p.Edits = map[string][]sexpr.Edit{}
+	}
+	p.Edits[path] = append(p.Edits[path], e)
+}
+
+// Preview returns each changed file's new bytes (absolute path -> bytes)
+// without writing: the dry run.
+func (p *Plan) Preview(d *Design) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for path, es := range p.Edits {
+		if len(es) == 0 {
+			continue
+		}
+		sh, ok := d.Sheets[path]
+		if !ok {
+			return nil, fmt.Errorf("plan edits %s, which is not a sheet of the design", path)
+		}
+		next, err := sexpr.Splice(sh.Src, es)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sh.Rel, err)
+		}
+		if !bytes.Equal(next, sh.Src) {
+			out[path] = next
+		}
+	}
+	return out, nil
+}
+
+// Apply writes the plan: every file is spliced, re-parsed to prove it still
+// reads, and only then are the files written (each atomically). It returns
+// the changed files relative to the root schematic's folder, sorted.
+func (p *Plan) Apply(d *Design) ([]string, error) {
+	next, err := p.Preview(d)
+	if err != nil {
+		return nil, err
+	}
+	for path, b := range next {
+		if _, err := sexpr.Parse(path, b); err != nil {
+			return nil, fmt.Errorf("%s would no longer parse: %w", d.Sheets[path].Rel, err)
+		}
+	}
+	var changed []string
+	for path, b := range next {
+		if err := atomicfile.Write(path, b, 0o644); err != nil {
+			return nil, err
+		}
+		changed = append(changed, d.Sheets[path].Rel)
+	}
+	sort.Strings(changed)
+	return changed, nil
+}
