@@ -55,11 +55,7 @@ connection and loads no model code.`,
 }
 
 func (a *app) runCheck(ctx context.Context, strict, noCache bool) (*verify.Result, error) {
-	w, err := a.open("")
-	if err != nil {
-		return nil, err
-	}
-	tool, err := findKiCad(ctx)
+	w, tool, err := a.openKiCad(ctx)
 	if err != nil {
 		return nil, err
 	}

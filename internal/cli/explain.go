@@ -77,11 +77,7 @@ are listed), 2 for bad usage or a broken environment.`,
 }
 
 func (a *app) runExplain(ctx context.Context, subject string, phrase bool, model string) error {
-	w, err := a.open("")
-	if err != nil {
-		return err
-	}
-	tool, err := findKiCad(ctx)
+	w, tool, err := a.openKiCad(ctx)
 	if err != nil {
 		return err
 	}

@@ -20,11 +20,7 @@ unconnected-(...) are single unconnected pins and are left out unless
 --unconnected is given. Read-only.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			w, err := a.open("")
-			if err != nil {
-				return err
-			}
-			t, err := findKiCad(cmd.Context())
+			w, t, err := a.openKiCad(cmd.Context())
 			if err != nil {
 				return err
 			}

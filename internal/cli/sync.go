@@ -72,11 +72,7 @@ or they need a human); 2 a requirement violation, or bad usage.`,
 }
 
 func (a *app) runSync(ctx context.Context, dryRun bool, model string, allowDirty bool) error {
-	w, err := a.open("")
-	if err != nil {
-		return err
-	}
-	tool, err := findKiCad(ctx)
+	w, tool, err := a.openKiCad(ctx)
 	if err != nil {
 		return err
 	}

@@ -78,6 +78,20 @@ func findKiCad(ctx context.Context) (*kicadcli.Tool, error) {
 	return t, nil
 }
 
+// openKiCad opens the repository and finds kicad-cli: what every command
+// that asks KiCad anything needs first.
+func (a *app) openKiCad(ctx context.Context) (*workspace, *kicadcli.Tool, error) {
+	w, err := a.open("")
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := findKiCad(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, t, nil
+}
+
 // netlist exports the project's connectivity through kicad-cli.
 func (w *workspace) netlist(ctx context.Context, t *kicadcli.Tool) (*kicad.Netlist, error) {
 	nl, err := t.Netlist(ctx, w.proj.Schematic)
