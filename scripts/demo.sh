@@ -12,7 +12,8 @@ bash "$here/scripts/setup.sh"
 
 bin="$here/bin/copperhead"
 echo "demo: building $bin"
-(cd "$here" && go build -o "$bin" ./cmd/copperhead)
+ver="$(git -C "$here" describe --always --dirty 2>/dev/null || echo devel)"
+(cd "$here" && go build -ldflags "-X copperhead/internal/cli.Version=$ver" -o "$bin" ./cmd/copperhead)
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/copperhead-demo.XXXXXX")"
 cp -R "$here/examples/open-telegraph/." "$work/"
