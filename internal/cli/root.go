@@ -136,6 +136,7 @@ with KiCad's own ERC and DRC.`,
 		newSyncCmd(a),
 		newExplainCmd(a),
 		newDoCmd(a),
+		newEditCmd(a),
 	)
 	return root
 }

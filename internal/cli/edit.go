@@ -1,0 +1,231 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"copperhead/internal/kicad/schedit"
+)
+
+// editOptions are the flags every edit operation shares.
+type editOptions struct {
+	dryRun bool
+}
+
+// editOps builds the edit subcommands. Each operation is one function
+// returning its cobra command, whose RunE parses its own arguments and
+// flags and hands runEdit a plan function; adding an operation is adding
+// its constructor here.
+var editOps = []func(a *app, o *editOptions) *cobra.Command{
+	newEditRenameNetCmd,
+	newEditSetFieldCmd,
+	newEditSwapPinsCmd,
+}
+
+func newEditCmd(a *app) *cobra.Command {
+	o := &editOptions{}
+	cmd := &cobra.Command{
+		Use:   "edit",
+		Short: "Edit the schematic deterministically (rename a net, set a field, swap pins)",
+		Long: `edit changes the schematic through copperhead's edit engine: each operation
+computes a plan of byte splices, so the diff shows only the expressions the
+change needs and untouched UUIDs never change. Re-running an applied change
+is a no-op. Without --dry-run the files are written, BOM.md and PINOUT.md rows
+for the affected parts and pins are updated (hand-written cells kept), and the
+changed files are listed; nothing is committed.
+
+A refusal (unknown name, a rename that would merge nets, a per-instance change
+KiCad cannot store) exits 1 with one line saying why.`,
+	}
+	cmd.PersistentFlags().BoolVar(&o.dryRun, "dry-run", false, "print the change and write nothing")
+	for _, op := range editOps {
+		cmd.AddCommand(op(a, o))
+	}
+	return cmd
+}
+
+func newEditRenameNetCmd(a *app, o *editOptions) *cobra.Command {
+	var merge bool
+	cmd := &cobra.Command{
+		Use:   "rename-net OLD NEW",
+		Short: "Rename a net: every label, sheet pin and power symbol carrying its name",
+		Args:  exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runEdit(cmd.Context(), o, func(d *schedit.Design) (*schedit.Plan, error) {
+				return schedit.RenameNet(d, args[0], args[1], merge)
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&merge, "merge", false, "allow NEW to be an existing net (the two nets become one)")
+	return cmd
+}
+
+func newEditSetFieldCmd(a *app, o *editOptions) *cobra.Command {
+	var instance string
+	cmd := &cobra.Command{
+		Use:   "set-field REF FIELD VALUE",
+		Short: "Set a symbol field (Value, Footprint, MPN, any property) or flag (dnp, in_bom, on_board)",
+		Long: `set-field sets one field on every unit of a part. A missing property is added,
+hidden. Flags take yes or no.
+
+KiCad stores one value per symbol even when its sheet is used several times
+(only the reference differs per instance), so a part in a reused sheet is
+refused unless --instance all accepts changing every instance.`,
+		Args: exactArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runEdit(cmd.Context(), o, func(d *schedit.Design) (*schedit.Plan, error) {
+				return schedit.SetField(d, args[0], args[1], args[2], instance)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&instance, "instance", "", "the sheet instance path, or \"all\" for a part in a reused sheet")
+	return cmd
+}
+
+func newEditSwapPinsCmd(a *app, o *editOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "swap-pins REF.PIN_A REF.PIN_B",
+		Short: "Swap the signals on two pins of one part (labels on stubs, no-connect flags)",
+		Args:  exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			refA, pinA, okA := strings.Cut(args[0], ".")
+			refB, pinB, okB := strings.Cut(args[1], ".")
+			if !okA || !okB || refA != refB {
+				return withHint(usagef("swap-pins takes two pins of one part, as U1.5 U1.6"), "see 'copperhead edit swap-pins --help'")
+			}
+			return a.runEdit(cmd.Context(), o, func(d *schedit.Design) (*schedit.Plan, error) {
+				return schedit.SwapPins(d, refA, pinA, pinB)
+			})
+		},
+	}
+}
+
+// exactArgs requires n positional arguments (a usage error otherwise).
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
+			return withHint(usagef("%v", err), "see '"+cmd.CommandPath()+" --help'")
+		}
+		return nil
+	}
+}
+
+// editResult is what an edit prints with --json.
+type editResult struct {
+	Op      string   `json:"op"`
+	Changed []string `json:"changed"` // repo-relative, sorted: schematics and docs
+	Summary []string `json:"summary"`
+	Diff    []string `json:"diff,omitempty"` // dry run: "-old" / "+new" lines per change
+	DryRun  bool     `json:"dry_run"`
+	NoOp    bool     `json:"no_op"`
+}
+
+// runEdit opens the project, plans the operation, and either previews it or
+// applies it and brings the docs along.
+func (a *app) runEdit(ctx context.Context, o *editOptions, plan func(*schedit.Design) (*schedit.Plan, error)) error {
+	w, err := a.open("")
+	if err != nil {
+		return err
+	}
+	d, err := schedit.Load(w.proj.Schematic)
+	if err != nil {
+		return failf("%v", w.relErr(err))
+	}
+	p, err := plan(d)
+	if err != nil {
+		if errors.Is(err, schedit.ErrRefused) {
+			return failf("%s", strings.TrimPrefix(err.Error(), schedit.ErrRefused.Error()+": "))
+		}
+		return failf("%v", w.relErr(err))
+	}
+	res := editResult{Op: p.Op, Changed: []string{}, Summary: p.Summary, DryRun: o.dryRun, NoOp: p.NoOp()}
+	if res.Summary == nil {
+		res.Summary = []string{}
+	}
+	repoRel := func(abs string) string { return repoPath(w.repo, abs) }
+	switch {
+	case res.NoOp:
+	case o.dryRun:
+		next, err := p.Preview(d)
+		if err != nil {
+			return failf("%v", w.relErr(err))
+		}
+		for path := range next {
+			res.Changed = append(res.Changed, repoRel(path))
+		}
+		res.Diff = planDiff(d, p, repoRel)
+	default:
+		changed, err := a.applyEdit(ctx, w, d, p)
+		if err != nil {
+			return err
+		}
+		res.Changed = changed
+	}
+	sort.Strings(res.Changed)
+	if a.mode() == modeJSON {
+		return writeJSON(a.io.Out, res)
+	}
+	printEdit(a, res)
+	return nil
+}
+
+func printEdit(a *app, res editResult) {
+	out := a.io.Out
+	if res.NoOp {
+		fmt.Fprintf(out, "%s: already applied, nothing to change\n", res.Op)
+		return
+	}
+	for _, s := range res.Summary {
+		fmt.Fprintln(out, s)
+	}
+	for _, l := range res.Diff {
+		fmt.Fprintln(out, l)
+	}
+	verb := "changed"
+	if res.DryRun {
+		verb = "would change (dry run, nothing written)"
+	}
+	fmt.Fprintf(out, "%s: %s\n", verb, strings.Join(res.Changed, ", "))
+}
+
+// planDiff renders each splice as the changed source lines, "-" before and
+// "+" after, headed by the file and line number: enough to review a dry run.
+func planDiff(d *schedit.Design, p *schedit.Plan, repoRel func(string) string) []string {
+	var paths []string
+	for path := range p.Edits {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	var out []string
+	for _, path := range paths {
+		sh := d.Sheets[path]
+		es := append(p.Edits[path][:0:0], p.Edits[path]...)
+		sort.Slice(es, func(i, j int) bool { return es[i].Start < es[j].Start })
+		for _, e := range es {
+			src := string(sh.Src)
+			ls := strings.LastIndexByte(src[:e.Start], '\n') + 1
+			le := len(src)
+			if i := strings.IndexByte(src[e.End:], '\n'); i >= 0 {
+				le = e.End + i
+			}
+			line := strings.Count(src[:ls], "\n") + 1
+			out = append(out, fmt.Sprintf("%s:%d", repoRel(path), line))
+			for _, l := range strings.Split(src[ls:le], "\n") {
+				if strings.TrimSpace(l) != "" {
+					out = append(out, "-"+l)
+				}
+			}
+			for _, l := range strings.Split(src[ls:e.Start]+e.Text+src[e.End:le], "\n") {
+				if strings.TrimSpace(l) != "" {
+					out = append(out, "+"+l)
+				}
+			}
+		}
+	}
+	return out
+}

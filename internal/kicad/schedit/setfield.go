@@ -1,0 +1,241 @@
+package schedit
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"copperhead/internal/sexpr"
+)
+
+// AllInstances is the SetField instance argument that accepts changing a
+// symbol shared by every instance of a reused sheet.
+const AllInstances = "all"
+
+// flagFields are the symbol attributes SetField sets as yes/no flags; they
+// are expressions of their own, (dnp yes), not properties.
+var flagFields = map[string]bool{"dnp": true, "in_bom": true, "on_board": true, "exclude_from_sim": true}
+
+// SetField sets one field of the part ref on every unit of its symbol: a
+// property (Value, Footprint, MPN, Manufacturer or any user field, added
+// hidden beside the Reference when missing) or one of the flags dnp, in_bom,
+// on_board, exclude_from_sim (value yes or no).
+//
+// Per instance: KiCad 7+ keeps one Value, Footprint and property set per
+// placed symbol, even when its sheet is used several times; only the
+// reference and unit differ per instance. A symbol in a reused sheet is
+// therefore one symbol for all its instances (R6 in one, R106 in the other),
+// and changing it for one instance alone is impossible without copying the
+// sheet. SetField refuses that honestly unless instance is AllInstances,
+// which changes every instance and says so. instance may also name the
+// instance path ("/Power/") when the sheet is used once.
+func SetField(d *Design, ref, field, value, instance string) (*Plan, error) {
+	field = strings.TrimSpace(field)
+	if field == "" {
+		return nil, Refusef("set-field needs a field name")
+	}
+	if strings.EqualFold(field, "Reference") {
+		return nil, Refusef("set-field does not change references: re-annotate in KiCad")
+	}
+	flag := strings.ToLower(field)
+	if flagFields[flag] {
+		switch strings.ToLower(value) {
+		case "yes", "true", "1":
+			value = "yes"
+		case "no", "false", "0":
+			value = "no"
+		default:
+			return nil, Refusef("%s is a yes/no flag, not %q", flag, value)
+		}
+	}
+	syms, refs, err := d.partSymbols(ref)
+	if err != nil {
+		return nil, err
+	}
+	if len(refs) > 1 && instance != AllInstances {
+		return nil, Refusef("%s sits in a sheet used %d times (%s): KiCad stores one %s per symbol for every instance, so the change would apply to all of them; pass --instance %s to change them all",
+			ref, len(refs), strings.Join(refs, ", "), field, AllInstances)
+	}
+	if instance != "" && instance != AllInstances && !d.partAt(ref, instance) {
+		return nil, Refusef("%s is not placed at instance %s", ref, instance)
+	}
+	plan := &Plan{Op: fmt.Sprintf("set-field %s %s %s", ref, field, value), Touched: []string{ref}}
+	for _, s := range syms {
+		sh, n := s.sheet, s.node
+		if flagFields[flag] {
+			setFlag(plan, sh, n, flag, value)
+			continue
+		}
+		if p := propertyNode(n, field); p != nil {
+			if p.Arg(1) != value && len(p.Children) > 2 {
+				c := &p.Children[2]
+				plan.Add(sh.Path, sexpr.Edit{Start: c.Start, End: c.End, Text: sexpr.Quote(value)})
+				plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s %q -> %q", sh.Rel, ref, field, p.Arg(1), value))
+			}
+			continue
+		}
+		text, at, err := newProperty(sh, n, field, value)
+		if err != nil {
+			return nil, err
+		}
+		plan.Add(sh.Path, sexpr.Edit{Start: at, End: at, Text: text})
+		plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s added: %q", sh.Rel, ref, field, value))
+	}
+	return plan, nil
+}
+
+// placedSymbol is one symbol expression (one unit) of a part.
+type placedSymbol struct {
+	sheet *Sheet
+	node  *sexpr.Node
+}
+
+// partSymbols finds every unit of ref and the references that share those
+// symbols through reused sheets (sorted; ref alone when the sheet is used once).
+func (d *Design) partSymbols(ref string) ([]placedSymbol, []string, error) {
+	file := ""
+	for _, p := range d.Model.Parts {
+		if p.Refdes == ref {
+			file = p.SheetFile
+			break
+		}
+	}
+	if file == "" {
+		return nil, nil, Refusef("no part %s in the schematic", ref)
+	}
+	sh := d.SheetByRel(file)
+	if sh == nil {
+		return nil, nil, fmt.Errorf("part %s: sheet %s is not loaded", ref, file)
+	}
+	var out []placedSymbol
+	shared := map[string]bool{}
+	for i := range sh.Root.Children {
+		n := &sh.Root.Children[i]
+		if n.Head() != "symbol" || n.Child("lib_id") == nil {
+			continue
+		}
+		refs := symbolRefs(n)
+		if !refs[ref] {
+			continue
+		}
+		out = append(out, placedSymbol{sh, n})
+		for r := range refs {
+			shared[r] = true
+		}
+	}
+	if len(out) == 0 {
+		return nil, nil, fmt.Errorf("part %s: no symbol in %s carries the reference", ref, file)
+	}
+	var refs []string
+	for r := range shared {
+		refs = append(refs, r)
+	}
+	sort.Strings(refs)
+	return out, refs, nil
+}
+
+// symbolRefs is every reference a placed symbol has: one per instance path,
+// or its Reference property when the file records no instances.
+func symbolRefs(n *sexpr.Node) map[string]bool {
+	refs := map[string]bool{}
+	for inst := range n.All("instances") {
+		for proj := range inst.All("project") {
+			for pa := range proj.All("path") {
+				if r := pa.Value1("reference"); r != "" {
+					refs[r] = true
+				}
+			}
+		}
+	}
+	if len(refs) == 0 {
+		refs[propertyValue(n, "Reference")] = true
+	}
+	return refs
+}
+
+// partAt reports whether ref is placed on the sheet instance path.
+func (d *Design) partAt(ref, path string) bool {
+	for _, p := range d.Model.Parts {
+		if p.Refdes == ref && p.SheetPath == path {
+			return true
+		}
+	}
+	return false
+}
+
+// setFlag writes (flag value) on a symbol, replacing the existing flag or
+// inserting it after the last of the symbol's flags.
+func setFlag(plan *Plan, sh *Sheet, n *sexpr.Node, flag, value string) {
+	ref := propertyValue(n, "Reference")
+	if c := n.Child(flag); c != nil {
+		cur := "yes" // a bare (dnp) means yes
+		if len(c.Children) > 1 {
+			cur = c.Arg(0)
+		}
+		if cur == value {
+			return
+		}
+		plan.Add(sh.Path, sexpr.Edit{Start: c.Start, End: c.End, Text: "(" + flag + " " + value + ")"})
+		plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s %s -> %s", sh.Rel, ref, flag, cur, value))
+		return
+	}
+	dflt := "yes"
+	if flag == "dnp" || flag == "exclude_from_sim" {
+		dflt = "no"
+	}
+	if value == dflt {
+		return
+	}
+	var anchor *sexpr.Node
+	for _, name := range []string{"exclude_from_sim", "in_bom", "on_board", "dnp", "unit", "at"} {
+		if c := n.Child(name); c != nil && (anchor == nil || c.End > anchor.End) {
+			anchor = c
+		}
+	}
+	if anchor == nil {
+		anchor = n.Child("lib_id")
+	}
+	plan.Add(sh.Path, sexpr.Edit{Start: anchor.End, End: anchor.End, Text: lineIndent(sh.Src, anchor.Start) + "(" + flag + " " + value + ")"})
+	plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s set to %s", sh.Rel, ref, flag, value))
+}
+
+// newProperty renders a new hidden property for symbol n, copied from the
+// Reference property's position and text effects so KiCad lays it out like
+// its own, and returns it with the offset to insert it at (after the last
+// property).
+func newProperty(sh *Sheet, n *sexpr.Node, name, value string) (string, int, error) {
+	tmpl := propertyNode(n, "Reference")
+	var last *sexpr.Node
+	for p := range n.All("property") {
+		last = p
+	}
+	if tmpl == nil || last == nil || len(tmpl.Children) < 3 {
+		return "", 0, fmt.Errorf("%s: symbol %s has no Reference property to copy a layout from", sh.Rel, propertyValue(n, "Reference"))
+	}
+	src := sh.Src
+	var b strings.Builder
+	b.Write(src[tmpl.Start:tmpl.Children[1].Start])
+	b.WriteString(sexpr.Quote(name) + " " + sexpr.Quote(value))
+	eff := tmpl.Child("effects")
+	rest := src[tmpl.Children[2].End:tmpl.End]
+	if eff != nil && eff.Child("hide") == nil && !eff.HasAtom("hide") {
+		// (hide yes) goes after the effects' last expression, indented like it.
+		lastEff := &eff.Children[len(eff.Children)-1]
+		off := lastEff.End - tmpl.Children[2].End
+		b.Write(rest[:off])
+		b.WriteString(lineIndent(src, lastEff.Start) + "(hide yes)")
+		b.Write(rest[off:])
+	} else {
+		b.Write(rest)
+	}
+	return lineIndent(src, last.Start) + b.String(), last.End, nil
+}
+
+// lineIndent returns "\n" plus the whitespace that precedes offset on its line.
+func lineIndent(src []byte, off int) string {
+	i := off
+	for i > 0 && (src[i-1] == ' ' || src[i-1] == '\t') {
+		i--
+	}
+	return "\n" + string(src[i:off])
+}

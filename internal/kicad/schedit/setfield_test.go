@@ -1,0 +1,139 @@
+package schedit
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestSetFieldValue(t *testing.T) {
+	root := fixtureRoot(t)
+	before := netlist(t, root)
+	orig, _ := os.ReadFile(root)
+	d := mustLoad(t, root)
+	p, err := SetField(d, "R6", "Value", "4.7k", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Touched) != 1 || p.Touched[0] != "R6" {
+		t.Errorf("touched = %v", p.Touched)
+	}
+	applyPlan(t, d, p)
+	if n := diffStat(t, orig, root); n != 2 {
+		t.Errorf("diff touches %d lines, want 2", n)
+	}
+	after := netlist(t, root)
+	if diff := netDiff(before, after); len(diff) != 0 {
+		t.Errorf("connectivity changed: %v", diff)
+	}
+	for i, c := range after.Components {
+		was := before.Components[i]
+		switch {
+		case c.Refdes == "R6" && c.Value != "4.7k":
+			t.Errorf("R6 value = %q", c.Value)
+		case c.Refdes != "R6" && c.Value != was.Value:
+			t.Errorf("%s value changed %q -> %q", c.Refdes, was.Value, c.Value)
+		}
+	}
+	p2, err := SetField(mustLoad(t, root), "R6", "Value", "4.7k", "")
+	if err != nil || !p2.NoOp() {
+		t.Fatalf("re-apply: %v, %v; want no-op", p2, err)
+	}
+}
+
+func TestSetFieldAddsMPNAndFlags(t *testing.T) {
+	root := fixtureRoot(t)
+	d := mustLoad(t, root)
+	p, err := SetField(d, "R6", "MPN", "RC0603FR-0710KL", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyPlan(t, d, p)
+	d = mustLoad(t, root)
+	var got string
+	for _, part := range d.Model.Parts {
+		if part.Refdes == "R6" {
+			got = part.MPN
+		}
+	}
+	if got != "RC0603FR-0710KL" {
+		t.Fatalf("R6 MPN after add = %q", got)
+	}
+	src, _ := os.ReadFile(root)
+	i := strings.Index(string(src), `(property "MPN" "RC0603FR-0710KL"`)
+	if i < 0 || !strings.Contains(string(src[i:i+400]), "(hide yes)") {
+		t.Errorf("added MPN property is not hidden:\n%s", src[i:min(len(src), i+400)])
+	}
+	netlist(t, root) // still loads in kicad-cli
+
+	p, err = SetField(d, "R6", "dnp", "yes", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyPlan(t, d, p)
+	d = mustLoad(t, root)
+	for _, part := range d.Model.Parts {
+		if part.Refdes == "R6" && !part.DNP {
+			t.Error("R6 not DNP after set-field dnp yes")
+		}
+	}
+	if p, err := SetField(d, "R6", "dnp", "yes", ""); err != nil || !p.NoOp() {
+		t.Errorf("dnp re-apply: %v, %v", p, err)
+	}
+	if p, err := SetField(d, "R6", "MPN", "RC0603FR-0710KL", ""); err != nil || !p.NoOp() {
+		t.Errorf("MPN re-apply: %v, %v", p, err)
+	}
+}
+
+func TestSetFieldRefusals(t *testing.T) {
+	d := mustLoad(t, fixtureRoot(t))
+	for _, c := range []struct{ ref, field, value, want string }{
+		{"R99", "Value", "1k", "no part R99"},
+		{"R6", "Reference", "R7", "re-annotate"},
+		{"R6", "dnp", "maybe", "yes/no flag"},
+	} {
+		_, err := SetField(d, c.ref, c.field, c.value, "")
+		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("SetField(%s %s %s) = %v, want refusal %q", c.ref, c.field, c.value, err, c.want)
+		}
+	}
+}
+
+func TestSetFieldReusedSheet(t *testing.T) {
+	const demo = "/usr/share/kicad/demos/complex_hierarchy"
+	if _, err := os.Stat(demo); err != nil {
+		t.Skip("KiCad demos not installed")
+	}
+	root := copyProject(t, demo, "complex_hierarchy.kicad_sch")
+	d := mustLoad(t, root)
+	var ref string
+	for _, p := range d.Model.Parts {
+		if p.SheetFile == "ampli_ht.kicad_sch" && strings.HasPrefix(p.Refdes, "R") {
+			ref = p.Refdes
+			break
+		}
+	}
+	if ref == "" {
+		t.Skip("no resistor in the reused sheet")
+	}
+	_, err := SetField(d, ref, "Value", "1k", "")
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "--instance all") {
+		t.Fatalf("per-instance value change: err = %v, want an honest refusal", err)
+	}
+	p, err := SetField(d, ref, "Value", "1k", AllInstances)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyPlan(t, d, p)
+	d = mustLoad(t, root)
+	n := 0
+	for _, part := range d.Model.Parts {
+		if part.SheetFile == "ampli_ht.kicad_sch" && part.Value == "1k" && strings.HasPrefix(part.Refdes, "R") {
+			n++
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d instances took the value, want both", n)
+	}
+}
