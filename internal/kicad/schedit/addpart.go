@@ -1,0 +1,361 @@
+package schedit
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"copperhead/internal/kicad"
+	"copperhead/internal/sexpr"
+)
+
+// placementGrid is the grid AddPart places on: 2.54 mm steps, which lie on
+// KiCad's 1.27 mm connection grid and keep every pin end on it too.
+const placementGrid = 2.54
+
+// placementClearance is kept around a new part's pin extents, room for the
+// 2.54 mm stub and a label Connect will draw.
+const placementClearance = 5.08
+
+// maxPlacementRings bounds the search for a free spot around --near: 40
+// rings of 2.54 mm reach about 100 mm, more than an A4 sheet's half.
+const maxPlacementRings = 40
+
+// AddPart places one new symbol: libID resolved from the project's
+// sym-lib-table or KiCad's installed libraries (see symbolLibraries),
+// flattened and embedded in the sheet's lib_symbols once (an identical entry
+// is reused, a different one of the same name refused). The part goes on
+// the sheet of near (else the root sheet), at at when given (snapped to the
+// 1.27 mm grid), else on the free grid spot closest to near (else to the
+// sheet's first symbol) whose pin extents plus clearance touch no other
+// symbol's. Only unit 1 is placed.
+//
+// ref must be unused; "" or "R?" picks the lowest free number for the
+// prefix (the library's Reference prefix when ref is ""). The symbol gets
+// Reference, Value, Footprint, Datasheet and Description properties and an
+// instance for every instance of its sheet: the first instance takes ref,
+// each further instance of a reused sheet the next free number, because
+// KiCad needs a distinct reference per instance to annotate the board.
+//
+// Adding a part that already exists with the same library id and value is a
+// no-op; a taken reference is otherwise refused.
+func AddPart(d *Design, libID, ref, value, footprint string, at *kicad.Point, near string) (*Plan, error) {
+	plan := &Plan{Op: "add-part " + libID + " --ref " + ref}
+	for _, p := range d.Model.Parts {
+		if p.Refdes == ref {
+			if p.LibID == libID && (value == "" || p.Value == value) {
+				plan.Summary = append(plan.Summary, ref+" already exists as "+libID)
+				return plan, nil
+			}
+			return nil, Refusef("reference %s is taken by a %s (%s)", ref, p.LibID, p.Value)
+		}
+	}
+	sh := d.SheetByRel(".")
+	if sh == nil {
+		sh = d.Sheets[d.RootPath]
+	}
+	var anchor kicad.Point
+	haveAnchor := false
+	if near != "" {
+		s, units, err := partSheet(d, near)
+		if err != nil {
+			return nil, err
+		}
+		sh, anchor, haveAnchor = s, units[0].at, true
+	}
+	lib, err := resolveSymbol(filepath.Dir(d.RootPath), libID)
+	if err != nil {
+		return nil, err
+	}
+	if lib.Child("power") != nil {
+		return nil, Refusef("%s is a power symbol: connect the net instead", libID)
+	}
+	st := fileStyle(sh.Src)
+
+	// Reference and sheet instances.
+	prefix := strings.TrimRight(ref, "?")
+	if ref == "" {
+		prefix = strings.TrimRight(libProperty(lib, "Reference"), "?")
+	}
+	var insts []kicad.SheetInstance
+	for _, si := range d.Model.Sheets {
+		if si.File == sh.Rel || (si.File == "" || si.File == ".") && sh.Path == d.RootPath {
+			insts = append(insts, si)
+		}
+	}
+	if len(insts) == 0 {
+		insts = []kicad.SheetInstance{{Path: "/", UUIDPath: "/"}}
+	}
+	taken := map[string]bool{}
+	for _, p := range d.Model.Parts {
+		taken[p.Refdes] = true
+	}
+	var refs []string
+	for i := range insts {
+		r := ref
+		if i > 0 || ref == "" || strings.HasSuffix(ref, "?") {
+			r = nextFree(prefix, taken)
+		}
+		taken[r] = true
+		refs = append(refs, r)
+	}
+	plan.Touched = refs
+	if value == "" {
+		value = libProperty(lib, "Value")
+	}
+
+	// lib_symbols entry.
+	ls := sh.Root.Child("lib_symbols")
+	if ls == nil {
+		return nil, fmt.Errorf("%s has no lib_symbols block", sh.Rel)
+	}
+	entry := formatNode(st, lib, 2)
+	if have := libSymbol(sh, libID); have != nil {
+		if formatNode(st, have, 2) != entry {
+			return nil, Refusef("%s embeds a different %s already (a locally modified copy); update it from the library in KiCad first", sh.Rel, libID)
+		}
+	} else {
+		pos := ls.End - 1
+		for pos > ls.Start && (sh.Src[pos-1] == ' ' || sh.Src[pos-1] == '\t') {
+			pos--
+		}
+		if len(ls.Children) > 1 && sh.Src[pos-1] == '\n' {
+			plan.Add(sh.Path, sexpr.Edit{Start: pos, End: pos, Text: entry})
+		} else {
+			plan.Add(sh.Path, sexpr.Edit{Start: ls.Start, End: ls.End,
+				Text: "(lib_symbols\n" + entry + strings.Repeat(string(st), 1) + ")"})
+		}
+		plan.Summary = append(plan.Summary, "embed library symbol "+libID+" in "+sh.Rel)
+	}
+
+	// Position.
+	pins := libPinOffsets(lib)
+	var pos kicad.Point
+	switch {
+	case at != nil:
+		pos = kicad.Point{X: snap(at.X, 1.27), Y: snap(at.Y, 1.27)}
+	default:
+		if !haveAnchor {
+			if c := sh.Root.Child("symbol"); c != nil {
+				anchor = readPlaced(c).at
+			} else {
+				anchor = kicad.Point{X: 101.6, Y: 101.6}
+			}
+		}
+		var ok bool
+		pos, ok = freeSpot(sh, pins, anchor)
+		if !ok {
+			return nil, Refusef("no free spot within %g mm of (%s, %s); give --at X,Y", maxPlacementRings*placementGrid, mm(anchor.X), mm(anchor.Y))
+		}
+	}
+
+	plan.Add(sh.Path, sexpr.Edit{Start: insertAt(sh), End: insertAt(sh),
+		Text: symbolText(st, lib, libID, pos, refs[0], value, footprint, insts, refs, projectName(d), d.Sheets[d.RootPath].Root.Value1("uuid"))})
+	plan.Summary = append(plan.Summary, fmt.Sprintf("add %s %s (%s) at (%s, %s) on %s", strings.Join(refs, "/"), libID, value, mm(pos.X), mm(pos.Y), sh.Rel))
+	return plan, nil
+}
+
+func projectName(d *Design) string {
+	return strings.TrimSuffix(filepath.Base(d.RootPath), filepath.Ext(d.RootPath))
+}
+
+func libProperty(lib *sexpr.Node, name string) string {
+	for p := range lib.All("property") {
+		if p.Arg(0) == name {
+			return p.Arg(1)
+		}
+	}
+	return ""
+}
+
+// nextFree is the lowest unused reference number for prefix.
+func nextFree(prefix string, taken map[string]bool) string {
+	for i := 1; ; i++ {
+		if r := prefix + strconv.Itoa(i); !taken[r] {
+			return r
+		}
+	}
+}
+
+func snap(v, grid float64) float64 { return roundMM(math.Round(v/grid) * grid) }
+
+// libPinOffsets are unit 1's pin ends relative to the symbol origin on the
+// sheet (Y flipped), unrotated.
+func libPinOffsets(lib *sexpr.Node) []kicad.Point {
+	var out []kicad.Point
+	ps := &placedSym{unit: 1, style: 1}
+	for _, p := range libPins(nil, lib, 1, 1) {
+		at := p.Child("at")
+		x, _ := at.Float(0)
+		y, _ := at.Float(1)
+		out = append(out, ps.toSheet(x, y))
+	}
+	return out
+}
+
+type box struct{ x0, y0, x1, y1 float64 }
+
+func boxOf(pts []kicad.Point, pad float64) box {
+	b := box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	for _, p := range pts {
+		b = box{min(b.x0, p.X), min(b.y0, p.Y), max(b.x1, p.X), max(b.y1, p.Y)}
+	}
+	if len(pts) == 0 {
+		b = box{0, 0, 0, 0}
+	}
+	return box{b.x0 - pad, b.y0 - pad, b.x1 + pad, b.y1 + pad}
+}
+
+func (a box) overlaps(b box) bool { return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1 }
+
+func (a box) holds(p kicad.Point) bool { return p.X > a.x0 && p.X < a.x1 && p.Y > a.y0 && p.Y < a.y1 }
+
+// freeSpot searches rings of grid points around anchor, nearest first, for
+// a spot where the new part's pin extents plus clearance overlap no placed
+// symbol's pin extents and hold no wire end, label or no-connect.
+func freeSpot(sh *Sheet, pins []kicad.Point, anchor kicad.Point) (kicad.Point, bool) {
+	o := scanSheet(sh)
+	bySym := map[*sexpr.Node][]kicad.Point{}
+	for _, sp := range o.pins {
+		bySym[sp.sym.node] = append(bySym[sp.sym.node], sp.pin.pos)
+	}
+	var boxes []box
+	for c := range sh.Root.All("symbol") {
+		pts := append(bySym[c], readPlaced(c).at)
+		boxes = append(boxes, boxOf(pts, 1.27))
+	}
+	var points []kicad.Point
+	for _, w := range o.wires {
+		points = append(points, w.a, w.b)
+	}
+	for _, l := range o.labels {
+		points = append(points, l.pos)
+	}
+	for _, n := range o.noConnects {
+		points = append(points, n.pos)
+	}
+	base := kicad.Point{X: snap(anchor.X, placementGrid), Y: snap(anchor.Y, placementGrid)}
+	for ring := 1; ring <= maxPlacementRings; ring++ {
+		var best kicad.Point
+		bestD := math.Inf(1)
+		for dx := -ring; dx <= ring; dx++ {
+			for dy := -ring; dy <= ring; dy++ {
+				if max(abs(dx), abs(dy)) != ring {
+					continue
+				}
+				c := kicad.Point{X: roundMM(base.X + float64(dx)*placementGrid), Y: roundMM(base.Y + float64(dy)*placementGrid)}
+				shifted := make([]kicad.Point, 0, len(pins)+1)
+				shifted = append(shifted, c)
+				for _, p := range pins {
+					shifted = append(shifted, kicad.Point{X: c.X + p.X, Y: c.Y + p.Y})
+				}
+				nb := boxOf(shifted, placementClearance)
+				free := c.X > 0 && c.Y > 0
+				for _, b := range boxes {
+					free = free && !nb.overlaps(b)
+				}
+				for _, p := range points {
+					free = free && !nb.holds(p)
+				}
+				if d := math.Hypot(c.X-base.X, c.Y-base.Y); free && d < bestD {
+					best, bestD = c, d
+				}
+			}
+		}
+		if bestD < math.Inf(1) {
+			return best, true
+		}
+	}
+	return kicad.Point{}, false
+}
+
+// symbolText is the placed symbol, written as KiCad 9 writes one.
+func symbolText(st indentStyle, lib *sexpr.Node, libID string, pos kicad.Point, ref, value, footprint string,
+	insts []kicad.SheetInstance, refs []string, project, rootUUID string) string {
+	flag := func(name string) string {
+		if v := lib.Value1(name); v != "" {
+			return v
+		}
+		return "yes"
+	}
+	var b strings.Builder
+	b.WriteString(st.lines(1,
+		"(symbol",
+		">(lib_id "+sexpr.Quote(libID)+")",
+		">(at "+mm(pos.X)+" "+mm(pos.Y)+" 0)",
+		">(unit 1)",
+		">(exclude_from_sim "+flagOr(lib.Value1("exclude_from_sim"), "no")+")",
+		">(in_bom "+flag("in_bom")+")",
+		">(on_board "+flag("on_board")+")",
+		">(dnp no)",
+		">(uuid "+sexpr.Quote(newUUID())+")"))
+	for _, name := range []string{"Reference", "Value", "Footprint", "Datasheet", "Description"} {
+		var prop *sexpr.Node
+		for p := range lib.All("property") {
+			if p.Arg(0) == name {
+				c := cloneNode(p)
+				prop = &c
+			}
+		}
+		if prop == nil {
+			continue
+		}
+		switch name {
+		case "Reference":
+			prop.Children[2].Value = ref
+		case "Value":
+			prop.Children[2].Value = value
+		case "Footprint":
+			if footprint != "" {
+				prop.Children[2].Value = footprint
+			}
+		}
+		if a := prop.Child("at"); a != nil {
+			x, _ := a.Float(0)
+			y, _ := a.Float(1)
+			ang := a.Arg(2)
+			if ang == "" {
+				ang = "0"
+			}
+			*a = atNode(mm(pos.X+x), mm(pos.Y-y), ang)
+		}
+		b.WriteString(formatNode(st, prop, 2))
+	}
+	seen := map[string]bool{}
+	for _, p := range libPins(nil, lib, 1, 1) {
+		n := p.Value1("number")
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		b.WriteString(st.lines(2, "(pin "+sexpr.Quote(n), ">(uuid "+sexpr.Quote(newUUID())+")", ")"))
+	}
+	lines := []string{"(instances", ">(project " + sexpr.Quote(project)}
+	for i, si := range insts {
+		lines = append(lines, ">>(path "+sexpr.Quote(instancePath(si, rootUUID)), ">>>(reference "+sexpr.Quote(refs[i])+")", ">>>(unit 1)", ">>)")
+	}
+	lines = append(lines, ">)", ")")
+	b.WriteString(st.lines(2, lines...))
+	b.WriteString(st.lines(1, ")"))
+	return b.String()
+}
+
+// instancePath is a symbol instance's (path ..): the root sheet's UUID
+// followed by the sheet symbol UUIDs leading to the instance.
+func instancePath(si kicad.SheetInstance, rootUUID string) string {
+	return "/" + rootUUID + strings.TrimSuffix(si.UUIDPath, "/")
+}
+
+func flagOr(v, dflt string) string {
+	if v == "" {
+		return dflt
+	}
+	return v
+}
+
+func atNode(x, y, ang string) sexpr.Node {
+	atom := func(v string) sexpr.Node { return sexpr.Node{Kind: sexpr.Atom, Value: v} }
+	return sexpr.Node{Kind: sexpr.List, Children: []sexpr.Node{atom("at"), atom(x), atom(y), atom(ang)}}
+}

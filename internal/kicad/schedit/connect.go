@@ -1,0 +1,848 @@
+package schedit
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"copperhead/internal/kicad"
+	"copperhead/internal/sexpr"
+)
+
+// stubLength is the wire Connect draws from a pin to its label: one 100 mil
+// grid step. A label placed directly on a pin end is a known way to get no
+// connection at all (KiCad attaches labels to wires, and a label on a pin
+// end that another object also touches can fail to join), so every label
+// Connect adds sits at the far end of its own stub.
+const stubLength = 2.54
+
+// pointEps is the distance below which two schematic points are the same point.
+// KiCad's schematic resolution is 100 nm; 1 µm absorbs float noise only.
+const pointEps = 1e-3
+
+// placedSym is one placed symbol unit in one sheet file.
+type placedSym struct {
+	node   *sexpr.Node
+	refs   []string // every reference it has, one per sheet instance
+	libKey string   // the lib_symbols entry it draws: lib_name, else lib_id
+	unit   int
+	style  int
+	at     kicad.Point
+	angle  float64
+	mirror string
+}
+
+// pinEnd is a pin of a placed symbol where wires attach, and the unit vector
+// pointing away from the symbol body.
+type pinEnd struct {
+	number, name string
+	pos, out     kicad.Point
+}
+
+func (p pinEnd) label() string {
+	if p.name != "" && p.name != p.number {
+		return p.number + " (" + p.name + ")"
+	}
+	return p.number
+}
+
+func readPlaced(n *sexpr.Node) *placedSym {
+	ps := &placedSym{node: n, libKey: n.Value1("lib_name"), unit: 1, style: 1, mirror: n.Value1("mirror")}
+	if ps.libKey == "" {
+		ps.libKey = n.Value1("lib_id")
+	}
+	if u, err := strconv.Atoi(n.Value1("unit")); err == nil {
+		ps.unit = u
+	}
+	if s, err := strconv.Atoi(n.Value1("body_style")); err == nil {
+		ps.style = s
+	} else if s, err := strconv.Atoi(n.Value1("convert")); err == nil {
+		ps.style = s
+	}
+	at := n.Child("at")
+	ps.at.X, _ = at.Float(0)
+	ps.at.Y, _ = at.Float(1)
+	ps.angle, _ = at.Float(2)
+	for inst := range n.All("instances") {
+		for proj := range inst.All("project") {
+			for pa := range proj.All("path") {
+				if r := pa.Value1("reference"); r != "" && !slices.Contains(ps.refs, r) {
+					ps.refs = append(ps.refs, r)
+				}
+			}
+		}
+	}
+	if len(ps.refs) == 0 {
+		for pr := range n.All("property") {
+			if pr.Arg(0) == "Reference" {
+				ps.refs = append(ps.refs, pr.Arg(1))
+			}
+		}
+	}
+	return ps
+}
+
+// orient maps a library-coordinate vector to the sheet without translating:
+// flip Y, rotate by the placed angle, mirror — kicad's toSheet order.
+func (ps *placedSym) orient(lx, ly float64) (float64, float64) {
+	x, y := lx, -ly
+	switch a := math.Mod(math.Mod(ps.angle, 360)+360, 360); a {
+	case 0:
+	case 90:
+		x, y = y, -x
+	case 180:
+		x, y = -x, -y
+	case 270:
+		x, y = -y, x
+	default:
+		sin, cos := math.Sincos(a * math.Pi / 180)
+		x, y = x*cos+y*sin, -x*sin+y*cos
+	}
+	switch ps.mirror {
+	case "x":
+		y = -y
+	case "y":
+		x = -x
+	}
+	return x, y
+}
+
+func (ps *placedSym) toSheet(lx, ly float64) kicad.Point {
+	x, y := ps.orient(lx, ly)
+	return kicad.Point{X: roundMM(ps.at.X + x), Y: roundMM(ps.at.Y + y)}
+}
+
+func roundMM(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+// libSymbol returns the (lib_symbols (symbol name ..)) entry of sh, or nil.
+func libSymbol(sh *Sheet, name string) *sexpr.Node {
+	for s := range sh.Root.Child("lib_symbols").All("symbol") {
+		if s.Arg(0) == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// libPins yields the pins a library symbol draws for unit and body style,
+// following one (extends ..) when the entry itself draws none.
+func libPins(sh *Sheet, lib *sexpr.Node, unit, style int) []*sexpr.Node {
+	var out []*sexpr.Node
+	collect := func(n *sexpr.Node) {
+		out = append(out, slices.Collect(n.All("pin"))...)
+		for sub := range n.All("symbol") {
+			u, s := libUnitStyle(sub.Arg(0))
+			if (u == 0 || u == unit) && (s == 0 || s == style) {
+				out = append(out, slices.Collect(sub.All("pin"))...)
+			}
+		}
+	}
+	collect(lib)
+	if len(out) == 0 && sh != nil {
+		if parent := lib.Value1("extends"); parent != "" {
+			name := lib.Arg(0)
+			if i := strings.IndexByte(name, ':'); i >= 0 {
+				parent = name[:i+1] + parent
+			}
+			if p := libSymbol(sh, parent); p != nil {
+				collect(p)
+			}
+		}
+	}
+	return out
+}
+
+// libUnitStyle reads "<name>_<unit>_<style>"; anything else reads as 0, 0.
+func libUnitStyle(name string) (int, int) {
+	parts := strings.Split(name, "_")
+	if len(parts) < 3 {
+		return 0, 0
+	}
+	u, err1 := strconv.Atoi(parts[len(parts)-2])
+	s, err2 := strconv.Atoi(parts[len(parts)-1])
+	if err1 != nil || err2 != nil {
+		return 0, 0
+	}
+	return u, s
+}
+
+// pins returns the placed symbol's pins in sheet coordinates.
+func (ps *placedSym) pins(sh *Sheet) []pinEnd {
+	lib := libSymbol(sh, ps.libKey)
+	if lib == nil {
+		return nil
+	}
+	var out []pinEnd
+	for _, p := range libPins(sh, lib, ps.unit, ps.style) {
+		at := p.Child("at")
+		x, _ := at.Float(0)
+		y, _ := at.Float(1)
+		a, _ := at.Float(2)
+		// A library pin's angle points from its connection point into the
+		// body; the way out is the opposite direction.
+		s, c := math.Sincos(a * math.Pi / 180)
+		ox, oy := ps.orient(-c, -s)
+		out = append(out, pinEnd{
+			number: pinText(p.Value1("number")),
+			name:   pinText(p.Value1("name")),
+			pos:    ps.toSheet(x, y),
+			out:    kicad.Point{X: math.Round(ox), Y: math.Round(oy)},
+		})
+	}
+	return out
+}
+
+func pinText(s string) string {
+	if s == "~" {
+		return ""
+	}
+	return s
+}
+
+// partSheet finds the sheet file holding ref and its placed units there.
+func partSheet(d *Design, ref string) (*Sheet, []*placedSym, error) {
+	var file string
+	found := false
+	for _, p := range d.Model.Parts {
+		if p.Refdes == ref {
+			file, found = p.SheetFile, true
+			break
+		}
+	}
+	if !found {
+		return nil, nil, Refusef("unknown reference %s", ref)
+	}
+	sh := d.SheetByRel(file)
+	if sh == nil {
+		return nil, nil, fmt.Errorf("%s: sheet %s is not loaded", ref, file)
+	}
+	var units []*placedSym
+	for i := range sh.Root.Children {
+		c := &sh.Root.Children[i]
+		if c.Kind != sexpr.List || c.Head() != "symbol" {
+			continue
+		}
+		if ps := readPlaced(c); slices.Contains(ps.refs, ref) {
+			units = append(units, ps)
+		}
+	}
+	if len(units) == 0 {
+		return nil, nil, Refusef("unknown reference %s", ref)
+	}
+	return sh, units, nil
+}
+
+// partPin resolves "PIN" (a number, else a unique pin name) on ref.
+func partPin(d *Design, ref, pin string) (*Sheet, *placedSym, pinEnd, error) {
+	sh, units, err := partSheet(d, ref)
+	if err != nil {
+		return nil, nil, pinEnd{}, err
+	}
+	var all []string
+	type hit struct {
+		ps *placedSym
+		pe pinEnd
+	}
+	var byNum, byName []hit
+	for _, ps := range units {
+		for _, pe := range ps.pins(sh) {
+			all = append(all, pe.label())
+			if pe.number == pin {
+				byNum = append(byNum, hit{ps, pe})
+			} else if pe.name == pin {
+				byName = append(byName, hit{ps, pe})
+			}
+		}
+	}
+	switch {
+	case len(byNum) > 0:
+		return sh, byNum[0].ps, byNum[0].pe, nil
+	case len(byName) == 1:
+		return sh, byName[0].ps, byName[0].pe, nil
+	case len(byName) > 1:
+		var nums []string
+		for _, h := range byName {
+			nums = append(nums, h.pe.number)
+		}
+		return nil, nil, pinEnd{}, Refusef("%s has several pins named %s (%s): give the pin number", ref, pin, strings.Join(nums, ", "))
+	}
+	slices.SortFunc(all, kicad.CompareRefdes)
+	all = slices.Compact(all)
+	return nil, nil, pinEnd{}, Refusef("%s has no pin %s; its pins are %s", ref, pin, strings.Join(all, ", "))
+}
+
+// sheetObjects is everything on one sheet file a connection can touch.
+type sheetObjects struct {
+	wires      []wireSeg
+	labels     []labelAt
+	noConnects []objAt
+	junctions  []objAt
+	pins       []symPin
+}
+
+type wireSeg struct {
+	node *sexpr.Node
+	a, b kicad.Point
+}
+
+type labelAt struct {
+	node *sexpr.Node
+	kind string // label, global_label, hierarchical_label
+	name string
+	pos  kicad.Point
+}
+
+type objAt struct {
+	node *sexpr.Node
+	pos  kicad.Point
+}
+
+type symPin struct {
+	sym   *placedSym
+	power string // the net a power symbol names, else ""
+	pin   pinEnd
+}
+
+func (sp symPin) String() string {
+	if sp.power != "" {
+		return "power symbol " + sp.power
+	}
+	ref := "?"
+	if len(sp.sym.refs) > 0 {
+		ref = sp.sym.refs[0]
+	}
+	return ref + "." + sp.pin.number
+}
+
+func pointOf(n *sexpr.Node) kicad.Point {
+	var p kicad.Point
+	p.X, _ = n.Float(0)
+	p.Y, _ = n.Float(1)
+	return p
+}
+
+func scanSheet(sh *Sheet) *sheetObjects {
+	o := &sheetObjects{}
+	for i := range sh.Root.Children {
+		c := &sh.Root.Children[i]
+		if c.Kind != sexpr.List {
+			continue
+		}
+		switch h := c.Head(); h {
+		case "wire":
+			xy := slices.Collect(c.Child("pts").All("xy"))
+			if len(xy) == 2 {
+				o.wires = append(o.wires, wireSeg{c, pointOf(xy[0]), pointOf(xy[1])})
+			}
+		case "label", "global_label", "hierarchical_label":
+			o.labels = append(o.labels, labelAt{c, h, c.Arg(0), pointOf(c.Child("at"))})
+		case "no_connect":
+			o.noConnects = append(o.noConnects, objAt{c, pointOf(c.Child("at"))})
+		case "junction":
+			o.junctions = append(o.junctions, objAt{c, pointOf(c.Child("at"))})
+		case "symbol":
+			ps := readPlaced(c)
+			power := ""
+			if lib := libSymbol(sh, ps.libKey); lib != nil && lib.Child("power") != nil {
+				for pr := range c.All("property") {
+					if pr.Arg(0) == "Value" {
+						power = pr.Arg(1)
+					}
+				}
+			}
+			for _, pe := range ps.pins(sh) {
+				o.pins = append(o.pins, symPin{ps, power, pe})
+			}
+		}
+	}
+	return o
+}
+
+func samePoint(a, b kicad.Point) bool {
+	return math.Abs(a.X-b.X) < pointEps && math.Abs(a.Y-b.Y) < pointEps
+}
+
+// onSegment reports whether p lies on the segment a-b, ends included.
+func onSegment(p, a, b kicad.Point) bool {
+	cross := (b.X-a.X)*(p.Y-a.Y) - (b.Y-a.Y)*(p.X-a.X)
+	if math.Abs(cross) > pointEps*math.Max(1, math.Hypot(b.X-a.X, b.Y-a.Y)) {
+		return false
+	}
+	return p.X >= math.Min(a.X, b.X)-pointEps && p.X <= math.Max(a.X, b.X)+pointEps &&
+		p.Y >= math.Min(a.Y, b.Y)-pointEps && p.Y <= math.Max(a.Y, b.Y)+pointEps
+}
+
+// attachment is what is electrically reachable from a pin through wires on
+// its sheet: net names (labels, power symbols), other pins, wires.
+type attachment struct {
+	names []string
+	pins  []string
+	wires []*wireSeg
+}
+
+func (a attachment) empty() bool { return len(a.names)+len(a.pins)+len(a.wires) == 0 }
+
+func (a attachment) String() string {
+	var parts []string
+	if len(a.names) > 0 {
+		parts = append(parts, "net "+strings.Join(a.names, ", "))
+	}
+	if len(a.pins) > 0 {
+		parts = append(parts, strings.Join(a.pins, ", "))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("%d wire(s) leading nowhere", len(a.wires))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// attached floods from the pin through wires touching end to end or at a
+// T, collecting what the pin reaches on this sheet. It is the editor's view
+// of connectivity, good enough to refuse a double connection; the netlist
+// remains the authority.
+func (o *sheetObjects) attached(self *placedSym, pe pinEnd) attachment {
+	var att attachment
+	points := []kicad.Point{pe.pos}
+	used := make([]bool, len(o.wires))
+	for i := 0; i < len(points); i++ {
+		p := points[i]
+		for _, l := range o.labels {
+			if samePoint(l.pos, p) && !slices.Contains(att.names, l.name) {
+				att.names = append(att.names, l.name)
+			}
+		}
+		for _, sp := range o.pins {
+			if sp.sym.node == self.node && sp.pin.number == pe.number || !samePoint(sp.pin.pos, p) {
+				continue
+			}
+			switch {
+			case sp.power != "":
+				if !slices.Contains(att.names, sp.power) {
+					att.names = append(att.names, sp.power)
+				}
+			case !slices.Contains(att.pins, sp.String()):
+				att.pins = append(att.pins, sp.String())
+			}
+		}
+		for j := range o.wires {
+			w := &o.wires[j]
+			if used[j] || !(samePoint(w.a, p) || samePoint(w.b, p) || onSegment(p, w.a, w.b)) {
+				continue
+			}
+			used[j] = true
+			att.wires = append(att.wires, w)
+			points = append(points, w.a, w.b)
+		}
+	}
+	return att
+}
+
+// occupant names an object, other than the pin itself, on the segment from
+// the pin end to the stub end, or "" when the way is clear.
+func (o *sheetObjects) occupant(pe pinEnd, end kicad.Point) string {
+	on := func(p kicad.Point) bool { return onSegment(p, pe.pos, end) && !samePoint(p, pe.pos) }
+	for _, sp := range o.pins {
+		if on(sp.pin.pos) {
+			return fmt.Sprintf("pin %s at (%s, %s)", sp, mm(sp.pin.pos.X), mm(sp.pin.pos.Y))
+		}
+	}
+	for _, l := range o.labels {
+		if on(l.pos) {
+			return fmt.Sprintf("%s %q at (%s, %s)", strings.ReplaceAll(l.kind, "_", " "), l.name, mm(l.pos.X), mm(l.pos.Y))
+		}
+	}
+	for _, n := range append(append([]objAt(nil), o.noConnects...), o.junctions...) {
+		if on(n.pos) {
+			return fmt.Sprintf("a %s at (%s, %s)", strings.ReplaceAll(n.node.Head(), "_", "-"), mm(n.pos.X), mm(n.pos.Y))
+		}
+	}
+	for _, w := range o.wires {
+		if on(w.a) || on(w.b) || onSegment(end, w.a, w.b) {
+			return fmt.Sprintf("a wire (%s, %s)-(%s, %s)", mm(w.a.X), mm(w.a.Y), mm(w.b.X), mm(w.b.Y))
+		}
+	}
+	return ""
+}
+
+// mm formats a coordinate as KiCad writes it: at most 4 decimals, no
+// trailing zeros, no negative zero.
+func mm(v float64) string {
+	r := math.Round(v*1e4) / 1e4
+	if r == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// indentStyle is a file's indentation: KiCad 8 and 9 indent with tabs, KiCad 6
+// and 7 with two spaces. New text copies it so the diff is only the change.
+type indentStyle string
+
+func fileStyle(src []byte) indentStyle {
+	if strings.Contains(string(src[:min(len(src), 4096)]), "\n\t(") {
+		return "\t"
+	}
+	return "  "
+}
+
+func (s indentStyle) lines(depth int, lines ...string) string {
+	var b strings.Builder
+	for _, l := range lines {
+		d := depth
+		for strings.HasPrefix(l, ">") {
+			d++
+			l = l[1:]
+		}
+		b.WriteString(strings.Repeat(string(s), d))
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// insertAt is where new top-level expressions go: at the start of the line
+// holding (sheet_instances, (symbol_instances or (embedded_fonts, whichever
+// comes first, else before the file's final ")"; KiCad keeps those last.
+func insertAt(sh *Sheet) int {
+	at := sh.Root.End - 1
+	for i := range sh.Root.Children {
+		c := &sh.Root.Children[i]
+		switch c.Head() {
+		case "sheet_instances", "symbol_instances", "embedded_fonts":
+			at = c.Start
+		default:
+			continue
+		}
+		break
+	}
+	for at > 0 && (sh.Src[at-1] == ' ' || sh.Src[at-1] == '\t') {
+		at--
+	}
+	return at
+}
+
+// removal deletes a top-level expression with its line: leading indentation
+// and trailing newline go too when it sits alone on its lines.
+func removal(src []byte, n *sexpr.Node) sexpr.Edit {
+	s, e := n.Start, n.End
+	for s > 0 && (src[s-1] == ' ' || src[s-1] == '\t') {
+		s--
+	}
+	for e < len(src) && (src[e] == ' ' || src[e] == '\t') {
+		e++
+	}
+	if (s == 0 || src[s-1] == '\n') && e < len(src) && src[e] == '\n' {
+		return sexpr.Edit{Start: s, End: e + 1}
+	}
+	return sexpr.Edit{Start: n.Start, End: n.End}
+}
+
+func wireText(st indentStyle, a, b kicad.Point) string {
+	return st.lines(1,
+		"(wire",
+		">(pts",
+		">>(xy "+mm(a.X)+" "+mm(a.Y)+") (xy "+mm(b.X)+" "+mm(b.Y)+")",
+		">)",
+		">(stroke",
+		">>(width 0)",
+		">>(type default)",
+		">)",
+		">(uuid "+sexpr.Quote(newUUID())+")",
+		")")
+}
+
+func noConnectText(st indentStyle, p kicad.Point) string {
+	return st.lines(1,
+		"(no_connect",
+		">(at "+mm(p.X)+" "+mm(p.Y)+")",
+		">(uuid "+sexpr.Quote(newUUID())+")",
+		")")
+}
+
+// labelSpin is the angle and justification of a label at the end of a stub
+// running in direction out, so its text reads away from the pin.
+func labelSpin(out kicad.Point) (string, string) {
+	switch {
+	case out.X > 0:
+		return "0", "left"
+	case out.X < 0:
+		return "180", "right"
+	case out.Y < 0:
+		return "90", "left"
+	default:
+		return "270", "right"
+	}
+}
+
+func labelText(st indentStyle, kind, name, shape string, p, out kicad.Point) string {
+	ang, just := labelSpin(out)
+	at := "(at " + mm(p.X) + " " + mm(p.Y) + " " + ang + ")"
+	font := []string{">(effects", ">>(font", ">>>(size 1.27 1.27)", ">>)"}
+	if kind == "label" {
+		lines := []string{"(label " + sexpr.Quote(name), ">" + at, ">(fields_autoplaced yes)"}
+		lines = append(lines, font...)
+		lines = append(lines, ">>(justify "+just+" bottom)", ">)", ">(uuid "+sexpr.Quote(newUUID())+")", ")")
+		return st.lines(1, lines...)
+	}
+	lines := []string{"(global_label " + sexpr.Quote(name), ">(shape " + shape + ")", ">" + at, ">(fields_autoplaced yes)"}
+	lines = append(lines, font...)
+	lines = append(lines, ">>(justify "+just+")", ">)", ">(uuid "+sexpr.Quote(newUUID())+")",
+		">(property \"Intersheetrefs\" \"${INTERSHEET_REFS}\"",
+		">>"+at,
+		">>(effects", ">>>(font", ">>>>(size 1.27 1.27)", ">>>)", ">>>(justify "+just+")", ">>>(hide yes)", ">>)",
+		">)", ")")
+	return st.lines(1, lines...)
+}
+
+// labelKind decides how Connect names a net, and the shape of a global label:
+//
+//   - a net that already has a global label anywhere, or is a power net,
+//     gets a global label (copying an existing label's shape), so it joins
+//     that net on every sheet;
+//   - a net with a local or hierarchical label on the same sheet gets a
+//     local label, which joins both on that sheet;
+//   - a new net follows the design's habit: global labels when the design
+//     uses more global than local labels (open-telegraph does), else a local
+//     label. A new local label on a sub-sheet stays on that sheet; joining
+//     it to the parent needs a sheet pin, which Connect does not draw.
+func labelKind(d *Design, o *sheetObjects, net string) (kind, shape string) {
+	if slices.Contains(d.Model.PowerNets, net) {
+		shape = "passive"
+		kind = "global_label"
+	}
+	globals, locals := 0, 0
+	for _, sh := range d.Sheets {
+		for c := range sh.Root.All("global_label") {
+			globals++
+			if c.Arg(0) == net && kind == "" {
+				kind, shape = "global_label", c.Value1("shape")
+			}
+		}
+		for range sh.Root.All("label") {
+			locals++
+		}
+	}
+	if kind != "" {
+		return kind, orDefault(shape, "bidirectional")
+	}
+	for _, l := range o.labels {
+		if l.name == net {
+			return "label", ""
+		}
+	}
+	if globals > locals {
+		return "global_label", "bidirectional"
+	}
+	return "label", ""
+}
+
+func orDefault(s, dflt string) string {
+	if s == "" {
+		return dflt
+	}
+	return s
+}
+
+func pinRef(ref string, pe pinEnd) string { return ref + "." + pe.number }
+
+// Connect attaches ref's pin to net: a 2.54 mm wire stub from the pin end,
+// pointing away from the symbol body, and a label at the stub's far end
+// (labelKind says which kind). A no-connect flag on the pin is removed.
+// PIN is a pin number, or a pin name when that name is unique on the part.
+// In a sheet used several times the edit applies to every instance, as any
+// edit of that file does.
+//
+// Connecting a pin already on net is a no-op. It refuses an unknown ref or
+// pin (listing the part's pins), a pin already connected to something else
+// (naming it: disconnect first), and a stub whose path or end another object
+// occupies.
+func Connect(d *Design, ref, pin, net string) (*Plan, error) {
+	if strings.TrimSpace(net) == "" || strings.ContainsAny(net, "\n\r") {
+		return nil, Refusef("connect %s.%s: bad net name %q", ref, pin, net)
+	}
+	sh, ps, pe, err := partPin(d, ref, pin)
+	if err != nil {
+		return nil, err
+	}
+	plan := &Plan{Op: fmt.Sprintf("connect %s.%s %s", ref, pin, net), Touched: []string{ref}}
+	o := scanSheet(sh)
+	att := o.attached(ps, pe)
+	if slices.Contains(att.names, net) {
+		plan.Summary = append(plan.Summary, fmt.Sprintf("%s is already on %s", pinRef(ref, pe), net))
+		return plan, nil
+	}
+	if !att.empty() {
+		return nil, Refusef("%s is already connected to %s; disconnect it first", pinRef(ref, pe), att)
+	}
+	end := kicad.Point{X: roundMM(pe.pos.X + pe.out.X*stubLength), Y: roundMM(pe.pos.Y + pe.out.Y*stubLength)}
+	if what := o.occupant(pe, end); what != "" {
+		return nil, Refusef("cannot connect %s: the stub to (%s, %s) would run into %s", pinRef(ref, pe), mm(end.X), mm(end.Y), what)
+	}
+	for _, nc := range o.noConnects {
+		if samePoint(nc.pos, pe.pos) {
+			plan.Add(sh.Path, removal(sh.Src, nc.node))
+			plan.Summary = append(plan.Summary, "remove the no-connect flag on "+pinRef(ref, pe))
+		}
+	}
+	st := fileStyle(sh.Src)
+	kind, shape := labelKind(d, o, net)
+	text := wireText(st, pe.pos, end) + labelText(st, kind, net, shape, end, pe.out)
+	plan.Add(sh.Path, sexpr.Edit{Start: insertAt(sh), End: insertAt(sh), Text: text})
+	plan.Summary = append(plan.Summary, fmt.Sprintf("connect %s to %s (%s at (%s, %s))",
+		pinRef(ref, pe), net, strings.ReplaceAll(kind, "_", " "), mm(end.X), mm(end.Y)))
+	return plan, nil
+}
+
+// NoConnect puts a no-connect flag on ref's pin, telling ERC the pin is
+// deliberately unused. A pin already flagged is a no-op; a pin connected to
+// anything is refused (naming it).
+func NoConnect(d *Design, ref, pin string) (*Plan, error) {
+	sh, ps, pe, err := partPin(d, ref, pin)
+	if err != nil {
+		return nil, err
+	}
+	plan := &Plan{Op: fmt.Sprintf("no-connect %s.%s", ref, pin), Touched: []string{ref}}
+	o := scanSheet(sh)
+	for _, nc := range o.noConnects {
+		if samePoint(nc.pos, pe.pos) {
+			plan.Summary = append(plan.Summary, pinRef(ref, pe)+" is already flagged no-connect")
+			return plan, nil
+		}
+	}
+	if att := o.attached(ps, pe); !att.empty() {
+		return nil, Refusef("%s is connected to %s; disconnect it first", pinRef(ref, pe), att)
+	}
+	plan.Add(sh.Path, sexpr.Edit{Start: insertAt(sh), End: insertAt(sh), Text: noConnectText(fileStyle(sh.Src), pe.pos)})
+	plan.Summary = append(plan.Summary, "flag "+pinRef(ref, pe)+" no-connect")
+	return plan, nil
+}
+
+// Disconnect undoes Connect and NoConnect on ref's pin: it removes a
+// no-connect flag on the pin, a label sitting directly on it, and every wire
+// stub from the pin whose far end holds only labels (removed too) or
+// nothing. A pin with nothing attached is a no-op. A pin wired onward to
+// other pins or wires is refused: removing that wiring is a drawing
+// decision, not a stub's undo.
+func Disconnect(d *Design, ref, pin string) (*Plan, error) {
+	sh, ps, pe, err := partPin(d, ref, pin)
+	if err != nil {
+		return nil, err
+	}
+	plan := &Plan{Op: fmt.Sprintf("disconnect %s.%s", ref, pin), Touched: []string{ref}}
+	o := scanSheet(sh)
+	rm, err := o.stubsOf(ps, pe, false)
+	if err != nil {
+		return nil, Refusef("%s: %v", pinRef(ref, pe), err)
+	}
+	for _, n := range rm {
+		plan.Add(sh.Path, removal(sh.Src, n))
+		plan.Summary = append(plan.Summary, fmt.Sprintf("remove %s from %s", describeObject(n), pinRef(ref, pe)))
+	}
+	if len(rm) == 0 {
+		plan.Summary = append(plan.Summary, pinRef(ref, pe)+" has nothing attached")
+	}
+	return plan, nil
+}
+
+func describeObject(n *sexpr.Node) string {
+	switch h := n.Head(); h {
+	case "label", "global_label", "hierarchical_label":
+		return strings.ReplaceAll(h, "_", " ") + " " + strconv.Quote(n.Arg(0))
+	case "no_connect":
+		return "the no-connect flag"
+	case "symbol":
+		if refs := readPlaced(n).refs; len(refs) > 0 {
+			return "power symbol " + strconv.Quote(refs[0])
+		}
+		return "a power symbol"
+	default:
+		return "a " + h
+	}
+}
+
+// stubsOf lists the objects that serve only this pin: a no-connect on it,
+// labels on it (when no other pin shares the point), and each wire from it
+// whose far end touches nothing but labels — and, when powerToo, power
+// symbols — which go with it. When lenient is false (Disconnect) a wire
+// leading anywhere else is an error; RemovePart passes lenient and keeps it.
+func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) ([]*sexpr.Node, error) {
+	var rm []*sexpr.Node
+	others := func(p kicad.Point, skipWire *sexpr.Node) (labels []*sexpr.Node, power []*sexpr.Node, busy bool) {
+		for _, l := range o.labels {
+			if samePoint(l.pos, p) {
+				labels = append(labels, l.node)
+			}
+		}
+		for _, sp := range o.pins {
+			if !samePoint(sp.pin.pos, p) || sp.sym.node == ps.node {
+				continue
+			}
+			if sp.power != "" && lenient {
+				power = append(power, sp.sym.node)
+				continue
+			}
+			busy = true
+		}
+		for _, w := range o.wires {
+			if w.node != skipWire && (samePoint(w.a, p) || samePoint(w.b, p) || onSegment(p, w.a, w.b)) {
+				busy = true
+			}
+		}
+		for _, j := range o.junctions {
+			if samePoint(j.pos, p) {
+				busy = true
+			}
+		}
+		return labels, power, busy
+	}
+	for _, nc := range o.noConnects {
+		if samePoint(nc.pos, pe.pos) {
+			rm = append(rm, nc.node)
+		}
+	}
+	// Wires and labels on a pin end another symbol's pin shares still serve
+	// that pin.
+	for _, sp := range o.pins {
+		if samePoint(sp.pin.pos, pe.pos) && sp.sym.node != ps.node {
+			return rm, nil
+		}
+	}
+	if labels, _, busy := others(pe.pos, nil); !busy {
+		rm = append(rm, labels...)
+	}
+	for _, w := range o.wires {
+		var far kicad.Point
+		switch {
+		case samePoint(w.a, pe.pos):
+			far = w.b
+		case samePoint(w.b, pe.pos):
+			far = w.a
+		default:
+			continue
+		}
+		// Another object's connection point along the wire means it serves
+		// more than this pin.
+		midBusy := false
+		for _, sp := range o.pins {
+			if sp.sym.node != ps.node && onSegment(sp.pin.pos, w.a, w.b) && !samePoint(sp.pin.pos, far) {
+				midBusy = true
+			}
+		}
+		labels, power, busy := others(far, w.node)
+		if midBusy || busy {
+			if lenient {
+				if !midBusy {
+					rm = append(rm, w.node)
+				}
+				continue
+			}
+			return nil, fmt.Errorf("it is wired to other objects at (%s, %s); disconnect only removes a stub and its label", mm(far.X), mm(far.Y))
+		}
+		rm = append(rm, w.node)
+		rm = append(rm, labels...)
+		rm = append(rm, power...)
+	}
+	return rm, nil
+}

@@ -1,0 +1,252 @@
+package schedit
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"copperhead/internal/kicad"
+	"copperhead/internal/kicadcli"
+)
+
+// partFixture copies open-telegraph's hardware folder to a temp dir and
+// returns the root schematic's path in the copy.
+func partFixture(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	if err := os.CopyFS(dst, os.DirFS("../../../examples/open-telegraph/hardware")); err != nil {
+		t.Fatal(err)
+	}
+	_ = filepath.WalkDir(dst, func(p string, de os.DirEntry, err error) error {
+		if err == nil {
+			mode := os.FileMode(0o644)
+			if de.IsDir() {
+				mode = 0o755
+			}
+			_ = os.Chmod(p, mode)
+		}
+		return nil
+	})
+	return filepath.Join(dst, "open-telegraph.kicad_sch")
+}
+
+func partLoad(t *testing.T, root string) *Design {
+	t.Helper()
+	d, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// partApply plans with op against a fresh load of root, applies it, and
+// checks that planning the same change again is a no-op.
+func partApply(t *testing.T, root string, op func(*Design) (*Plan, error)) *Plan {
+	t.Helper()
+	d := partLoad(t, root)
+	p, err := op(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.NoOp() {
+		t.Fatalf("%s: plan changes nothing", p.Op)
+	}
+	if _, err := p.Apply(d); err != nil {
+		t.Fatal(err)
+	}
+	again, err := op(partLoad(t, root))
+	if err != nil {
+		t.Fatalf("%s again: %v", p.Op, err)
+	}
+	if !again.NoOp() {
+		t.Fatalf("%s again is not a no-op: %v", p.Op, again.Summary)
+	}
+	return p
+}
+
+// partCheck is kicad-cli's view of a design: netlist pins by net and ERC
+// violation counts by type.
+type partCheck struct {
+	pins map[string]string // "REF.PIN" -> net name
+	erc  map[string]int
+}
+
+func partKiCad(t *testing.T, root string) partCheck {
+	t.Helper()
+	tool, err := kicadcli.Find(context.Background())
+	if err != nil {
+		t.Skipf("kicad-cli: %v", err)
+	}
+	tool.NoCache = true
+	nl, err := tool.Netlist(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := tool.ERC(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := partCheck{pins: map[string]string{}, erc: map[string]int{}}
+	for _, n := range nl.Nets {
+		for _, nd := range n.Nodes {
+			c.pins[nd.Refdes+"."+nd.Pin] = n.Name
+		}
+	}
+	for _, v := range rep.Violations {
+		c.erc[v.Type]++
+	}
+	return c
+}
+
+// changes lists pins whose net changed, "REF.PIN: old -> new", sorted;
+// auto-named unconnected nets read as "".
+func (before partCheck) changes(after partCheck) []string {
+	name := func(n string) string {
+		if kicad.IsUnconnectedNet(n) {
+			return ""
+		}
+		return n
+	}
+	var out []string
+	for k, v := range before.pins {
+		if w, ok := after.pins[k]; !ok {
+			out = append(out, k+": "+name(v)+" -> (gone)")
+		} else if name(v) != name(w) {
+			out = append(out, k+": "+name(v)+" -> "+name(w))
+		}
+	}
+	for k, v := range after.pins {
+		if _, ok := before.pins[k]; !ok {
+			out = append(out, k+": (new) -> "+name(v))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// newViolations lists ERC types that grew, beyond the allowed ones.
+func (before partCheck) newViolations(after partCheck, allowed ...string) []string {
+	var out []string
+	for k, n := range after.erc {
+		if n > before.erc[k] && !partContains(allowed, k) {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func partContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func partWantChanges(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	sort.Strings(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("netlist changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestConnectNewNetAndDisconnect(t *testing.T) {
+	root := partFixture(t)
+	orig, _ := os.ReadFile(root)
+	before := partKiCad(t, root)
+	// Two pins on the new net: with one pin only, KiCad 9's ERC reports
+	// global_label_dangling ("global label not connected anywhere else"),
+	// which is true of a one-pin net and not damage this test looks for.
+	partApply(t, root, func(d *Design) (*Plan, error) { return Connect(d, "U1", "IO17", "TEST_PT") })
+	partApply(t, root, func(d *Design) (*Plan, error) { return Connect(d, "U1", "11", "TEST_PT") })
+	after := partKiCad(t, root)
+	partWantChanges(t, before.changes(after), "U1.10:  -> TEST_PT", "U1.11:  -> TEST_PT")
+	if nv := before.newViolations(after); len(nv) > 0 {
+		t.Fatalf("new ERC violations: %v (before %v, after %v)", nv, before.erc, after.erc)
+	}
+
+	partApply(t, root, func(d *Design) (*Plan, error) { return Disconnect(d, "U1", "IO17") })
+	partApply(t, root, func(d *Design) (*Plan, error) { return Disconnect(d, "U1", "11") })
+	partApply(t, root, func(d *Design) (*Plan, error) { return NoConnect(d, "U1", "10") })
+	partApply(t, root, func(d *Design) (*Plan, error) { return NoConnect(d, "U1", "IO18") })
+	final := partKiCad(t, root)
+	partWantChanges(t, before.changes(final))
+	if nv := before.newViolations(final); len(nv) > 0 {
+		t.Fatalf("new ERC violations after undo: %v", nv)
+	}
+	now, _ := os.ReadFile(root)
+	// Only the two no-connect flags differ: new UUIDs, same places.
+	if a, b := strings.Count(string(orig), "\n"), strings.Count(string(now), "\n"); a != b {
+		t.Fatalf("round trip changed the line count %d -> %d", a, b)
+	}
+}
+
+func TestConnectExistingGlobalNet(t *testing.T) {
+	root := partFixture(t)
+	before := partKiCad(t, root)
+	p := partApply(t, root, func(d *Design) (*Plan, error) { return Connect(d, "U1", "IO17", "KEY_DIT") })
+	text := strings.Join(p.Summary, "\n")
+	if !strings.Contains(text, "global label") || !strings.Contains(text, "no-connect") {
+		t.Fatalf("summary: %s", text)
+	}
+	after := partKiCad(t, root)
+	partWantChanges(t, before.changes(after), "U1.10:  -> KEY_DIT")
+	if nv := before.newViolations(after); len(nv) > 0 {
+		t.Fatalf("new ERC violations: %v", nv)
+	}
+}
+
+func TestConnectRefusals(t *testing.T) {
+	d := partLoad(t, partFixture(t))
+	for _, tc := range []struct {
+		name string
+		op   func() (*Plan, error)
+		want string
+	}{
+		{"unknown ref", func() (*Plan, error) { return Connect(d, "R99", "1", "X") }, "unknown reference R99"},
+		{"unknown pin", func() (*Plan, error) { return Connect(d, "R6", "3", "X") }, "its pins are 1, 2"},
+		{"connected elsewhere", func() (*Plan, error) { return Connect(d, "R8", "2", "X") }, "already connected to net LED_R"},
+		{"no-connect on a wired pin", func() (*Plan, error) { return NoConnect(d, "R8", "2") }, "connected to net LED_R"},
+		{"disconnect unknown pin", func() (*Plan, error) { return Disconnect(d, "U1", "NOPE") }, "has no pin NOPE"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.op()
+			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want refusal containing %q", err, tc.want)
+			}
+		})
+	}
+	p, err := Connect(d, "R8", "2", "LED_R")
+	if err != nil || !p.NoOp() {
+		t.Fatalf("connect to its own net: %v, %+v", err, p)
+	}
+}
+
+func TestConnectRefusesOccupiedStub(t *testing.T) {
+	root := partFixture(t)
+	d := partLoad(t, root)
+	_, _, pe, err := partPin(d, "U1", "10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := pe.pos
+	end.X += pe.out.X * stubLength
+	end.Y += pe.out.Y * stubLength
+	sh := d.SheetByRel("open-telegraph.kicad_sch")
+	at := insertAt(sh)
+	src := string(sh.Src[:at]) + noConnectText("\t", end) + string(sh.Src[at:])
+	if err := os.WriteFile(root, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Connect(partLoad(t, root), "U1", "10", "X")
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "would run into a no-connect") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,44 @@
+package schedit
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestRemovePartR8(t *testing.T) {
+	root := partFixture(t)
+	orig, _ := os.ReadFile(root)
+	before := partKiCad(t, root)
+	d := partLoad(t, root)
+	p, err := RemovePart(d, "R8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Apply(d); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(strings.Join(p.Summary, "\n"))
+	after := partKiCad(t, root)
+	partWantChanges(t, before.changes(after), "R8.1: LED_RK -> (gone)", "R8.2: LED_R -> (gone)")
+	// The labels that named R8's nets at R8 go with it, so the labels left
+	// at U1 and D2 are single-pin global labels, which KiCad 9 reports as
+	// global_label_dangling: that is the removal, not damage.
+	if nv := before.newViolations(after, "global_label_dangling"); len(nv) > 0 {
+		t.Fatalf("new ERC violations: %v (before %v, after %v)", nv, before.erc, after.erc)
+	}
+	now, _ := os.ReadFile(root)
+	if !strings.Contains(string(now), "(lib_id \"Device:R\")") {
+		t.Fatal("Device:R library symbol removed while other resistors use it")
+	}
+	// Every UUID left in the file was there before.
+	for _, line := range strings.Split(string(now), "\n") {
+		if strings.Contains(line, "(uuid ") && !strings.Contains(string(orig), line) {
+			t.Fatalf("new or changed UUID line %q", line)
+		}
+	}
+	if _, err := RemovePart(partLoad(t, root), "R8"); !errors.Is(err, ErrRefused) {
+		t.Fatalf("second removal: %v, want unknown reference", err)
+	}
+}
