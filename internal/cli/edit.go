@@ -25,13 +25,18 @@ var editOps = []func(a *app, o *editOptions) *cobra.Command{
 	newEditRenameNetCmd,
 	newEditSetFieldCmd,
 	newEditSwapPinsCmd,
+	newEditAddPartCmd,
+	newEditRemovePartCmd,
+	newEditConnectCmd,
+	newEditDisconnectCmd,
+	newEditNoConnectCmd,
 }
 
 func newEditCmd(a *app) *cobra.Command {
 	o := &editOptions{}
 	cmd := &cobra.Command{
 		Use:   "edit",
-		Short: "Edit the schematic deterministically (rename a net, set a field, swap pins)",
+		Short: "Edit the schematic deterministically (rename a net, set a field, add, remove or connect parts, swap pins)",
 		Long: `edit changes the schematic through copperhead's edit engine: each operation
 computes a plan of byte splices, so the diff shows only the expressions the
 change needs and untouched UUIDs never change. Re-running an applied change

@@ -22,7 +22,9 @@ func UpdateRows(files Files, cfg Config, schBefore, schAfter *kicad.Schematic, n
 		path := cfg.DocPath(BOMDoc)
 		before, after := bomCells(schBefore), bomCells(schAfter)
 		if doc, ok := files[path]; ok {
-			if next, changed := updateTable(doc, []string{"refdes"}, before, after); changed {
+			next, changed := updateTable(doc, []string{"refdes"}, before, after)
+			next, grew := addRemoveRows(next, []string{"refdes"}, bomRowSet(schBefore), bomRowSet(schAfter))
+			if changed || grew {
 				out[path] = next
 			}
 		}
@@ -30,7 +32,9 @@ func UpdateRows(files Files, cfg Config, schBefore, schAfter *kicad.Schematic, n
 	if nlBefore != nil && nlAfter != nil {
 		path := cfg.DocPath(PinoutDoc)
 		if doc, ok := files[path]; ok {
-			if next, changed := updateTable(doc, []string{"refdes", "pin"}, pinoutCells(nlBefore), pinoutCells(nlAfter)); changed {
+			next, changed := updateTable(doc, []string{"refdes", "pin"}, pinoutCells(nlBefore), pinoutCells(nlAfter))
+			next, grew := addRemoveRows(next, []string{"refdes", "pin"}, pinoutRowSet(nlBefore), pinoutRowSet(nlAfter))
+			if changed || grew {
 				out[path] = next
 			}
 		}
