@@ -24,7 +24,9 @@ import (
 // loop.
 //
 // Mutating (withheld until validate_change passes): edit_file, write_file,
-// record_constraint, resolve_affected. record_decision is not mutating: it
+// record_constraint, resolve_affected, and the structured schematic edit
+// tools (schedit_tools.go): rename_net, set_field, swap_pins, add_part,
+// remove_part, connect_pin, disconnect_pin, no_connect_pin. record_decision is not mutating: it
 // only appends to Session.Decisions, which reach docs/DECISIONS.md through
 // the commit, and the commit itself needs a validated change; a decision
 // made while planning (or while refusing) is worth recording.
@@ -47,6 +49,14 @@ func AllTools() []Tool {
 		writeFileTool{},
 		recordConstraintTool{},
 		resolveAffectedTool{},
+		renameNetTool{},
+		setFieldTool{},
+		swapPinsTool{},
+		addPartTool{},
+		removePartTool{},
+		connectPinTool{},
+		disconnectPinTool{},
+		noConnectPinTool{},
 	}
 }
 

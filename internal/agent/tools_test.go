@@ -172,7 +172,8 @@ func specNames(ts []llm.Tool) []string {
 	return out
 }
 
-var mutatingNames = []string{"edit_file", "write_file", "record_constraint", "resolve_affected"}
+var mutatingNames = []string{"edit_file", "write_file", "record_constraint", "resolve_affected",
+	"rename_net", "set_field", "swap_pins", "add_part", "remove_part", "connect_pin", "disconnect_pin", "no_connect_pin"}
 
 func TestToolListGate(t *testing.T) {
 	s := emptySession(t)

@@ -1,0 +1,74 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"copperhead/internal/editdocs"
+	"copperhead/internal/kicad/schedit"
+)
+
+// The structured schematic edit tools (rename_net, set_field, swap_pins,
+// add_part, remove_part, connect_pin, disconnect_pin, no_connect_pin) run
+// one deterministic schedit operation each, in the order the CLI's copperhead
+// edit does: load the whole schematic, plan, apply through editdocs (which
+// keeps BOM.md and PINOUT.md in step), and report the written files as
+// Result.Changed so the post-call hook opens the ERC and drift obligations.
+// They are mutating: withheld until the change validates, like edit_file.
+
+// scheditOp plans one operation on the loaded design.
+type scheditOp func(d *schedit.Design) (*schedit.Plan, error)
+
+// runSchedit is the shared body of the structured edit tools. A refusal, a
+// missing schematic or a schematic that does not load is an IsError result
+// the model can act on; "already applied" is a plain result that changes
+// nothing.
+func runSchedit(ctx context.Context, s *Session, name string, op scheditOp) (Result, error) {
+	if s.Project == nil || s.Project.Schematic == "" {
+		return Errorf("%s: no schematic: the repository has no KiCad schematic to edit", name), nil
+	}
+	d, err := schedit.Load(s.Project.Schematic)
+	if err != nil {
+		return Errorf("%s: %s", name, s.scrub(err.Error())), nil
+	}
+	p, err := op(d)
+	if err != nil {
+		if errors.Is(err, schedit.ErrRefused) {
+			return Errorf("%s refused, nothing changed: %s", name, strings.TrimPrefix(err.Error(), schedit.ErrRefused.Error()+": ")), nil
+		}
+		return Errorf("%s: %s", name, s.scrub(err.Error())), nil
+	}
+	if p.NoOp() {
+		msg := fmt.Sprintf("%s: already applied, nothing to change.", p.Op)
+		if len(p.Summary) > 0 {
+			msg += "\n" + strings.Join(p.Summary, "\n")
+		}
+		return Result{Text: msg}, nil
+	}
+	changed, err := editdocs.Apply(ctx, editdocs.Input{
+		Repo: s.Repo, Config: s.Config, Design: d, Plan: p, KiCad: s.KiCad, Write: s.writeFile,
+	})
+	if err != nil {
+		if len(changed) == 0 {
+			return Errorf("%s: %s; nothing changed", name, s.scrub(err.Error())), nil
+		}
+		// Some files were written: report them so the hook still opens
+		// the obligations, and say what was left undone.
+		return Result{
+			Text:    fmt.Sprintf("%s: partly applied (%s) before an error: %s. Check the docs by hand (check_drift).", name, strings.Join(changed, ", "), s.scrub(err.Error())),
+			IsError: true, Changed: changed,
+		}, nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:\n", p.Op)
+	for _, l := range p.Summary {
+		fmt.Fprintf(&b, "- %s\n", l)
+	}
+	fmt.Fprintf(&b, "changed: %s", strings.Join(changed, ", "))
+	if s.KiCad == nil {
+		b.WriteString("\n(kicad-cli unavailable: PINOUT.md was not updated; edit it with edit_file if it states what changed)")
+	}
+	return Result{Text: b.String(), Changed: changed}, nil
+}
