@@ -1,0 +1,130 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"copperhead/internal/research/egress"
+)
+
+const (
+	// openRouterBaseURL is OpenRouter's chat completions endpoint; web search
+	// is a plugin on a completion request, not a separate API.
+	openRouterBaseURL = "https://openrouter.ai/api/v1/chat/completions"
+	// defaultOpenRouterModel is a small, cheap model: the completion's prose
+	// is discarded, so the model only has to trigger the search plugin.
+	defaultOpenRouterModel = "openai/gpt-4o-mini"
+	// openRouterMaxTokens bounds the prose we pay for and then throw away.
+	openRouterMaxTokens = 200
+)
+
+// OpenRouter searches through OpenRouter's web plugin, which lets a run that
+// already has an OpenRouter key search without a second vendor and secret.
+// The plugin attaches the pages it used as url_citation annotations; those
+// annotations are the results. The model's own answer is discarded unread:
+// it is generated text about untrusted pages, and returning it would turn
+// web_search into a summarizer (D4).
+type OpenRouter struct {
+	key     string
+	model   string
+	client  *egress.Client
+	baseURL string // overridden by tests to point at a loopback server
+}
+
+// NewOpenRouter returns an OpenRouter web-plugin provider using key.
+func NewOpenRouter(key string, client *egress.Client) *OpenRouter {
+	return &OpenRouter{key: key, model: defaultOpenRouterModel, client: client, baseURL: openRouterBaseURL}
+}
+
+// Name reports "openrouter".
+func (o *OpenRouter) Name() string { return "openrouter" }
+
+type openRouterMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type openRouterPlugin struct {
+	ID         string `json:"id"`
+	MaxResults int    `json:"max_results"`
+}
+
+type openRouterRequest struct {
+	Model     string              `json:"model"`
+	Messages  []openRouterMessage `json:"messages"`
+	Plugins   []openRouterPlugin  `json:"plugins"`
+	MaxTokens int                 `json:"max_tokens"`
+}
+
+type openRouterResponse struct {
+	Choices []struct {
+		Message struct {
+			Annotations []struct {
+				Type        string `json:"type"`
+				URLCitation struct {
+					URL     string `json:"url"`
+					Title   string `json:"title"`
+					Content string `json:"content"`
+				} `json:"url_citation"`
+			} `json:"annotations"`
+		} `json:"message"`
+	} `json:"choices"`
+}
+
+// Search runs one web query through the plugin and returns up to n cited
+// pages, deduplicated by URL in citation order.
+func (o *OpenRouter) Search(ctx context.Context, query string, n int) ([]Result, error) {
+	n = clampResults(n)
+	payload, err := json.Marshal(openRouterRequest{
+		Model: o.model,
+		Messages: []openRouterMessage{{
+			Role:    "user",
+			Content: "Search the web for the following query and cite the sources you find.\n\nQuery: " + query,
+		}},
+		Plugins:   []openRouterPlugin{{ID: "web", MaxResults: n}},
+		MaxTokens: openRouterMaxTokens,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("openrouter search: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.baseURL, bytes.NewReader(payload))
+	if err != nil {
+		return nil, fmt.Errorf("openrouter search: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Authorization", "Bearer "+o.key)
+	resp, err := o.client.Do(ctx, req, maxResponseBytes)
+	if err != nil {
+		return nil, fmt.Errorf("openrouter search: %w", scrub(err, o.key))
+	}
+	if resp.Status < 200 || resp.Status > 299 {
+		return nil, statusError("openrouter", OpenRouterKeyEnv, resp.Status)
+	}
+	var body openRouterResponse
+	if err := json.Unmarshal(resp.Body, &body); err != nil {
+		return nil, fmt.Errorf("openrouter search: decode response: %w", err)
+	}
+	var out []Result
+	seen := map[string]bool{}
+	for _, c := range body.Choices {
+		for _, a := range c.Message.Annotations {
+			if a.Type != "url_citation" || len(out) == n {
+				continue
+			}
+			res, ok := cleanResult(a.URLCitation.Title, a.URLCitation.URL, a.URLCitation.Content)
+			if !ok || seen[res.URL] {
+				continue
+			}
+			seen[res.URL] = true
+			out = append(out, res)
+		}
+	}
+	if out == nil {
+		out = []Result{}
+	}
+	return out, nil
+}

@@ -1,0 +1,187 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"copperhead/internal/research/egress"
+)
+
+// Result is one web search hit: metadata the agent may cite or hand to
+// fetch_datasheet, never the page itself. Every field is untrusted text.
+type Result struct {
+	Title   string `json:"title"`
+	URL     string `json:"url"`
+	Snippet string `json:"snippet,omitempty"`
+}
+
+// Provider is one search API. Search returns at most n results, already
+// cleaned (see Result); an empty slice with a nil error is a real answer.
+type Provider interface {
+	Name() string
+	Search(ctx context.Context, query string, n int) ([]Result, error)
+}
+
+// Environment variables holding provider keys. A provider is available only
+// when its variable is non-empty.
+const (
+	BraveKeyEnv      = "BRAVE_API_KEY"
+	TavilyKeyEnv     = "TAVILY_API_KEY"
+	OpenRouterKeyEnv = "OPENROUTER_API_KEY"
+)
+
+// Available returns the search providers whose keys are set, in preference
+// order: Brave, Tavily, OpenRouter. A provider without its key is absent, not
+// present-and-failing, so a run without keys behaves exactly as one without
+// research (D2).
+func Available(getenv func(string) string, client *egress.Client) []Provider {
+	var ps []Provider
+	if k := strings.TrimSpace(getenv(BraveKeyEnv)); k != "" {
+		ps = append(ps, NewBrave(k, client))
+	}
+	if k := strings.TrimSpace(getenv(TavilyKeyEnv)); k != "" {
+		ps = append(ps, NewTavily(k, client))
+	}
+	if k := strings.TrimSpace(getenv(OpenRouterKeyEnv)); k != "" {
+		ps = append(ps, NewOpenRouter(k, client))
+	}
+	return ps
+}
+
+// Errors a caller can branch on with errors.Is. The wrapped message names the
+// provider and the environment variable to check, never the key.
+var (
+	ErrUnauthorized = errors.New("unauthorized")
+	ErrRateLimited  = errors.New("rate limited")
+)
+
+const (
+	// maxResponseBytes caps a search API response. Real responses for 20
+	// results are tens of kilobytes; the cap only stops a misbehaving server.
+	maxResponseBytes = 2 << 20
+	// maxResults bounds n: the agent needs a handful of candidates, and
+	// Brave's own per-request ceiling is 20.
+	maxResults = 20
+	// defaultResults is used when the caller asks for n <= 0.
+	defaultResults = 5
+	// maxSnippetRunes keeps a snippet to a couple of sentences: enough to
+	// judge relevance, too little to smuggle a page body into the context.
+	maxSnippetRunes = 300
+	// maxTitleRunes bounds titles the same way.
+	maxTitleRunes = 200
+)
+
+func clampResults(n int) int {
+	if n <= 0 {
+		return defaultResults
+	}
+	return min(n, maxResults)
+}
+
+// statusError maps a non-2xx response to an error naming the provider and,
+// for authentication failures, the variable holding the key. The response
+// body is deliberately not quoted: it is untrusted and may echo the request.
+func statusError(provider, keyEnv string, status int) error {
+	switch {
+	case status == 401 || status == 403:
+		return fmt.Errorf("%s search: HTTP %d: %w: check %s", provider, status, ErrUnauthorized, keyEnv)
+	case status == 402:
+		return fmt.Errorf("%s search: HTTP 402: the account behind %s is out of credit", provider, keyEnv)
+	case status == 429:
+		return fmt.Errorf("%s search: HTTP 429: %w: retry later", provider, ErrRateLimited)
+	default:
+		return fmt.Errorf("%s search: unexpected HTTP status %d", provider, status)
+	}
+}
+
+// scrub returns err with every occurrence of secret replaced, so a transport
+// error that echoes a request detail cannot carry a key into a transcript.
+// An error that does not contain the secret is returned unchanged, keeping
+// errors.As working for egress.RefusedError and context errors.
+func scrub(err error, secret string) error {
+	if err == nil || secret == "" || !strings.Contains(err.Error(), secret) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), secret, "[redacted]"))
+}
+
+// cleanResult applies the metadata-only rules to one raw hit. It returns
+// false for hits without a usable absolute http(s) URL: those can be neither
+// cited nor fetched.
+func cleanResult(title, rawURL, snippet string) (Result, bool) {
+	u, ok := cleanURL(rawURL)
+	if !ok {
+		return Result{}, false
+	}
+	return Result{
+		Title:   truncateRunes(plainText(title), maxTitleRunes),
+		URL:     u,
+		Snippet: truncateRunes(plainText(snippet), maxSnippetRunes),
+	}, true
+}
+
+func cleanURL(raw string) (string, bool) {
+	raw = strings.TrimSpace(raw)
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return "", false
+	}
+	return raw, true
+}
+
+// plainText turns a provider's snippet into one line of plain text: tags are
+// removed (Brave marks matches with <strong>), entities decoded, and the
+// decoded text stripped again so an escaped tag cannot survive as markup.
+// Control characters and runs of whitespace collapse to single spaces.
+func plainText(s string) string {
+	s = stripTags(html.UnescapeString(stripTags(s)))
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsSpace(r) || unicode.IsControl(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// stripTags drops everything between '<' and the next '>'. A '<' that is
+// never closed drops the rest of the string: a truncated tag is markup too.
+func stripTags(s string) string {
+	if !strings.ContainsRune(s, '<') {
+		return s
+	}
+	var b strings.Builder
+	inTag := false
+	for _, r := range s {
+		switch {
+		case inTag:
+			inTag = r != '>'
+		case r == '<':
+			inTag = true
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}
