@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
@@ -63,11 +64,7 @@ func newEditConnectCmd(a *app, o *editOptions) *cobra.Command {
 		Short: "Connect a pin to a net with a short wire stub and a label at its end",
 		Args:  exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ref, pin, err := splitPin(args[0])
-			if err != nil {
-				return err
-			}
-			return a.runEdit(cmd.Context(), o, func(d *schedit.Design) (*schedit.Plan, error) {
+			return a.runPinEdit(cmd.Context(), o, args[0], func(d *schedit.Design, ref, pin string) (*schedit.Plan, error) {
 				return schedit.Connect(d, ref, pin, args[1])
 			})
 		},
@@ -75,37 +72,32 @@ func newEditConnectCmd(a *app, o *editOptions) *cobra.Command {
 }
 
 func newEditDisconnectCmd(a *app, o *editOptions) *cobra.Command {
+	return newEditPinCmd(a, o, "disconnect REF.PIN", "Remove the stub and label (or no-connect flag) attached to a pin", schedit.Disconnect)
+}
+
+func newEditNoConnectCmd(a *app, o *editOptions) *cobra.Command {
+	return newEditPinCmd(a, o, "no-connect REF.PIN", "Flag an unconnected pin as intentionally not connected", schedit.NoConnect)
+}
+
+// newEditPinCmd is an edit operation whose only argument is one pin.
+func newEditPinCmd(a *app, o *editOptions, use, short string, op func(d *schedit.Design, ref, pin string) (*schedit.Plan, error)) *cobra.Command {
 	return &cobra.Command{
-		Use:   "disconnect REF.PIN",
-		Short: "Remove the stub and label (or no-connect flag) attached to a pin",
+		Use:   use,
+		Short: short,
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ref, pin, err := splitPin(args[0])
-			if err != nil {
-				return err
-			}
-			return a.runEdit(cmd.Context(), o, func(d *schedit.Design) (*schedit.Plan, error) {
-				return schedit.Disconnect(d, ref, pin)
-			})
+			return a.runPinEdit(cmd.Context(), o, args[0], op)
 		},
 	}
 }
 
-func newEditNoConnectCmd(a *app, o *editOptions) *cobra.Command {
-	return &cobra.Command{
-		Use:   "no-connect REF.PIN",
-		Short: "Flag an unconnected pin as intentionally not connected",
-		Args:  exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ref, pin, err := splitPin(args[0])
-			if err != nil {
-				return err
-			}
-			return a.runEdit(cmd.Context(), o, func(d *schedit.Design) (*schedit.Plan, error) {
-				return schedit.NoConnect(d, ref, pin)
-			})
-		},
+// runPinEdit reads REF.PIN and runs op on it as an edit.
+func (a *app) runPinEdit(ctx context.Context, o *editOptions, refPin string, op func(d *schedit.Design, ref, pin string) (*schedit.Plan, error)) error {
+	ref, pin, err := splitPin(refPin)
+	if err != nil {
+		return err
 	}
+	return a.runEdit(ctx, o, func(d *schedit.Design) (*schedit.Plan, error) { return op(d, ref, pin) })
 }
 
 // splitPin reads REF.PIN (the pin a number or a name); the last dot splits,

@@ -206,13 +206,21 @@ func (s *Schematic) Pins() []PlacedPin {
 }
 
 // toSheet maps a point of the symbol's library drawing to sheet coordinates:
-// flip Y (library Y grows up, the sheet's down), rotate by the placed angle
-// (counter-clockwise as seen on the sheet), mirror, then translate to the
-// symbol's position. This is the order KiCad applies; the no-connect test on
-// the demo projects pins it down.
+// Orient, then translate to the symbol's position.
 func (sym *placedSymbol) toSheet(lx, ly float64) Point {
+	x, y := Orient(sym.angle, sym.mirror, lx, ly)
+	return Point{X: schRound(sym.at.X + x), Y: schRound(sym.at.Y + y)}
+}
+
+// Orient maps a vector of a symbol's library drawing onto the sheet without
+// translating it: flip Y (library Y grows up, the sheet's down), rotate by the
+// placed angle (counter-clockwise as seen on the sheet), then mirror ("x" or
+// "y"). This is the order KiCad applies, pinned down by the no-connect test on
+// the demo projects; the edit engine calls it too, so placement and reading
+// can never disagree.
+func Orient(angle float64, mirror string, lx, ly float64) (float64, float64) {
 	x, y := lx, -ly
-	switch a := math.Mod(math.Mod(sym.angle, 360)+360, 360); a {
+	switch a := math.Mod(math.Mod(angle, 360)+360, 360); a {
 	case 0:
 	case 90:
 		x, y = y, -x
@@ -226,13 +234,13 @@ func (sym *placedSymbol) toSheet(lx, ly float64) Point {
 		sin, cos := math.Sincos(a * math.Pi / 180)
 		x, y = x*cos+y*sin, -x*sin+y*cos
 	}
-	switch sym.mirror {
+	switch mirror {
 	case "x":
 		y = -y
 	case "y":
 		x = -x
 	}
-	return Point{X: schRound(sym.at.X + x), Y: schRound(sym.at.Y + y)}
+	return x, y
 }
 
 // schRound rounds to KiCad's schematic resolution (100 nm = 1e-4 mm), which

@@ -84,29 +84,10 @@ func readPlaced(n *sexpr.Node) *placedSym {
 	return ps
 }
 
-// orient maps a library-coordinate vector to the sheet without translating:
-// flip Y, rotate by the placed angle, mirror — kicad's toSheet order.
+// orient maps a library-coordinate vector to the sheet without translating,
+// exactly as the read model does (kicad.Orient).
 func (ps *placedSym) orient(lx, ly float64) (float64, float64) {
-	x, y := lx, -ly
-	switch a := math.Mod(math.Mod(ps.angle, 360)+360, 360); a {
-	case 0:
-	case 90:
-		x, y = y, -x
-	case 180:
-		x, y = -x, -y
-	case 270:
-		x, y = -y, x
-	default:
-		sin, cos := math.Sincos(a * math.Pi / 180)
-		x, y = x*cos+y*sin, -x*sin+y*cos
-	}
-	switch ps.mirror {
-	case "x":
-		y = -y
-	case "y":
-		x = -x
-	}
-	return x, y
+	return kicad.Orient(ps.angle, ps.mirror, lx, ly)
 }
 
 func (ps *placedSym) toSheet(lx, ly float64) kicad.Point {
