@@ -138,6 +138,16 @@ func Canonicalize(raw string) (string, error) {
 	if u.User != nil {
 		return "", errors.New("userinfo in URL")
 	}
+	// Hosts are ASCII (IDNs travel as punycode): anything else is refused
+	// here rather than lower-cased, which would turn each invalid byte into
+	// a three-byte replacement character and make canonicalization grow the
+	// URL on every pass (found by FuzzCanonicalize). egress refuses such
+	// hosts too.
+	for i := 0; i < len(u.Hostname()); i++ {
+		if c := u.Hostname()[i]; c <= ' ' || c >= 0x7f {
+			return "", fmt.Errorf("bad host: non-ASCII or control byte 0x%02x (use the punycode form)", c)
+		}
+	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	if host == "" || strings.HasPrefix(host, ".") || strings.Contains(host, "..") || strings.HasSuffix(host, ".") {
 		return "", fmt.Errorf("bad host %q", u.Hostname())
