@@ -7,10 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,9 +16,6 @@ import (
 	"copperhead/internal/design"
 	"copperhead/internal/explain"
 	"copperhead/internal/llm"
-	"copperhead/internal/redact"
-	"copperhead/internal/runmeta"
-	"copperhead/internal/transcript"
 )
 
 // ExplainResult is `explain --json`: the facts, and the model's phrasing
@@ -133,56 +128,21 @@ func (a *app) phraseExplanation(ctx context.Context, repo string, cfg design.Con
 	if err != nil {
 		return nil, err
 	}
-	p, err := llm.Open(sel, s, llm.OpenOptions{RepoRoot: repo, CacheDir: llmCacheDir()})
-	if err != nil {
-		return nil, err
-	}
 	facts, err := json.MarshalIndent(e, "", "  ")
 	if err != nil {
 		return nil, err
 	}
-	request := "Explain " + e.Subject + ". The facts:\n\n" + string(facts)
-	start := time.Now()
-	runID := transcript.NewRunID(start)
-	red := redact.New(os.Environ())
-	w, err := transcript.Create(repo, runID, red)
+	r, err := a.runOneShot(ctx, repo, cfg, s, sel, oneShot{
+		Command: "explain", Request: "explain " + e.Subject,
+		Message: "Explain " + e.Subject + ". The facts:\n\n" + string(facts),
+		System:  explain.PhrasePrompt, MaxTokens: 400})
 	if err != nil {
 		return nil, err
 	}
-	defer w.Close()
-	meta := runmeta.Collect(ctx, runmeta.Input{
-		RunID: runID, StartedAt: start, Command: "explain", Request: "explain " + e.Subject,
-		Model: p.Model(), Provider: p.Name(), SelectionSource: sel.Source,
-		Version: version(), Repo: repo, Config: cfg, Schematic: cfg.Schematic, Board: cfg.Board,
-		MaxTurns: 1, HookMarker: hookMarker,
-	}, runmeta.DefaultProbes())
-	if err := w.Write(transcript.TypeRunStart, meta); err != nil {
-		return nil, err
+	if r.Err != nil {
+		return nil, r.Err
 	}
-	rec := llm.Record(p, w)
-	turn, chatErr := rec.Chat(ctx, []llm.Message{{Role: llm.RoleUser, Text: request}}, nil,
-		llm.Options{System: explain.PhrasePrompt, MaxTokens: 400})
-	end := transcript.RunEnd{ExitPath: transcript.ExitDone, TurnBudget: 1, TurnsUsed: 1, DurationMS: time.Since(start).Milliseconds()}
-	if chatErr != nil {
-		msg := red.String(chatErr.Error())
-		end.ExitPath, end.Error = transcript.ExitProviderError, &msg
-	} else {
-		end.Tokens = transcript.Tokens(turn.Usage)
-		end.PerTurn = []transcript.TurnTokens{{Turn: 1, Tokens: transcript.Tokens(turn.Usage)}}
-	}
-	if err := w.Write(transcript.TypeRunEnd, end); err != nil {
-		return nil, err
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	if err := transcript.WriteSummary(w.Dir(), transcript.Summary{Start: meta, End: end}, red); err != nil {
-		return nil, err
-	}
-	if chatErr != nil {
-		return nil, chatErr
-	}
-	return &ExplainPhrase{Model: rec.Model(), RunID: runID, Text: strings.TrimSpace(red.String(turn.Text))}, nil
+	return &ExplainPhrase{Model: r.Model, RunID: r.RunID, Text: strings.TrimSpace(r.Redactor.String(r.Turn.Text))}, nil
 }
 
 // printExplanation writes the facts: a title line, the subject's own facts

@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"copperhead/internal/design"
 	"copperhead/internal/llm"
-	"copperhead/internal/redact"
-	"copperhead/internal/runmeta"
 	"copperhead/internal/transcript"
 )
 
@@ -62,61 +59,22 @@ func (a *app) runProbe(ctx context.Context, s llm.Settings, sel llm.Selection) (
 	if err != nil {
 		return nil, failf("%v", err)
 	}
-	p, err := llm.Open(sel, s, llm.OpenOptions{RepoRoot: repo, CacheDir: llmCacheDir()})
+	r, err := a.runOneShot(ctx, repo, cfg, s, sel, oneShot{
+		Command: "models --probe", Request: probeRequest, Message: probeRequest, System: probeSystem, MaxTokens: 64})
 	if err != nil {
-		return nil, providerErr(err)
+		return nil, err
 	}
-	start := time.Now()
-	runID := transcript.NewRunID(start)
-	red := redact.New(os.Environ())
-	w, err := transcript.Create(repo, runID, red)
-	if err != nil {
-		return nil, failf("%v", err)
-	}
-	defer w.Close()
-	meta := runmeta.Collect(ctx, runmeta.Input{
-		RunID: runID, StartedAt: start, Command: "models --probe", Request: probeRequest,
-		Model: p.Model(), Provider: p.Name(), SelectionSource: sel.Source,
-		Version: version(), Repo: repo, Config: cfg, Schematic: cfg.Schematic, Board: cfg.Board,
-		MaxTurns: 1, MaxRepairCycles: 0, HookMarker: hookMarker,
-	}, runmeta.DefaultProbes())
-	if err := w.Write(transcript.TypeRunStart, meta); err != nil {
-		return nil, failf("%v", err)
-	}
-
-	rec := llm.Record(p, w)
-	msgs := []llm.Message{{Role: llm.RoleUser, Text: probeRequest}}
-	turn, chatErr := rec.Chat(ctx, msgs, nil, llm.Options{System: probeSystem, MaxTokens: 64})
-
-	res := &ProbeResult{RunID: runID, RunDir: filepath.ToSlash(filepath.Join(design.RunsDir, runID)),
-		Model: rec.Model(), Provider: rec.Name(), Source: sel.Source, ExitPath: transcript.ExitDone}
-	end := transcript.RunEnd{ExitPath: transcript.ExitDone, TurnBudget: 1, TurnsUsed: 1, DurationMS: time.Since(start).Milliseconds()}
-	if chatErr != nil {
-		msg := red.String(chatErr.Error())
-		res.Error, res.ExitPath = msg, transcript.ExitProviderError
-		end.ExitPath, end.Error = transcript.ExitProviderError, &msg
-	} else {
-		// The terminal is a log too: the reply is redacted like the transcript.
-		res.Reply, res.Cached, res.Usage = red.String(turn.Text), turn.Cached, turn.Usage
-		end.Tokens = transcript.Tokens(turn.Usage)
-		end.PerTurn = []transcript.TurnTokens{{Turn: 1, Tokens: transcript.Tokens(turn.Usage)}}
-	}
-	if err := w.Write(transcript.TypeRunEnd, end); err != nil {
-		return nil, failf("%v", err)
-	}
-	if err := w.Close(); err != nil {
-		return nil, failf("%v", err)
-	}
-	if err := transcript.WriteSummary(w.Dir(), transcript.Summary{Start: meta, End: end}, red); err != nil {
-		return nil, failf("%v", err)
-	}
-	if chatErr != nil {
+	res := &ProbeResult{RunID: r.RunID, RunDir: r.RunDir, Model: r.Model, Provider: r.Provider, Source: sel.Source, ExitPath: transcript.ExitDone}
+	if r.Err != nil {
+		res.Error, res.ExitPath = r.Redactor.String(r.Err.Error()), transcript.ExitProviderError
 		if a.mode() == modeJSON {
 			_ = writeJSON(a.io.Out, res)
 			return res, silentFailure
 		}
-		return res, providerErr(chatErr)
+		return res, providerErr(r.Err)
 	}
+	// The terminal is a log too: the reply is redacted like the transcript.
+	res.Reply, res.Cached, res.Usage = r.Redactor.String(r.Turn.Text), r.Turn.Cached, r.Turn.Usage
 	return res, nil
 }
 
