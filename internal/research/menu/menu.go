@@ -116,6 +116,11 @@ func Canonicalize(raw string) (string, error) {
 	if raw == "" {
 		return "", errors.New("empty URL")
 	}
+	// The limit applies to the canonical form, which is what is fetched and
+	// stored: escaping can make it up to three times longer than the input,
+	// and checking only the input would let a canonical string fail its own
+	// re-canonicalization (found by FuzzCanonicalize). The input bound only
+	// keeps parsing cheap.
 	if len(raw) > maxURLLen {
 		return "", fmt.Errorf("URL longer than %d bytes", maxURLLen)
 	}
@@ -171,6 +176,9 @@ func Canonicalize(raw string) (string, error) {
 	out := scheme + "://" + host + path
 	if u.RawQuery != "" || u.ForceQuery {
 		out += "?" + u.RawQuery
+	}
+	if len(out) > maxURLLen {
+		return "", fmt.Errorf("URL longer than %d bytes once escaped", maxURLLen)
 	}
 	return out, nil
 }
