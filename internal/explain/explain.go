@@ -17,6 +17,7 @@ import (
 	"copperhead/internal/consistency"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
+	"copperhead/internal/textdist"
 )
 
 // Kind is what a subject turned out to be.
@@ -520,7 +521,7 @@ func (in Input) closeMatches(s string) []string {
 	var hits []scored
 	for _, c := range cands {
 		cu := strings.ToUpper(c)
-		d := distance(u, cu)
+		d := textdist.Levenshtein(u, cu)
 		switch {
 		case strings.Contains(cu, u) || strings.Contains(u, cu):
 			d = min(d, 1)
@@ -557,26 +558,4 @@ func commonPrefix(a, b string) int {
 		n++
 	}
 	return n
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(rb)]
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"copperhead/internal/sexpr"
+	"copperhead/internal/textdist"
 )
 
 // defaultSymbolDir is where Debian's kicad-symbols package installs KiCad's
@@ -180,7 +181,7 @@ func suggest(want string, names []string) string {
 	var s []scored
 	for _, n := range names {
 		ln := strings.ToLower(n)
-		d := levenshtein(lw, ln)
+		d := textdist.Levenshtein(lw, ln)
 		if strings.Contains(ln, lw) || strings.Contains(lw, ln) {
 			d = min(d, 1+abs(len(ln)-len(lw))/4)
 		}
@@ -204,26 +205,6 @@ func abs(v int) int {
 		return -v
 	}
 	return v
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // formatNode prints n as KiCad does, at depth levels of indentation: one

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"copperhead/internal/sexpr"
+	"copperhead/internal/textdist"
 )
 
 // labelHeads are the label expressions whose first argument names a net.
@@ -213,7 +214,7 @@ func closeMatches(name string, names map[string]bool) string {
 	var cs []cand
 	upper := strings.ToUpper(name)
 	for n := range names {
-		dist := editDistance(upper, strings.ToUpper(n))
+		dist := textdist.Levenshtein(upper, strings.ToUpper(n))
 		if dist <= max(2, len(name)/3) || strings.Contains(strings.ToUpper(n), upper) {
 			cs = append(cs, cand{n, dist})
 		}
@@ -232,26 +233,6 @@ func closeMatches(name string, names map[string]bool) string {
 		out = append(out, cs[i].name)
 	}
 	return " (did you mean " + strings.Join(out, ", ") + "?)"
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // propertyNode returns the (property name ..) child of n, or nil.
