@@ -1,11 +1,7 @@
 package search
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
 
 	"copperhead/internal/research/egress"
 )
@@ -78,7 +74,8 @@ type openRouterResponse struct {
 // pages, deduplicated by URL in citation order.
 func (o *OpenRouter) Search(ctx context.Context, query string, n int) ([]Result, error) {
 	n = clampResults(n)
-	payload, err := json.Marshal(openRouterRequest{
+	var body openRouterResponse
+	err := postJSON(ctx, o.client, "openrouter", o.baseURL, o.key, OpenRouterKeyEnv, openRouterRequest{
 		Model: o.model,
 		Messages: []openRouterMessage{{
 			Role:    "user",
@@ -86,27 +83,9 @@ func (o *OpenRouter) Search(ctx context.Context, query string, n int) ([]Result,
 		}},
 		Plugins:   []openRouterPlugin{{ID: "web", MaxResults: n}},
 		MaxTokens: openRouterMaxTokens,
-	})
+	}, &body)
 	if err != nil {
-		return nil, fmt.Errorf("openrouter search: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.baseURL, bytes.NewReader(payload))
-	if err != nil {
-		return nil, fmt.Errorf("openrouter search: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Authorization", "Bearer "+o.key)
-	resp, err := o.client.Do(ctx, req, maxResponseBytes)
-	if err != nil {
-		return nil, fmt.Errorf("openrouter search: %w", scrub(err, o.key))
-	}
-	if resp.Status < 200 || resp.Status > 299 {
-		return nil, statusError("openrouter", OpenRouterKeyEnv, resp.Status)
-	}
-	var body openRouterResponse
-	if err := json.Unmarshal(resp.Body, &body); err != nil {
-		return nil, fmt.Errorf("openrouter search: decode response: %w", err)
+		return nil, err
 	}
 	var out []Result
 	seen := map[string]bool{}

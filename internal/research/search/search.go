@@ -1,10 +1,13 @@
 package search
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
+	"net/http"
 	"net/url"
 	"strings"
 	"unicode"
@@ -87,6 +90,34 @@ func clampResults(n int) int {
 // statusError maps a non-2xx response to an error naming the provider and,
 // for authentication failures, the variable holding the key. The response
 // body is deliberately not quoted: it is untrusted and may echo the request.
+// postJSON is a search API call: payload as a JSON POST with the key as a
+// bearer token, through egress, a 2xx status required, the reply decoded into
+// out. Errors name the provider and never carry the key.
+func postJSON(ctx context.Context, client *egress.Client, provider, url, key, keyEnv string, payload, out any) error {
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return fmt.Errorf("%s search: %w", provider, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("%s search: %w", provider, scrub(err, key))
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := client.Do(ctx, req, maxResponseBytes)
+	if err != nil {
+		return fmt.Errorf("%s search: %w", provider, scrub(err, key))
+	}
+	if resp.Status < 200 || resp.Status > 299 {
+		return statusError(provider, keyEnv, resp.Status)
+	}
+	if err := json.Unmarshal(resp.Body, out); err != nil {
+		return fmt.Errorf("%s search: decode response: %w", provider, err)
+	}
+	return nil
+}
+
 func statusError(provider, keyEnv string, status int) error {
 	switch {
 	case status == 401 || status == 403:

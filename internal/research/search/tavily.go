@@ -1,11 +1,7 @@
 package search
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
 
 	"copperhead/internal/research/egress"
 )
@@ -53,27 +49,10 @@ type tavilyResponse struct {
 // Search runs one web query and returns up to n cleaned results.
 func (t *Tavily) Search(ctx context.Context, query string, n int) ([]Result, error) {
 	n = clampResults(n)
-	payload, err := json.Marshal(tavilyRequest{Query: query, MaxResults: n, SearchDepth: "basic"})
-	if err != nil {
-		return nil, fmt.Errorf("tavily search: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.baseURL, bytes.NewReader(payload))
-	if err != nil {
-		return nil, fmt.Errorf("tavily search: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Authorization", "Bearer "+t.key)
-	resp, err := t.client.Do(ctx, req, maxResponseBytes)
-	if err != nil {
-		return nil, fmt.Errorf("tavily search: %w", scrub(err, t.key))
-	}
-	if resp.Status < 200 || resp.Status > 299 {
-		return nil, statusError("tavily", TavilyKeyEnv, resp.Status)
-	}
 	var body tavilyResponse
-	if err := json.Unmarshal(resp.Body, &body); err != nil {
-		return nil, fmt.Errorf("tavily search: decode response: %w", err)
+	if err := postJSON(ctx, t.client, "tavily", t.baseURL, t.key, TavilyKeyEnv,
+		tavilyRequest{Query: query, MaxResults: n, SearchDepth: "basic"}, &body); err != nil {
+		return nil, err
 	}
 	out := make([]Result, 0, len(body.Results))
 	for _, r := range body.Results {
