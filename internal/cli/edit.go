@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"copperhead/internal/editdocs"
 	"copperhead/internal/kicad/schedit"
 )
 
@@ -152,7 +153,7 @@ func (a *app) runEdit(ctx context.Context, o *editOptions, plan func(*schedit.De
 	if res.Summary == nil {
 		res.Summary = []string{}
 	}
-	repoRel := func(abs string) string { return repoPath(w.repo, abs) }
+	repoRel := func(abs string) string { return editdocs.RepoPath(w.repo, abs) }
 	switch {
 	case res.NoOp:
 	case o.dryRun:

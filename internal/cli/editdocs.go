@@ -23,6 +23,3 @@ func (a *app) applyEdit(ctx context.Context, w *workspace, d *schedit.Design, p 
 	}
 	return changed, nil
 }
-
-// repoPath renders an absolute path relative to the repository, slash-separated.
-func repoPath(repo, abs string) string { return editdocs.RepoPath(repo, abs) }
