@@ -16,7 +16,6 @@ import (
 	"copperhead/internal/design"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/llm"
-	"copperhead/internal/redact"
 	"copperhead/internal/runmeta"
 	"copperhead/internal/transcript"
 )
@@ -125,29 +124,19 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 		}
 		return withHint(usagef("%v", err), "see 'copperhead models'")
 	}
-	p, err := llm.Open(sel, s, llm.OpenOptions{RepoRoot: ws.repo, CacheDir: llmCacheDir()})
-	if err != nil {
-		return providerErr(err)
-	}
-
 	cfg := ws.cfg
 	maxTurns := cmpOr(o.maxTurns, cfg.MaxTurns, design.DefaultMaxTurns)
 	maxRepair := cmpOr(cfg.MaxRepairCycles, design.DefaultMaxRepairCycles)
-	start := time.Now()
-	runID := transcript.NewRunID(start)
-	red := redact.New(os.Environ())
-	w, err := transcript.Create(ws.repo, runID, red)
-	if err != nil {
-		return failf("%v", err)
-	}
-	defer w.Close()
-	meta := runmeta.Collect(ctx, runmeta.Input{
-		RunID: runID, StartedAt: start, Command: "do", Request: request,
-		Model: p.Model(), Provider: p.Name(), SelectionSource: sel.Source, Interactive: o.interactive,
-		Version: version(), Repo: ws.repo, Config: cfg,
+	rec, err := a.startRecording(ctx, ws.repo, s, sel, runmeta.Input{
+		Command: "do", Request: request, Interactive: o.interactive, Config: cfg,
 		Schematic: ws.proj.Rel(ws.proj.Schematic), Board: ws.proj.Rel(ws.proj.Board),
-		MaxTurns: maxTurns, MaxRepairCycles: maxRepair, HookMarker: hookMarker,
-	}, runmeta.DefaultProbes())
+		MaxTurns: maxTurns, MaxRepairCycles: maxRepair,
+	})
+	if err != nil {
+		return err
+	}
+	p, w, red, meta, runID := rec.Provider, rec.Writer, rec.Redactor, rec.Start, rec.Start.RunID
+	defer w.Close()
 
 	rr := a.newRunRenderer(red)
 	defer rr.Close()

@@ -35,31 +35,56 @@ type oneShotResult struct {
 	Redactor *redact.Redactor
 }
 
-// runOneShot opens the selected provider and makes the call as a recorded
-// run. The error return is for failures to open or record; a model failure
-// comes back in Err with the run still fully recorded.
-func (a *app) runOneShot(ctx context.Context, repo string, cfg design.Config, s llm.Settings, sel llm.Selection, q oneShot) (*oneShotResult, error) {
+// recording is a run's open provider, its transcript and the run-start
+// metadata: what every recorded model run sets up before its first call.
+type recording struct {
+	Provider llm.Provider
+	Writer   *transcript.Writer
+	Redactor *redact.Redactor
+	Start    transcript.RunStart
+	Began    time.Time
+}
+
+// startRecording opens the selected provider, creates the run's transcript
+// and collects the run-start metadata. meta carries what the caller knows
+// (command, request, config, budgets); the run id, time, model, provider,
+// selection source, version and repository are filled in here. The caller
+// closes Writer.
+func (a *app) startRecording(ctx context.Context, repo string, s llm.Settings, sel llm.Selection, meta runmeta.Input) (*recording, error) {
 	p, err := llm.Open(sel, s, llm.OpenOptions{RepoRoot: repo, CacheDir: llmCacheDir()})
 	if err != nil {
 		return nil, providerErr(err)
 	}
-	start := time.Now()
-	runID := transcript.NewRunID(start)
+	began := time.Now()
+	meta.RunID, meta.StartedAt = transcript.NewRunID(began), began
+	meta.Model, meta.Provider, meta.SelectionSource = p.Model(), p.Name(), sel.Source
+	meta.Version, meta.Repo, meta.HookMarker = version(), repo, hookMarker
 	red := redact.New(os.Environ())
-	w, err := transcript.Create(repo, runID, red)
+	w, err := transcript.Create(repo, meta.RunID, red)
 	if err != nil {
 		return nil, failf("%v", err)
 	}
+	start := runmeta.Collect(ctx, meta, runmeta.DefaultProbes())
+	return &recording{Provider: p, Writer: w, Redactor: red, Start: start, Began: began}, nil
+}
+
+// runOneShot makes the call as a recorded run. The error return is for
+// failures to open or record; a model failure comes back in Err with the run
+// still fully recorded.
+func (a *app) runOneShot(ctx context.Context, repo string, cfg design.Config, s llm.Settings, sel llm.Selection, q oneShot) (*oneShotResult, error) {
+	r, err := a.startRecording(ctx, repo, s, sel, runmeta.Input{
+		Command: q.Command, Request: q.Request, Config: cfg,
+		Schematic: cfg.Schematic, Board: cfg.Board, MaxTurns: 1,
+	})
+	if err != nil {
+		return nil, err
+	}
+	w, red, meta, start, runID := r.Writer, r.Redactor, r.Start, r.Began, r.Start.RunID
 	defer w.Close()
-	meta := runmeta.Collect(ctx, runmeta.Input{
-		RunID: runID, StartedAt: start, Command: q.Command, Request: q.Request,
-		Model: p.Model(), Provider: p.Name(), SelectionSource: sel.Source,
-		Version: version(), Repo: repo, Config: cfg, Schematic: cfg.Schematic, Board: cfg.Board,
-		MaxTurns: 1, HookMarker: hookMarker,
-	}, runmeta.DefaultProbes())
 	if err := w.Write(transcript.TypeRunStart, meta); err != nil {
 		return nil, failf("%v", err)
 	}
+	p := r.Provider
 	rec := llm.Record(p, w)
 	turn, chatErr := rec.Chat(ctx, []llm.Message{{Role: llm.RoleUser, Text: q.Message}}, nil,
 		llm.Options{System: q.System, MaxTokens: q.MaxTokens})
