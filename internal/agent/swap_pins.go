@@ -17,6 +17,7 @@ type swapPinsArgs struct {
 	Ref  string `json:"ref" desc:"reference designator, e.g. U1"`
 	PinA string `json:"pin_a" desc:"first pin, by number or name"`
 	PinB string `json:"pin_b" desc:"second pin, by number or name"`
+	Net  string `json:"net,omitempty" desc:"the net that must end up on pin_b; makes a repeated call a no-op instead of swapping back"`
 }
 
 var swapPinsSpec = llm.ToolFor[swapPinsArgs]("swap_pins", strings.TrimSpace(swapPinsDoc))
@@ -32,6 +33,6 @@ func (swapPinsTool) Run(ctx context.Context, s *Session, raw json.RawMessage) (R
 		return *bad, nil
 	}
 	return runSchedit(ctx, s, "swap_pins", func(d *schedit.Design) (*schedit.Plan, error) {
-		return schedit.SwapPins(d, a.Ref, a.PinA, a.PinB)
+		return schedit.SwapPins(d, a.Ref, a.PinA, a.PinB, a.Net)
 	})
 }

@@ -94,10 +94,19 @@ refused unless --instance all accepts changing every instance.`,
 }
 
 func newEditSwapPinsCmd(a *app, o *editOptions) *cobra.Command {
-	return &cobra.Command{
+	var net string
+	cmd := &cobra.Command{
 		Use:   "swap-pins REF.PIN_A REF.PIN_B",
 		Short: "Swap the signals on two pins of one part (labels on stubs, no-connect flags)",
-		Args:  exactArgs(2),
+		Long: `swap-pins exchanges what two pins of one part carry: net labels on the pins
+or at the end of a short stub, and no-connect flags. A pin wired to anything
+else is refused.
+
+A bare swap is its own inverse: running it twice swaps back. --net NET states
+the intent instead (NET must end up on PIN_B), which makes it idempotent: when
+PIN_B already carries NET nothing changes, and when neither pin does the swap
+is refused.`,
+		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			refA, pinA, okA := strings.Cut(args[0], ".")
 			refB, pinB, okB := strings.Cut(args[1], ".")
@@ -105,10 +114,12 @@ func newEditSwapPinsCmd(a *app, o *editOptions) *cobra.Command {
 				return withHint(usagef("swap-pins takes two pins of one part, as U1.5 U1.6"), "see 'copperhead edit swap-pins --help'")
 			}
 			return a.runEdit(cmd.Context(), o, func(d *schedit.Design) (*schedit.Plan, error) {
-				return schedit.SwapPins(d, refA, pinA, pinB)
+				return schedit.SwapPins(d, refA, pinA, pinB, net)
 			})
 		},
 	}
+	cmd.Flags().StringVar(&net, "net", "", "the net that must end up on PIN_B (makes a re-run a no-op)")
+	return cmd
 }
 
 // exactArgs requires n positional arguments (a usage error otherwise).

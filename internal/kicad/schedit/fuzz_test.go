@@ -41,7 +41,7 @@ func (o fuzzOp) plan(d *Design) (*Plan, error) {
 	case "disconnect":
 		return Disconnect(d, o.a, o.b)
 	case "swap-pins":
-		return SwapPins(d, o.a, o.b, o.c)
+		return SwapPins(d, o.a, o.b, o.c, "")
 	case "remove-part":
 		return RemovePart(d, o.a)
 	case "add-part":

@@ -17,9 +17,12 @@ import (
 // to anything else (another part, a junction, a longer net) is refused:
 // moving copper-level connections by hand is a redrawing job for KiCad.
 //
-// Swapping is its own inverse: applying it twice restores the schematic, so
-// unlike the other operations a second run is not a no-op.
-func SwapPins(d *Design, ref, pinA, pinB string) (*Plan, error) {
+// Swapping is its own inverse, so a bare swap applied twice restores the
+// schematic. net states the intent instead ("net must end up on pinB"),
+// which makes the operation idempotent like the others: when pinB already
+// carries net the plan is a no-op, when pinA carries it the pins swap, and
+// when neither does the call is refused. An empty net is the bare toggle.
+func SwapPins(d *Design, ref, pinA, pinB, net string) (*Plan, error) {
 	var part *kicad.Part
 	for i := range d.Model.Parts {
 		if d.Model.Parts[i].Refdes == ref {
@@ -61,6 +64,16 @@ func SwapPins(d *Design, ref, pinA, pinB string) (*Plan, error) {
 		return nil, err
 	}
 	plan := &Plan{Op: fmt.Sprintf("swap-pins %s.%s %s.%s", ref, a.Number, ref, b.Number), Touched: []string{ref}}
+	if net != "" {
+		plan.Op += " --net " + net
+		switch {
+		case cb.label != nil && cb.label.Arg(0) == net:
+			plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s pin %s already carries %s", sh.Rel, ref, b.Number, net))
+			return plan, nil
+		case ca.label == nil || ca.label.Arg(0) != net:
+			return nil, Refusef("neither %s.%s (%s) nor %s.%s (%s) carries %s", ref, a.Number, labelOf(ca), ref, b.Number, labelOf(cb), net)
+		}
+	}
 	switch {
 	case ca.label != nil && cb.label != nil:
 		if ca.label.Head() != cb.label.Head() {
@@ -79,6 +92,17 @@ func SwapPins(d *Design, ref, pinA, pinB string) (*Plan, error) {
 		plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s moved from pin %s to pin %s", sh.Rel, ref, cb.label.Arg(0), b.Number, a.Number))
 	}
 	return plan, nil
+}
+
+// labelOf names what a pin carries, for messages.
+func labelOf(l pinLink) string {
+	switch {
+	case l.label != nil:
+		return l.label.Arg(0)
+	case l.nc != nil:
+		return "no-connect"
+	}
+	return "unconnected"
 }
 
 // findPin finds a pin of ref on the sheet instance by number, else by name.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -12,7 +13,7 @@ func TestSwapPinsLabels(t *testing.T) {
 	before := netlist(t, root)
 	orig, _ := os.ReadFile(root)
 	d := mustLoad(t, root)
-	p, err := SwapPins(d, "U1", "IO5", "6")
+	p, err := SwapPins(d, "U1", "IO5", "6", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestSwapPinsOntoNoConnect(t *testing.T) {
 	root := fixtureRoot(t)
 	before := netlist(t, root)
 	d := mustLoad(t, root)
-	p, err := SwapPins(d, "U1", "5", "10") // KEY_DAH onto IO17, which carries a no-connect flag
+	p, err := SwapPins(d, "U1", "5", "10", "") // KEY_DAH onto IO17, which carries a no-connect flag
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestSwapPinsOntoNoConnect(t *testing.T) {
 		t.Errorf("U1.5 = %q, want unconnected", after["U1.5"])
 	}
 	d = mustLoad(t, root)
-	if _, err := SwapPins(d, "U1", "5", "10"); err != nil {
+	if _, err := SwapPins(d, "U1", "5", "10", ""); err != nil {
 		t.Errorf("swapping back: %v", err)
 	}
 }
@@ -64,12 +65,47 @@ func TestSwapPinsOntoNoConnect(t *testing.T) {
 func TestSwapPinsRefusals(t *testing.T) {
 	d := mustLoad(t, fixtureRoot(t))
 	for _, c := range [][3]string{{"U9", "1", "2"}, {"U1", "5", "999"}, {"U1", "5", "5"}} {
-		if _, err := SwapPins(d, c[0], c[1], c[2]); !errors.Is(err, ErrRefused) {
+		if _, err := SwapPins(d, c[0], c[1], c[2], ""); !errors.Is(err, ErrRefused) {
 			t.Errorf("SwapPins(%v) = %v, want refusal", c, err)
 		}
 	}
 	// U1 pin 1 (GND) is wired to a power symbol, not a label.
-	if _, err := SwapPins(d, "U1", "1", "5"); !errors.Is(err, ErrRefused) {
+	if _, err := SwapPins(d, "U1", "1", "5", ""); !errors.Is(err, ErrRefused) {
 		t.Errorf("SwapPins(U1.1) = %v, want refusal for direct wiring", err)
+	}
+}
+
+// With the intended net named, a swap is idempotent: the second run finds
+// the net already on the target pin and plans nothing.
+func TestSwapPinsWithNetIsIdempotent(t *testing.T) {
+	root := fixtureRoot(t)
+	d := mustLoad(t, root)
+	p, err := SwapPins(d, "U1", "IO5", "6", "KEY_DAH")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.NoOp() {
+		t.Fatal("first swap planned nothing")
+	}
+	applyPlan(t, d, p)
+	once, _ := os.ReadFile(root)
+	if got := netOf(netlist(t, root))["U1.6"]; got != "KEY_DAH" {
+		t.Fatalf("U1.6 = %q after the swap, want KEY_DAH", got)
+	}
+	d = mustLoad(t, root)
+	p, err = SwapPins(d, "U1", "IO5", "6", "KEY_DAH")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.NoOp() {
+		t.Errorf("second swap with --net KEY_DAH planned %v, want a no-op", p.Edits)
+	}
+	applyPlan(t, d, p)
+	if again, _ := os.ReadFile(root); string(again) != string(once) {
+		t.Error("re-applying the swap changed the file")
+	}
+	// A net neither pin carries is refused, not guessed at.
+	if _, err := SwapPins(d, "U1", "5", "6", "LED_G"); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "LED_G") {
+		t.Errorf("SwapPins(net LED_G) = %v, want a refusal naming LED_G", err)
 	}
 }
