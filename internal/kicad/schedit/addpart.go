@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,7 +31,7 @@ const maxPlacementRings = 40
 // the sheet of near (else the root sheet), at at when given (snapped to the
 // 1.27 mm grid), else on the free grid spot closest to near (else to the
 // sheet's first symbol) whose pin extents plus clearance touch no other
-// symbol's. Only unit 1 is placed.
+// symbol's. Every unit is placed, side by side, so ERC finds none missing.
 //
 // ref must be unused; "" or "R?" picks the lowest free number for the
 // prefix (the library's Reference prefix when ref is ""). The symbol gets
@@ -75,7 +76,7 @@ func AddPart(d *Design, libID, ref, value, footprint string, at *kicad.Point, ne
 	st := fileStyle(sh.Src)
 
 	// Reference and sheet instances.
-	prefix := strings.TrimRight(ref, "?")
+	prefix := strings.TrimRight(ref, "?0123456789")
 	if ref == "" {
 		prefix = strings.TrimRight(libProperty(lib, "Reference"), "?")
 	}
@@ -130,8 +131,24 @@ func AddPart(d *Design, libID, ref, value, footprint string, at *kicad.Point, ne
 		plan.Summary = append(plan.Summary, "embed library symbol "+libID+" in "+sh.Rel)
 	}
 
-	// Position.
-	pins := libPinOffsets(lib)
+	// Position: every unit, side by side left to right, placed as one
+	// block so a multi-unit part (gates plus a power unit) stays together
+	// and ERC finds no unplaced unit.
+	units := libUnits(lib)
+	offsets := make([]float64, len(units)) // X offset of each unit from the first
+	var all []kicad.Point
+	for i, u := range units {
+		pins := unitPinOffsets(lib, u)
+		if i > 0 {
+			prev := boxOf(append(unitPinOffsets(lib, units[i-1]), kicad.Point{}), 0)
+			cur := boxOf(append(pins, kicad.Point{}), 0)
+			offsets[i] = snap(offsets[i-1]+prev.x1-cur.x0+2*placementClearance, placementGrid)
+		}
+		all = append(all, kicad.Point{X: offsets[i]})
+		for _, p := range pins {
+			all = append(all, kicad.Point{X: offsets[i] + p.X, Y: p.Y})
+		}
+	}
 	var pos kicad.Point
 	switch {
 	case at != nil:
@@ -145,15 +162,43 @@ func AddPart(d *Design, libID, ref, value, footprint string, at *kicad.Point, ne
 			}
 		}
 		var ok bool
-		pos, ok = freeSpot(sh, pins, anchor)
+		pos, ok = freeSpot(sh, all, anchor)
 		if !ok {
 			return nil, Refusef("no free spot within %g mm of (%s, %s); give --at X,Y", maxPlacementRings*placementGrid, mm(anchor.X), mm(anchor.Y))
 		}
 	}
 
-	plan.Add(sh.Path, sexpr.Edit{Start: insertAt(sh), End: insertAt(sh),
-		Text: symbolText(st, lib, libID, pos, refs[0], value, footprint, insts, refs, projectName(d), d.Sheets[d.RootPath].Root.Value1("uuid"))})
-	plan.Summary = append(plan.Summary, fmt.Sprintf("add %s %s (%s) at (%s, %s) on %s", strings.Join(refs, "/"), libID, value, mm(pos.X), mm(pos.Y), sh.Rel))
+	// KiCad 6 files keep references in the root's (symbol_instances ..),
+	// not in the symbol: write them there, in that file's shape.
+	root := d.Sheets[d.RootPath]
+	legacy := root.Root.Child("symbol_instances")
+	var legacyText strings.Builder
+	for i, u := range units {
+		upos := kicad.Point{X: roundMM(pos.X + offsets[i]), Y: pos.Y}
+		id := newUUID()
+		plan.Add(sh.Path, sexpr.Edit{Start: insertAt(sh), End: insertAt(sh),
+			Text: symbolText(st, lib, libID, upos, u, id, refs[0], value, footprint, insts, refs, projectName(d), root.Root.Value1("uuid"), legacy != nil)})
+		if legacy != nil {
+			for j, si := range insts {
+				legacyText.WriteString(fileStyle(root.Src).lines(2,
+					"(path "+sexpr.Quote(strings.TrimSuffix(si.UUIDPath, "/")+"/"+id),
+					">(reference "+sexpr.Quote(refs[j])+") (unit "+strconv.Itoa(u)+") (value "+sexpr.Quote(value)+") (footprint "+sexpr.Quote(footprintOr(footprint, lib))+")",
+					")"))
+			}
+		}
+	}
+	if legacy != nil {
+		end := legacy.End - 1
+		for end > legacy.Start && (root.Src[end-1] == ' ' || root.Src[end-1] == '\t') {
+			end--
+		}
+		plan.Add(root.Path, sexpr.Edit{Start: end, End: end, Text: legacyText.String()})
+	}
+	unitNote := ""
+	if len(units) > 1 {
+		unitNote = fmt.Sprintf(", %d units", len(units))
+	}
+	plan.Summary = append(plan.Summary, fmt.Sprintf("add %s %s (%s) at (%s, %s) on %s%s", strings.Join(refs, "/"), libID, value, mm(pos.X), mm(pos.Y), sh.Rel, unitNote))
 	return plan, nil
 }
 
@@ -181,12 +226,37 @@ func nextFree(prefix string, taken map[string]bool) string {
 
 func snap(v, grid float64) float64 { return roundMM(math.Round(v/grid) * grid) }
 
-// libPinOffsets are unit 1's pin ends relative to the symbol origin on the
-// sheet (Y flipped), unrotated.
-func libPinOffsets(lib *sexpr.Node) []kicad.Point {
+// libUnits lists a library symbol's units in order: the unit numbers of
+// its "<name>_<unit>_<style>" sub-symbols, unit 0 (common to all) aside.
+func libUnits(lib *sexpr.Node) []int {
+	seen := map[int]bool{}
+	var out []int
+	for sub := range lib.All("symbol") {
+		if u, _ := libUnitStyle(sub.Arg(0)); u > 0 && !seen[u] {
+			seen[u] = true
+			out = append(out, u)
+		}
+	}
+	slices.Sort(out)
+	if len(out) == 0 {
+		out = []int{1}
+	}
+	return out
+}
+
+func footprintOr(footprint string, lib *sexpr.Node) string {
+	if footprint != "" {
+		return footprint
+	}
+	return libProperty(lib, "Footprint")
+}
+
+// unitPinOffsets are one unit's pin ends (with the common unit 0 pins)
+// relative to the symbol origin on the sheet (Y flipped), unrotated.
+func unitPinOffsets(lib *sexpr.Node, unit int) []kicad.Point {
 	var out []kicad.Point
-	ps := &placedSym{unit: 1, style: 1}
-	for _, p := range libPins(nil, lib, 1, 1) {
+	ps := &placedSym{unit: unit, style: 1}
+	for _, p := range libPins(nil, lib, unit, 1) {
 		at := p.Child("at")
 		x, _ := at.Float(0)
 		y, _ := at.Float(1)
@@ -271,9 +341,11 @@ func freeSpot(sh *Sheet, pins []kicad.Point, anchor kicad.Point) (kicad.Point, b
 	return kicad.Point{}, false
 }
 
-// symbolText is the placed symbol, written as KiCad 9 writes one.
-func symbolText(st indentStyle, lib *sexpr.Node, libID string, pos kicad.Point, ref, value, footprint string,
-	insts []kicad.SheetInstance, refs []string, project, rootUUID string) string {
+// symbolText is one placed unit of a symbol, written as KiCad 9 writes
+// one. A legacy (KiCad 6) file keeps its references in the root's
+// symbol_instances, so the symbol gets no (instances ..) block there.
+func symbolText(st indentStyle, lib *sexpr.Node, libID string, pos kicad.Point, unit int, id, ref, value, footprint string,
+	insts []kicad.SheetInstance, refs []string, project, rootUUID string, legacy bool) string {
 	flag := func(name string) string {
 		if v := lib.Value1(name); v != "" {
 			return v
@@ -285,12 +357,12 @@ func symbolText(st indentStyle, lib *sexpr.Node, libID string, pos kicad.Point, 
 		"(symbol",
 		">(lib_id "+sexpr.Quote(libID)+")",
 		">(at "+mm(pos.X)+" "+mm(pos.Y)+" 0)",
-		">(unit 1)",
+		">(unit "+strconv.Itoa(unit)+")",
 		">(exclude_from_sim "+flagOr(lib.Value1("exclude_from_sim"), "no")+")",
 		">(in_bom "+flag("in_bom")+")",
 		">(on_board "+flag("on_board")+")",
 		">(dnp no)",
-		">(uuid "+sexpr.Quote(newUUID())+")"))
+		">(uuid "+sexpr.Quote(id)+")"))
 	for _, name := range []string{"Reference", "Value", "Footprint", "Datasheet", "Description"} {
 		var prop *sexpr.Node
 		for p := range lib.All("property") {
@@ -324,7 +396,7 @@ func symbolText(st indentStyle, lib *sexpr.Node, libID string, pos kicad.Point, 
 		b.WriteString(formatNode(st, prop, 2))
 	}
 	seen := map[string]bool{}
-	for _, p := range libPins(nil, lib, 1, 1) {
+	for _, p := range libPins(nil, lib, unit, 1) {
 		n := p.Value1("number")
 		if seen[n] {
 			continue
@@ -332,12 +404,14 @@ func symbolText(st indentStyle, lib *sexpr.Node, libID string, pos kicad.Point, 
 		seen[n] = true
 		b.WriteString(st.lines(2, "(pin "+sexpr.Quote(n), ">(uuid "+sexpr.Quote(newUUID())+")", ")"))
 	}
-	lines := []string{"(instances", ">(project " + sexpr.Quote(project)}
-	for i, si := range insts {
-		lines = append(lines, ">>(path "+sexpr.Quote(instancePath(si, rootUUID)), ">>>(reference "+sexpr.Quote(refs[i])+")", ">>>(unit 1)", ">>)")
+	if !legacy {
+		lines := []string{"(instances", ">(project " + sexpr.Quote(project)}
+		for i, si := range insts {
+			lines = append(lines, ">>(path "+sexpr.Quote(instancePath(si, rootUUID)), ">>>(reference "+sexpr.Quote(refs[i])+")", ">>>(unit "+strconv.Itoa(unit)+")", ">>)")
+		}
+		lines = append(lines, ">)", ")")
+		b.WriteString(st.lines(2, lines...))
 	}
-	lines = append(lines, ">)", ")")
-	b.WriteString(st.lines(2, lines...))
 	b.WriteString(st.lines(1, ")"))
 	return b.String()
 }

@@ -3,6 +3,8 @@ package schedit
 import (
 	"errors"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -83,5 +85,101 @@ func TestAddPartRefusals(t *testing.T) {
 				t.Fatalf("err = %v, want refusal containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A multi-unit part is placed whole: every gate and the power unit, so the
+// netlist has all its pins and ERC reports no unplaced unit.
+func TestAddPartPlacesEveryUnit(t *testing.T) {
+	root := partFixture(t)
+	before := partKiCad(t, root)
+	p := partApply(t, root, func(d *Design) (*Plan, error) {
+		return AddPart(d, "74xx:74HC00", "U9", "", "Package_SO:SOIC-14_3.9x8.7mm_P1.27mm", nil, "R6")
+	})
+	if got := strings.Join(p.Summary, "\n"); !strings.Contains(got, "5 units") {
+		t.Errorf("summary %q does not mention the 5 units", got)
+	}
+	now, _ := os.ReadFile(root)
+	for u := 1; u <= 5; u++ {
+		if !strings.Contains(string(now), "(unit "+string(rune('0'+u))+")") {
+			t.Errorf("no placed unit %d", u)
+		}
+	}
+	after := partKiCad(t, root)
+	for pin := 1; pin <= 14; pin++ {
+		k := "U9." + strconv.Itoa(pin)
+		if _, ok := after.pins[k]; !ok {
+			t.Errorf("netlist has no %s", k)
+		}
+	}
+	// The unconnected gate pins are the new findings; no unit is missing
+	// and nothing overlaps what was there.
+	if nv := before.newViolations(after, "pin_not_connected", "pin_not_driven", "power_pin_not_driven"); len(nv) > 0 {
+		t.Fatalf("new ERC violations: %v", nv)
+	}
+	// Removing it takes every unit.
+	d := partLoad(t, root)
+	rp, err := RemovePart(d, "U9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rp.Apply(d); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := os.ReadFile(root); strings.Contains(string(s), `"U9"`) {
+		t.Error("U9 left behind after remove-part")
+	}
+}
+
+// In a KiCad 6 file, references live in the root's symbol_instances: the
+// new part's go there (one per instance of a reused sheet), and kicad-cli
+// reads them back.
+func TestAddPartKiCad6SymbolInstances(t *testing.T) {
+	dst := t.TempDir()
+	if err := os.CopyFS(dst, os.DirFS("../testdata/kicad6")); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dst, "kicad6.kicad_sch")
+	sub := filepath.Join(dst, "filter.kicad_sch")
+	for _, f := range []string{root, sub} {
+		_ = os.Chmod(f, 0o644)
+	}
+	_ = os.Chmod(dst, 0o755)
+	p := partApply(t, root, func(d *Design) (*Plan, error) {
+		return AddPart(d, "Device:C", "C5", "100n", "", nil, "R10")
+	})
+	t.Log(strings.Join(p.Summary, "\n"))
+	src, _ := os.ReadFile(root)
+	inst := string(src[strings.Index(string(src), "(symbol_instances"):])
+	for _, ref := range []string{`(reference "C5")`, `(reference "C1")`} {
+		if !strings.Contains(inst, ref) {
+			t.Errorf("symbol_instances has no %s:\n%s", ref, inst)
+		}
+	}
+	subSrc, _ := os.ReadFile(sub)
+	if strings.Contains(string(subSrc), "(instances") {
+		t.Error("a KiCad 6 sheet got a KiCad 7 (instances ..) block")
+	}
+	after := partKiCad(t, root)
+	for _, k := range []string{"C5.1", "C1.1"} {
+		if _, ok := after.pins[k]; !ok {
+			t.Errorf("kicad-cli netlist has no %s (pins: %v)", k, after.pins)
+		}
+	}
+	// remove-part takes both instances' entries out again: byte-identical.
+	d := partLoad(t, root)
+	rp, err := RemovePart(d, "C5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rp.Apply(d); err != nil {
+		t.Fatal(err)
+	}
+	for f, want := range map[string]string{root: "kicad6.kicad_sch", sub: "filter.kicad_sch"} {
+		got, _ := os.ReadFile(f)
+		orig, _ := os.ReadFile(filepath.Join("../testdata/kicad6", want))
+		if string(got) != string(orig) {
+			t.Errorf("%s differs from the original after add + remove", want)
+		}
 	}
 }

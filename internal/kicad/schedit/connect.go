@@ -205,7 +205,7 @@ func partSheet(d *Design, ref string) (*Sheet, []*placedSym, error) {
 		if c.Kind != sexpr.List || c.Head() != "symbol" {
 			continue
 		}
-		if ps := readPlaced(c); slices.Contains(ps.refs, ref) {
+		if ps := sh.placed(c); slices.Contains(ps.refs, ref) {
 			units = append(units, ps)
 		}
 	}
@@ -324,7 +324,7 @@ func scanSheet(sh *Sheet) *sheetObjects {
 		case "junction":
 			o.junctions = append(o.junctions, objAt{c, pointOf(c.Child("at"))})
 		case "symbol":
-			ps := readPlaced(c)
+			ps := sh.placed(c)
 			power := ""
 			if lib := libSymbol(sh, ps.libKey); lib != nil && lib.Child("power") != nil {
 				for pr := range c.All("property") {

@@ -3,6 +3,7 @@ package schedit
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"copperhead/internal/sexpr"
 )
@@ -73,6 +74,18 @@ func RemovePart(d *Design, ref string) (*Plan, error) {
 		case n.Head() == "symbol" && libSymbol(sh, n.Arg(0)) == n:
 		default:
 			plan.Summary = append(plan.Summary, "remove "+describeObject(n))
+		}
+	}
+	// A KiCad 6 root lists the part's references in symbol_instances.
+	root := d.Sheets[d.RootPath]
+	if si := root.Root.Child("symbol_instances"); si != nil {
+		for _, u := range units {
+			id := u.node.Value1("uuid")
+			for i := range si.Children {
+				if c := &si.Children[i]; c.Head() == "path" && strings.HasSuffix(c.Arg(0), "/"+id) {
+					plan.Add(root.Path, removal(root.Src, c))
+				}
+			}
 		}
 	}
 	return plan, nil

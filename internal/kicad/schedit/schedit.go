@@ -13,7 +13,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
 	"copperhead/internal/atomicfile"
 	"copperhead/internal/kicad"
@@ -26,6 +28,39 @@ type Sheet struct {
 	Rel  string      // relative to the root schematic's folder, slash-separated
 	Src  []byte      // the file's bytes as read
 	Root *sexpr.Node // the parse of Src; spans index Src
+
+	// legacyRefs maps a symbol UUID to its references from the root's
+	// KiCad 6 (symbol_instances ..); nil for KiCad 7+ designs, whose
+	// symbols carry their own (instances ..).
+	legacyRefs map[string][]string
+}
+
+// placed reads a placed symbol, taking its references from the KiCad 6
+// symbol_instances when the design has them.
+func (sh *Sheet) placed(n *sexpr.Node) *placedSym {
+	ps := readPlaced(n)
+	if refs, ok := sh.legacyRefs[n.Value1("uuid")]; ok {
+		ps.refs = refs
+	}
+	return ps
+}
+
+// readLegacyRefs indexes a KiCad 6 root's (symbol_instances (path
+// "/sheet-uuid.../symbol-uuid" (reference ..))) by symbol UUID.
+func readLegacyRefs(root *sexpr.Node) map[string][]string {
+	si := root.Child("symbol_instances")
+	if si == nil {
+		return nil
+	}
+	out := map[string][]string{}
+	for p := range si.All("path") {
+		path := p.Arg(0)
+		id := path[strings.LastIndexByte(path, '/')+1:]
+		if r := p.Value1("reference"); r != "" && !slices.Contains(out[id], r) {
+			out[id] = append(out[id], r)
+		}
+	}
+	return out
 }
 
 // Design is a hierarchical schematic opened for editing: every file of the
@@ -71,6 +106,10 @@ func Load(rootPath string) (*Design, error) {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		d.Sheets[p] = &Sheet{Path: p, Rel: filepath.ToSlash(rel), Src: src, Root: n}
+	}
+	legacy := readLegacyRefs(d.Sheets[root].Root)
+	for _, sh := range d.Sheets {
+		sh.legacyRefs = legacy
 	}
 	return d, nil
 }
