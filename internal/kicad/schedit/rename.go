@@ -19,6 +19,12 @@ var labelHeads = map[string]string{
 	"hierarchical_label": "hierarchical label",
 }
 
+// autoNetName reports whether name has the shape of KiCad's automatic net
+// names, which a label must not take.
+func autoNetName(name string) bool {
+	return strings.HasPrefix(name, "Net-(") || strings.HasPrefix(name, "unconnected-(")
+}
+
 // RenameNet renames the net old to new everywhere its name is written: every
 // local, global and hierarchical label, every sheet pin (so the parent's pin
 // and the child's hierarchical label change together and the hierarchical
@@ -43,6 +49,12 @@ func RenameNet(d *Design, old, new string, merge bool) (*Plan, error) {
 		if isBusName(n) {
 			return nil, Refusef("%s is a bus, not a net: rename its members' labels one by one in KiCad", n)
 		}
+	}
+	// KiCad names unlabelled nets itself ("Net-(R1-Pad2)", "unconnected-(U1-
+	// IO7-Pad12)"); a label taking such a name could collide with one of
+	// those nets in the netlist, merging them for every downstream tool.
+	if autoNetName(new) {
+		return nil, Refusef("%s has the form of a name KiCad gives unlabelled nets; choose a name that does not start with Net-( or unconnected-(", new)
 	}
 	plan := &Plan{Op: "rename-net " + old + " " + new}
 	if old == new {

@@ -269,6 +269,8 @@ func TestRenameNetRefusals(t *testing.T) {
 		{"KEY_DHA", "X", false, "did you mean KEY_DAH"},
 		{"D[0..7]", "X", false, "is a bus"},
 		{"KEY_DAH", "{A B}", false, "is a bus"},
+		{"KEY_DAH", "Net-(R6-Pad2)", false, "name KiCad gives unlabelled nets"},
+		{"KEY_DAH", "unconnected-(U1-IO17-Pad10)", true, "name KiCad gives unlabelled nets"},
 	}
 	for _, c := range cases {
 		_, err := RenameNet(d, c.old, c.new, c.merge)
