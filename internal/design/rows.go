@@ -1,6 +1,7 @@
 package design
 
 import (
+	"fmt"
 	"strings"
 
 	"copperhead/internal/kicad"
@@ -34,12 +35,59 @@ func UpdateRows(files Files, cfg Config, schBefore, schAfter *kicad.Schematic, n
 		if doc, ok := files[path]; ok {
 			next, changed := updateTable(doc, []string{"refdes", "pin"}, pinoutCells(nlBefore), pinoutCells(nlAfter))
 			next, grew := addRemoveRows(next, []string{"refdes", "pin"}, pinoutRowSet(nlBefore), pinoutRowSet(nlAfter))
-			if changed || grew {
+			next, noted := updatePinNotes(next, PinoutRows(nlBefore), PinoutRows(nlAfter))
+			if changed || grew || noted {
 				out[path] = next
 			}
 		}
 	}
 	return out
+}
+
+// updatePinNotes follows a pin's net change into the "  On U1: pin 5 IO5
+// (KEY_DAH), ..." lines under PINOUT.md's strapping and RTC bullets: each
+// "pin P NAME (OLD)" item of the part's lines becomes "(NEW)". Only those
+// items change, so hand-written words on the line are kept.
+func updatePinNotes(doc []byte, before, after []PinoutRow) ([]byte, bool) {
+	type key struct{ ref, pin string }
+	old := map[key]PinoutRow{}
+	for _, r := range before {
+		old[key{r.Refdes, r.Pin}] = r
+	}
+	lines := strings.SplitAfter(string(doc), "\n")
+	changed := false
+	for _, r := range after {
+		b, ok := old[key{r.Refdes, r.Pin}]
+		if !ok || b.Net == r.Net {
+			continue
+		}
+		prefix := "On " + escapeCell(r.Refdes) + ": "
+		from := fmt.Sprintf("pin %s %s (%s)", r.Pin, r.Name, b.Net)
+		to := fmt.Sprintf("pin %s %s (%s)", r.Pin, r.Name, r.Net)
+		for i, line := range lines {
+			body, ok := strings.CutPrefix(strings.TrimLeft(line, " \t"), prefix)
+			if !ok {
+				continue
+			}
+			items := strings.Split(strings.TrimRight(body, ".\r\n"), ", ")
+			hit := false
+			for j, it := range items {
+				if escapeCell(from) == it {
+					items[j], hit = escapeCell(to), true
+				}
+			}
+			if hit {
+				lead := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
+				tail := body[len(strings.TrimRight(body, ".\r\n")):]
+				lines[i] = lead + prefix + strings.Join(items, ", ") + tail
+				changed = true
+			}
+		}
+	}
+	if !changed {
+		return doc, false
+	}
+	return []byte(strings.Join(lines, "")), true
 }
 
 // rowCells maps a row key (its key cells joined by NUL) to column key -> cell text.

@@ -36,3 +36,37 @@ func TestAddRemoveRows(t *testing.T) {
 		t.Errorf("end of file: %q", got)
 	}
 }
+
+func TestUpdatePinNotes(t *testing.T) {
+	rows := func(nets ...string) []PinoutRow {
+		return []PinoutRow{
+			{Refdes: "U1", Pin: "4", Name: "IO4", Net: nets[0]},
+			{Refdes: "U1", Pin: "5", Name: "IO5", Net: nets[1]},
+			{Refdes: "U2", Pin: "5", Name: "IO5", Net: nets[2]},
+		}
+	}
+	doc := "- RTC pins:\n  On U1: pin 4 IO4 (KEY_DIT), pin 5 IO5 (KEY_DAH).\n  On U2: pin 5 IO5 (KEY_DAH).\n" +
+		"Hand-written: pin 5 IO5 (KEY_DAH) stays.\n"
+	cases := []struct {
+		name          string
+		before, after []PinoutRow
+		want          string
+		changed       bool
+	}{
+		{"rename on U1 only", rows("KEY_DIT", "KEY_DAH", "KEY_DAH"), rows("KEY_DIT", "KEY_DASH", "KEY_DAH"),
+			"- RTC pins:\n  On U1: pin 4 IO4 (KEY_DIT), pin 5 IO5 (KEY_DASH).\n  On U2: pin 5 IO5 (KEY_DAH).\nHand-written: pin 5 IO5 (KEY_DAH) stays.\n", true},
+		{"swap", rows("KEY_DIT", "KEY_DAH", "KEY_DAH"), rows("KEY_DAH", "KEY_DIT", "KEY_DAH"),
+			"- RTC pins:\n  On U1: pin 4 IO4 (KEY_DAH), pin 5 IO5 (KEY_DIT).\n  On U2: pin 5 IO5 (KEY_DAH).\nHand-written: pin 5 IO5 (KEY_DAH) stays.\n", true},
+		{"no change", rows("KEY_DIT", "KEY_DAH", "KEY_DAH"), rows("KEY_DIT", "KEY_DAH", "KEY_DAH"), doc, false},
+		{"to NC", rows("KEY_DIT", "KEY_DAH", "KEY_DAH"), rows("KEY_DIT", "KEY_DAH", "NC"),
+			"- RTC pins:\n  On U1: pin 4 IO4 (KEY_DIT), pin 5 IO5 (KEY_DAH).\n  On U2: pin 5 IO5 (NC).\nHand-written: pin 5 IO5 (KEY_DAH) stays.\n", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, changed := updatePinNotes([]byte(doc), c.before, c.after)
+			if string(got) != c.want || changed != c.changed {
+				t.Errorf("got %v\n%s\nwant %v\n%s", changed, got, c.changed, c.want)
+			}
+		})
+	}
+}
