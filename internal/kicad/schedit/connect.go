@@ -587,8 +587,11 @@ func labelText(st indentStyle, kind, name, shape string, p, out kicad.Point) str
 //   - a new net follows the design's habit: global labels when the design
 //     uses more global than local labels (open-telegraph does), else a local
 //     label. A new local label on a sub-sheet stays on that sheet; joining
-//     it to the parent needs a sheet pin, which Connect does not draw.
-func labelKind(d *Design, o *sheetObjects, net string) (kind, shape string) {
+//     it to the parent needs a sheet pin, which Connect does not draw;
+//   - except in a sheet used more than once: there a new net is always a
+//     local label, one net per instance, because a global label would join
+//     the instances' pins into a single net.
+func labelKind(d *Design, o *sheetObjects, net string, reused bool) (kind, shape string) {
 	if slices.Contains(d.Model.PowerNets, net) {
 		shape = "passive"
 		kind = "global_label"
@@ -613,7 +616,7 @@ func labelKind(d *Design, o *sheetObjects, net string) (kind, shape string) {
 			return "label", ""
 		}
 	}
-	if globals > locals {
+	if globals > locals && !reused {
 		return "global_label", "bidirectional"
 	}
 	return "label", ""
@@ -668,11 +671,21 @@ func Connect(d *Design, ref, pin, net string) (*Plan, error) {
 		}
 	}
 	st := fileStyle(sh.Src)
-	kind, shape := labelKind(d, o, net)
+	var instances []string
+	for _, si := range d.Model.Sheets {
+		if si.File == sh.Rel {
+			instances = append(instances, si.Path)
+		}
+	}
+	kind, shape := labelKind(d, o, net, len(instances) > 1)
 	text := wireText(st, pe.pos, end) + labelText(st, kind, net, shape, end, pe.out)
 	plan.Add(sh.Path, sexpr.Edit{Start: insertAt(sh), End: insertAt(sh), Text: text})
-	plan.Summary = append(plan.Summary, fmt.Sprintf("connect %s to %s (%s at (%s, %s))",
-		pinRef(ref, pe), net, strings.ReplaceAll(kind, "_", " "), mm(end.X), mm(end.Y)))
+	where := ""
+	if len(instances) > 1 {
+		where = fmt.Sprintf("; %s is used %d times, so every instance (%s) gets it", sh.Rel, len(instances), strings.Join(instances, ", "))
+	}
+	plan.Summary = append(plan.Summary, fmt.Sprintf("connect %s to %s (%s at (%s, %s))%s",
+		pinRef(ref, pe), net, strings.ReplaceAll(kind, "_", " "), mm(end.X), mm(end.Y), where))
 	return plan, nil
 }
 

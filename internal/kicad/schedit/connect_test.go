@@ -250,3 +250,50 @@ func TestConnectRefusesOccupiedStub(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Connecting a free pin in a sheet used twice: the one file changes, each
+// instance's pin gets its own net (a local label, never a global one that
+// would join the instances), and disconnect restores the file.
+func TestConnectFreePinInReusedSheet(t *testing.T) {
+	dst := t.TempDir()
+	if err := os.CopyFS(dst, os.DirFS("../testdata/kicad6")); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Chmod(dst, 0o755)
+	root, sub := filepath.Join(dst, "kicad6.kicad_sch"), filepath.Join(dst, "filter.kicad_sch")
+	for _, f := range []string{root, sub} {
+		_ = os.Chmod(f, 0o644)
+	}
+	orig, _ := os.ReadFile(sub)
+	before := partKiCad(t, root)
+	p := partApply(t, root, func(d *Design) (*Plan, error) { return Connect(d, "R10", "2", "OUT") })
+	if got := strings.Join(p.Summary, "\n"); !strings.Contains(got, "(label at") || !strings.Contains(got, "every instance (/Filter A/, /Filter B/)") {
+		t.Errorf("summary %q: want a local label in every instance", got)
+	}
+	if src, _ := os.ReadFile(root); !strings.Contains(string(src), "(symbol_instances") {
+		t.Fatal("root lost its symbol_instances")
+	}
+	after := partKiCad(t, root)
+	partWantChanges(t, before.changes(after), "R10.2:  -> /Filter A/OUT", "R20.2:  -> /Filter B/OUT")
+	// A one-pin net is reported as a dangling label by KiCad 9 (see
+	// TestConnectNewNetAndDisconnect); anything else would be damage.
+	if nv := before.newViolations(after, "label_dangling", "isolated_pin_label"); len(nv) > 0 {
+		t.Errorf("new ERC violations: %v", nv)
+	}
+	// The pin carried a no-connect flag, which connect removed: disconnect
+	// (through the other instance's reference) and no-connect restore the
+	// connectivity and the ERC report; the file differs only in the flag,
+	// now written in KiCad 9's layout with a fresh UUID.
+	partApply(t, root, func(d *Design) (*Plan, error) { return Disconnect(d, "R20", "2") })
+	partApply(t, root, func(d *Design) (*Plan, error) { return NoConnect(d, "R10", "2") })
+	now, _ := os.ReadFile(sub)
+	head := func(b []byte) string { return string(b[:strings.Index(string(b), "(no_connect")]) }
+	if head(now) != head(orig) {
+		t.Errorf("connect, disconnect, no-connect changed more than the flag:\n%s", now)
+	}
+	final := partKiCad(t, root)
+	partWantChanges(t, before.changes(final))
+	if nv := before.newViolations(final); len(nv) > 0 {
+		t.Errorf("new ERC violations after the round trip: %v", nv)
+	}
+}
