@@ -182,6 +182,7 @@ func (a *app) runEdit(ctx context.Context, o *editOptions, plan func(*schedit.De
 			return err
 		}
 		res.Changed = changed
+		res.Summary = p.Summary // applying adds the board's net renames
 	}
 	sort.Strings(res.Changed)
 	if a.mode() == modeJSON {

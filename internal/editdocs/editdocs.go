@@ -2,20 +2,25 @@
 // design docs in step with it: it owns writing the plan's sheets and
 // rewriting the BOM.md and PINOUT.md cells the edit changed, through
 // design.UpdateRows, from the schematic and the kicad-cli netlist before and
-// after the edit. Both the CLI (copperhead edit) and the agent's structured
+// after the edit, and renaming the board's nets a rename left with the same
+// pins (internal/kicad/pcbedit). Both the CLI (copperhead edit) and the agent's structured
 // edit tools call it, so an edit lands the same way from either. It must
 // never import llm, agent or cli.
 package editdocs
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 
 	"copperhead/internal/atomicfile"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
+	"copperhead/internal/kicad/pcbedit"
 	"copperhead/internal/kicad/schedit"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/sexpr"
@@ -87,6 +92,13 @@ func Apply(ctx context.Context, in Input) ([]string, error) {
 			return out, err
 		}
 	}
+	if nlAfter != nil && in.Config.Board != "" {
+		board, err := renameBoardNets(in, write, nlBefore, nlAfter)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, board...)
+	}
 	files, err := design.ReadFiles(in.Repo, in.Config)
 	if err != nil {
 		return out, err
@@ -104,6 +116,34 @@ func Apply(ctx context.Context, in Input) ([]string, error) {
 		out = append(out, path)
 	}
 	return out, nil
+}
+
+// renameBoardNets follows net renames (nets whose pins are unchanged but
+// whose name is not) into the board, so schematic and board keep agreeing
+// without a round trip through KiCad's "Update PCB from Schematic". A repo
+// without a board file yet is left alone.
+func renameBoardNets(in Input, write func(string, []byte) error, before, after *kicad.Netlist) ([]string, error) {
+	renames := pcbedit.NetRenames(before, after)
+	if len(renames) == 0 {
+		return nil, nil
+	}
+	abs := filepath.Join(in.Repo, filepath.FromSlash(in.Config.Board))
+	src, err := os.ReadFile(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", in.Config.Board, err)
+	}
+	next, lines, err := pcbedit.RenameNets(in.Config.Board, src, renames)
+	if err != nil || len(lines) == 0 {
+		return nil, err
+	}
+	in.Plan.Summary = append(in.Plan.Summary, lines...)
+	if err := write(abs, next); err != nil {
+		return nil, err
+	}
+	return []string{in.Config.Board}, nil
 }
 
 // RepoPath renders an absolute path relative to the repository,
