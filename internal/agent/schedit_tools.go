@@ -48,7 +48,7 @@ func runSchedit(ctx context.Context, s *Session, name string, op scheditOp) (Res
 		return Result{Text: msg}, nil
 	}
 	changed, err := editdocs.Apply(ctx, editdocs.Input{
-		Repo: s.Repo, Config: s.Config, Design: d, Plan: p, KiCad: s.KiCad, Write: s.writeFile,
+		Repo: s.Repo, Config: s.Config, Design: d, Plan: p, KiCad: s.KiCad, Board: s.Project.Board, Write: s.writeFile,
 	})
 	if err != nil {
 		if len(changed) == 0 {

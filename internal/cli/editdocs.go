@@ -17,7 +17,7 @@ func (a *app) applyEdit(ctx context.Context, w *workspace, d *schedit.Design, p 
 		tool = nil
 		fmt.Fprintf(a.io.Err, "copperhead: warning: %v; PINOUT.md is not updated\n", toolErr)
 	}
-	changed, err := editdocs.Apply(ctx, editdocs.Input{Repo: w.repo, Config: w.cfg, Design: d, Plan: p, KiCad: tool})
+	changed, err := editdocs.Apply(ctx, editdocs.Input{Repo: w.repo, Config: w.cfg, Design: d, Plan: p, KiCad: tool, Board: w.proj.Board})
 	if err != nil {
 		return changed, failf("%v", w.relErr(err))
 	}

@@ -35,6 +35,9 @@ type Input struct {
 	// KiCad exports the netlists PINOUT.md is updated from; nil leaves
 	// PINOUT.md as it is (BOM.md still follows the schematic).
 	KiCad *kicadcli.Tool
+	// Board is the .kicad_pcb (absolute) whose nets follow renames; ""
+	// when the project has none yet.
+	Board string
 	// Write writes one file (absolute path); nil writes atomically with
 	// atomicfile.Write, mode 0644.
 	Write func(abs string, data []byte) error
@@ -92,7 +95,7 @@ func Apply(ctx context.Context, in Input) ([]string, error) {
 			return out, err
 		}
 	}
-	if nlAfter != nil && in.Config.Board != "" {
+	if nlAfter != nil && in.Board != "" {
 		board, err := renameBoardNets(in, write, nlBefore, nlAfter)
 		if err != nil {
 			return out, err
@@ -127,23 +130,23 @@ func renameBoardNets(in Input, write func(string, []byte) error, before, after *
 	if len(renames) == 0 {
 		return nil, nil
 	}
-	abs := filepath.Join(in.Repo, filepath.FromSlash(in.Config.Board))
-	src, err := os.ReadFile(abs)
+	rel := RepoPath(in.Repo, in.Board)
+	src, err := os.ReadFile(in.Board)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", in.Config.Board, err)
+		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
-	next, lines, err := pcbedit.RenameNets(in.Config.Board, src, renames)
+	next, lines, err := pcbedit.RenameNets(rel, src, renames)
 	if err != nil || len(lines) == 0 {
 		return nil, err
 	}
 	in.Plan.Summary = append(in.Plan.Summary, lines...)
-	if err := write(abs, next); err != nil {
+	if err := write(in.Board, next); err != nil {
 		return nil, err
 	}
-	return []string{in.Config.Board}, nil
+	return []string{rel}, nil
 }
 
 // RepoPath renders an absolute path relative to the repository,
