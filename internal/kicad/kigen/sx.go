@@ -1,4 +1,10 @@
-package main
+// Package kigen builds KiCad 9 files from node trees: N and Sym assemble
+// s-expressions, Format prints them in KiCad's own layout, and Library reads
+// symbols (flattened for embedding) and footprints from an installed KiCad
+// library set. The open-telegraph fixture generator and copperhead's drafting
+// engines share it, so a drafted file and the fixture are written alike. It
+// builds on sexpr only and must never import design, llm, agent or research.
+package kigen
 
 import (
 	"fmt"
@@ -26,7 +32,7 @@ func N(head string, args ...any) sexpr.Node {
 		case string:
 			n.Children = append(n.Children, sexpr.Node{Kind: sexpr.String, Value: v})
 		case float64:
-			n.Children = append(n.Children, sexpr.Node{Kind: sexpr.Atom, Value: num(v)})
+			n.Children = append(n.Children, sexpr.Node{Kind: sexpr.Atom, Value: Num(v)})
 		case int:
 			n.Children = append(n.Children, sexpr.Node{Kind: sexpr.Atom, Value: strconv.Itoa(v)})
 		case sexpr.Node:
@@ -44,9 +50,9 @@ func N(head string, args ...any) sexpr.Node {
 	return n
 }
 
-// num formats a coordinate as KiCad writes it: at most 4 decimals, no
+// Num formats a coordinate as KiCad writes it: at most 4 decimals, no
 // trailing zeros, no negative zero.
-func num(v float64) string {
+func Num(v float64) string {
 	r := math.Round(v*10000) / 10000
 	if r == 0 {
 		return "0"
@@ -54,27 +60,28 @@ func num(v float64) string {
 	return strconv.FormatFloat(r, 'f', -1, 64)
 }
 
-// clone deep-copies a node so edits never alias library trees.
-func clone(n *sexpr.Node) sexpr.Node {
+// Clone deep-copies a node so edits never alias library trees.
+func Clone(n *sexpr.Node) sexpr.Node {
 	c := sexpr.Node{Kind: n.Kind, Value: n.Value}
 	if len(n.Children) > 0 {
 		c.Children = make([]sexpr.Node, len(n.Children))
 		for i := range n.Children {
-			c.Children[i] = clone(&n.Children[i])
+			c.Children[i] = Clone(&n.Children[i])
 		}
 	}
 	return c
 }
 
-// setArg replaces the i-th argument (after the head) of n.
-func setArg(n *sexpr.Node, i int, v sexpr.Node) {
+// SetArg replaces the i-th argument (after the head) of n.
+func SetArg(n *sexpr.Node, i int, v sexpr.Node) {
 	n.Children[i+1] = v
 }
 
-func str(v string) sexpr.Node { return sexpr.Node{Kind: sexpr.String, Value: v} }
+// Str is a quoted string node.
+func Str(v string) sexpr.Node { return sexpr.Node{Kind: sexpr.String, Value: v} }
 
-// removeChildren drops every child list whose head is one of names.
-func removeChildren(n *sexpr.Node, names ...string) {
+// RemoveChildren drops every child list whose head is one of names.
+func RemoveChildren(n *sexpr.Node, names ...string) {
 	out := n.Children[:0:0]
 	for _, c := range n.Children {
 		drop := false
@@ -92,9 +99,9 @@ func removeChildren(n *sexpr.Node, names ...string) {
 	n.Children = out
 }
 
-// insertAfter inserts kids after the first child list named after (or after
+// InsertAfter inserts kids after the first child list named after (or after
 // the head when after is "").
-func insertAfter(n *sexpr.Node, after string, kids ...sexpr.Node) {
+func InsertAfter(n *sexpr.Node, after string, kids ...sexpr.Node) {
 	pos := 1
 	if after != "" {
 		for i := range n.Children {
@@ -111,9 +118,9 @@ func insertAfter(n *sexpr.Node, after string, kids ...sexpr.Node) {
 	n.Children = out
 }
 
-// format prints a node tree in KiCad's style: one list per line, tab
+// Format prints a node tree in KiCad's style: one list per line, tab
 // indentation, lists holding only atoms kept on one line, xy points packed.
-func format(n *sexpr.Node) string {
+func Format(n *sexpr.Node) string {
 	var b strings.Builder
 	writeNode(&b, n, 0)
 	b.WriteByte('\n')

@@ -1,4 +1,4 @@
-package main
+package kigen
 
 import (
 	"fmt"
@@ -82,20 +82,20 @@ func (l *Library) flatten(lib, name string) (sexpr.Node, error) {
 	}
 	ext := raw.Child("extends")
 	if ext == nil {
-		return clone(raw), nil
+		return Clone(raw), nil
 	}
 	parentName := ext.Arg(0)
 	out, err := l.flatten(lib, parentName)
 	if err != nil {
 		return out, err
 	}
-	setArg(&out, 0, str(name))
+	SetArg(&out, 0, Str(name))
 	for i := range out.Children {
 		c := &out.Children[i]
 		if c.Kind == sexpr.List && c.Head() == "symbol" {
 			unit := c.Arg(0)
 			if strings.HasPrefix(unit, parentName+"_") {
-				setArg(c, 0, str(name+unit[len(parentName):]))
+				SetArg(c, 0, Str(name+unit[len(parentName):]))
 			}
 		}
 	}
@@ -111,7 +111,7 @@ func (l *Library) flatten(lib, name string) (sexpr.Node, error) {
 		}
 		switch {
 		case target != nil:
-			*target = clone(cp)
+			*target = Clone(cp)
 		default:
 			// Append after the last property.
 			last := 0
@@ -121,7 +121,7 @@ func (l *Library) flatten(lib, name string) (sexpr.Node, error) {
 				}
 			}
 			kids := append([]sexpr.Node{}, out.Children[:last+1]...)
-			kids = append(kids, clone(cp))
+			kids = append(kids, Clone(cp))
 			kids = append(kids, out.Children[last+1:]...)
 			out.Children = kids
 		}
@@ -139,7 +139,7 @@ func (l *Library) Symbol(libID string) (*SymDef, error) {
 	if err != nil {
 		return nil, err
 	}
-	setArg(&n, 0, str(libID))
+	SetArg(&n, 0, Str(libID))
 	d := &SymDef{LibID: libID, Node: n, Power: n.Child("power") != nil}
 	for u := range n.All("symbol") {
 		uname := u.Arg(0)
@@ -187,6 +187,9 @@ type Pad struct {
 	Copper bool
 }
 
+// Rect is an axis-aligned rectangle in millimetres.
+type Rect struct{ X0, Y0, X1, Y1 float64 }
+
 // FootprintDef is a library footprint.
 type FootprintDef struct {
 	LibID string
@@ -206,7 +209,7 @@ func (l *Library) Footprint(libID string) (*FootprintDef, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &FootprintDef{LibID: libID, Node: clone(n)}
+	f := &FootprintDef{LibID: libID, Node: Clone(n)}
 	for i := range f.Node.Children {
 		c := &f.Node.Children[i]
 		if c.Kind != sexpr.List {
