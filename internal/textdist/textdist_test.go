@@ -1,6 +1,9 @@
 package textdist
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestLevenshtein(t *testing.T) {
 	tests := []struct {
@@ -22,6 +25,25 @@ func TestLevenshtein(t *testing.T) {
 		}
 		if got := Levenshtein(tc.b, tc.a); got != tc.want {
 			t.Errorf("not symmetric for %q, %q", tc.a, tc.b)
+		}
+	}
+}
+
+func TestClosest(t *testing.T) {
+	names := []string{"Device", "Connector", "power", "Regulator_Linear", "MCU_Microchip_ATmega"}
+	cases := []struct {
+		want string
+		n    int
+		out  []string
+	}{
+		{"Devise", 1, []string{"Device"}},
+		{"regulator", 1, []string{"Regulator_Linear"}}, // contained, case-insensitive
+		{"Power", 1, []string{"power"}},
+		{"x", 0, []string{}},
+	}
+	for _, c := range cases {
+		if got := Closest(c.want, names, c.n); !slices.Equal(got, c.out) {
+			t.Errorf("Closest(%q, %d) = %v, want %v", c.want, c.n, got, c.out)
 		}
 	}
 }

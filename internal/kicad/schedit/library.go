@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"copperhead/internal/sexpr"
@@ -173,31 +172,7 @@ func suggest(want string, names []string) string {
 	if len(names) == 0 {
 		return ""
 	}
-	lw := strings.ToLower(want)
-	type scored struct {
-		name string
-		d    int
-	}
-	var s []scored
-	for _, n := range names {
-		ln := strings.ToLower(n)
-		d := textdist.Levenshtein(lw, ln)
-		if strings.Contains(ln, lw) || strings.Contains(lw, ln) {
-			d = min(d, 1+abs(len(ln)-len(lw))/4)
-		}
-		s = append(s, scored{n, d})
-	}
-	sort.Slice(s, func(i, j int) bool {
-		if s[i].d != s[j].d {
-			return s[i].d < s[j].d
-		}
-		return s[i].name < s[j].name
-	})
-	var out []string
-	for i := 0; i < len(s) && i < maxSuggestions; i++ {
-		out = append(out, s[i].name)
-	}
-	return "; closest: " + strings.Join(out, ", ")
+	return "; closest: " + strings.Join(textdist.Closest(want, names, maxSuggestions), ", ")
 }
 
 func abs(v int) int {
