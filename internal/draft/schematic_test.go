@@ -1,0 +1,181 @@
+package draft
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"copperhead/internal/kicad"
+	"copperhead/internal/kicadcli"
+)
+
+func needLibraries(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(InstalledLibrary().SymDir, "Device.kicad_sym")); err != nil {
+		t.Skip("KiCad symbol libraries are not installed")
+	}
+}
+
+// draftFile validates and draws testdata/<name>.json into a temp dir and
+// returns the sheet's path.
+func draftFile(t *testing.T, name string) (string, *Report) {
+	t.Helper()
+	needLibraries(t)
+	in, err := ReadIntent(filepath.Join("testdata", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Validate(in, name+".json", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, rep, err := Schematic(r, in.Project, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _, err := Schematic(r, in.Project, Options{})
+	if err != nil || !bytes.Equal(out, again) {
+		t.Fatalf("a second draw of the same intent differs (err %v)", err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, rep.File)
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, rep
+}
+
+// TestSchematicIntents draws each intent and holds the result to what
+// KiCad says: it loads, ERC is clean, and kicad-cli's netlist has exactly
+// the intent's connectivity.
+func TestSchematicIntents(t *testing.T) {
+	for _, name := range []string{"ldo", "mcu_usb", "opamp"} {
+		t.Run(name, func(t *testing.T) {
+			path, rep := draftFile(t, name)
+			t.Logf("%+v", *rep)
+			tool, err := kicadcli.Find(context.Background())
+			if err != nil {
+				t.Skipf("kicad-cli: %v", err)
+			}
+			tool.NoCache = true
+			erc, err := tool.ERC(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var problems []string
+			for _, v := range erc.Violations {
+				problems = append(problems, v.Type+": "+v.Description)
+			}
+			if len(problems) > 0 {
+				t.Errorf("ERC on the drafted sheet: %d violations:\n%s", len(problems), strings.Join(problems, "\n"))
+			}
+			nl, err := tool.Netlist(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, _ := ReadIntent(filepath.Join("testdata", name+".json"))
+			wantNets(t, in, nl)
+		})
+	}
+}
+
+// wantNets compares kicad-cli's netlist with the intent: every intent net
+// exists under its name (KiCad prefixes local labels with the sheet path
+// "/") with exactly the intent's pins, numbers resolved.
+func wantNets(t *testing.T, in *Intent, nl *kicad.Netlist) {
+	t.Helper()
+	r, err := Validate(in, "intent", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, n := range nl.Nets {
+		name := strings.TrimPrefix(n.Name, "/")
+		for _, nd := range n.Nodes {
+			got[name] = append(got[name], nd.Refdes+"."+nd.Pin)
+		}
+	}
+	for _, n := range r.nets {
+		pins := got[n.Name]
+		for _, p := range n.Pins {
+			found := false
+			for _, g := range pins {
+				if g == p {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("net %s: kicad-cli has %v, missing %s", n.Name, pins, p)
+			}
+		}
+		if len(pins) < len(n.Pins) {
+			t.Errorf("net %s: kicad-cli has %d pins, the intent %d", n.Name, len(pins), len(n.Pins))
+		}
+	}
+}
+
+func TestValidateFindings(t *testing.T) {
+	needLibraries(t)
+	in := &Intent{
+		Parts: []IntentPart{
+			{Ref: "R1", LibID: "Device:R", Footprint: "Resistor_SMD:R_0603_1608Metric"},
+			{Ref: "R1", LibID: "Device:R", Footprint: "Resistor_SMD:R_0603_1608Metric"},
+			{Ref: "U1", LibID: "Regulator_Linear:AP2112K-3.4", Footprint: "Package_TO_SOT_SMD:SOT-23-5"},
+			{Ref: "C1", LibID: "Devise:C", Footprint: "Capacitor_SMD:C_0603_1608Metric"},
+			{Ref: "C2", LibID: "Device:C", Footprint: "Capacitor_SMD:C_0603_1608Metrix"},
+			{Ref: "P1", LibID: "power:GND"},
+			{Ref: "9X", LibID: "Device:R"},
+		},
+		Nets: []IntentNet{
+			{Name: "A", Pins: []string{"R1.1", "C2.1"}},
+			{Name: "B", Pins: []string{"R1.1", "C2.3"}},
+			{Name: "ONE", Pins: []string{"C2.2"}},
+			{Name: "D", Pins: []string{"R9.1", "R1.x"}},
+		},
+	}
+	_, err := Validate(in, "bad.json", Options{BOM: map[string]string{"R1": "10k", "R7": "1k"}})
+	var fe *FindingsError
+	if !errors.As(err, &fe) {
+		t.Fatalf("Validate = %v, want findings", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"reference R1 is used twice",
+		"symbol Regulator_Linear:AP2112K-3.4 not found (closest: AP2112K-3.3",
+		"symbol library Devise not found (closest: Device",
+		"footprint Capacitor_SMD:C_0603_1608Metrix not found (closest: C_0603_1608Metric",
+		"power:GND is a power symbol",
+		`reference "9X" must be letters then a number`,
+		"R1.1 is already on net A",
+		"C2 (Device:C) has no pin 3",
+		"net ONE has 1 pin",
+		"unknown reference R9",
+		"R1 (Device:R) has no pin x",
+		"R1: R1.2 in no net and not no-connect",
+		"R1: value R differs from BOM.md's 10k",
+		"R7: in BOM.md but not in the intent",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("findings lack %q:\n%s", want, msg)
+		}
+	}
+}
+
+func TestParseIntentErrors(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{"parts": [}`, "x.json:1:13"},
+		{`{"parts": [], "no_conect": []}`, `unknown field "no_conect"`},
+		{`{"parts": "R1"}`, "parts must be"},
+		{``, "empty intent file"},
+		{`{} {}`, "trailing data"},
+	}
+	for _, c := range cases {
+		if _, err := ParseIntent([]byte(c.in), "x.json"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseIntent(%q) = %v, want %q", c.in, err, c.want)
+		}
+	}
+}
