@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -16,8 +18,11 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"copperhead/internal/datasheets"
 	"copperhead/internal/llm"
 	"copperhead/internal/llm/llmtest"
+	"copperhead/internal/research"
+	"copperhead/internal/research/researchtest"
 )
 
 // TestMain lets testscript run the real copperhead binary's main as the
@@ -81,6 +86,9 @@ func TestScripts(t *testing.T) {
 			"bomrows":       cmdBOMRows,
 			"noconnections": cmdNoConnections,
 			"samebytes":     cmdSameBytes,
+			"fakeinternet":  cmdFakeInternet,
+			"makepdf":       cmdMakePDF,
+			"fakedatasheet": cmdFakeDatasheet,
 		},
 	})
 }
@@ -319,4 +327,106 @@ func cmdGlobCp(ts *testscript.TestScript, neg bool, args []string) {
 	data, err := os.ReadFile(m[len(m)-1]) // run ids sort by time
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), data, 0o644))
+}
+
+// fakedatasheet REPO MPN TEXTFILE puts a datasheet into REPO's cache as
+// fetch_datasheet would, without poppler or a network: a small fake PDF, its
+// per-page text (TEXTFILE, with "=== page N ===" markers) and an index.json
+// entry carrying the PDF's SHA-256. It sets $DATASHEET to the cited form of
+// the PDF's path (.copperhead/datasheets/<mpn>-<sha8>.pdf).
+func cmdFakeDatasheet(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: fakedatasheet REPO MPN TEXTFILE")
+	}
+	dir := filepath.Join(ts.MkAbs(args[0]), filepath.FromSlash(datasheets.DirName))
+	pdf := []byte("%PDF-1.4\n% fake datasheet of " + args[1] + "\n%%EOF\n")
+	sum := sha256.Sum256(pdf)
+	sha := hex.EncodeToString(sum[:])
+	name := datasheets.FileName(args[1], sha)
+	ts.Check(os.MkdirAll(dir, 0o755))
+	ts.Check(os.WriteFile(filepath.Join(dir, name), pdf, 0o644))
+	ts.Check(os.WriteFile(filepath.Join(dir, name+".txt"), []byte(ts.ReadFile(args[2])), 0o644))
+	idx, err := datasheets.ReadIndex(dir)
+	ts.Check(err)
+	idx.Entries = append(idx.Entries, datasheets.Entry{MPN: args[1], URL: "https://datasheets.example.com/" + name, Retrieved: "2026-03-01T12:00:00Z",
+		Status: datasheets.StatusCached, SHA256: sha, Size: int64(len(pdf)), File: name, TextFile: name + ".txt"})
+	ts.Check(datasheets.WriteIndex(dir, idx))
+	ts.Setenv("DATASHEET", datasheets.DirName+"/"+name)
+}
+
+// Environment variables through which a script's fake internet reaches the
+// copperhead command it runs. Only this test binary reads them (init below):
+// the shipped binary has no way to route research traffic to loopback.
+const (
+	fakeInternetAddrEnv = "COPPERHEAD_TEST_FAKE_INTERNET"
+	fakeInternetCertEnv = "COPPERHEAD_TEST_FAKE_INTERNET_CERT"
+)
+
+// init runs in every process of this test binary, including each
+// "copperhead" command a script runs: when the script started a fake
+// internet, every research egress client dials it and trusts its
+// certificate (real URLs, real allowlist, loopback admitted by the egress
+// test options only).
+func init() {
+	addr, certFile := os.Getenv(fakeInternetAddrEnv), os.Getenv(fakeInternetCertEnv)
+	if addr == "" || certFile == "" {
+		return
+	}
+	pem, err := os.ReadFile(certFile)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fake internet: %v\n", err)
+		os.Exit(2)
+	}
+	research.SetEgressForTests(researchtest.Configure(addr, pem))
+}
+
+// fakeinternet HOST/PATH=SOURCE... starts a loopback HTTPS server that
+// answers for the real hosts (api.search.brave.com, api.nexar.com,
+// www.ti.com, ...) and routes the copperhead commands the script runs to it.
+// SOURCE is a file in $WORK, or fixture:PKG/NAME for
+// internal/research/PKG/testdata/NAME (the providers' real JSON). The
+// content type follows the extension: .json, .html, .pdf, else text/plain.
+func cmdFakeInternet(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: fakeinternet HOST/PATH=FILE|fixture:PKG/NAME...")
+	}
+	n, err := researchtest.Start()
+	ts.Check(err)
+	ts.Defer(n.Close)
+	for _, a := range args {
+		route, src, ok := strings.Cut(a, "=")
+		host, path, ok2 := strings.Cut(route, "/")
+		if !ok || !ok2 {
+			ts.Fatalf("fakeinternet: %q is not HOST/PATH=SOURCE", a)
+		}
+		file := ts.MkAbs(src)
+		if rest, ok := strings.CutPrefix(src, "fixture:"); ok {
+			pkg, name, _ := strings.Cut(rest, "/")
+			file = filepath.Join("..", "..", "internal", "research", pkg, "testdata", name)
+		}
+		body, err := os.ReadFile(file)
+		ts.Check(err)
+		ct := map[string]string{".json": "application/json", ".html": "text/html; charset=utf-8", ".pdf": "application/pdf"}[filepath.Ext(file)]
+		if ct == "" {
+			ct = "text/plain; charset=utf-8"
+		}
+		n.Serve(host, "/"+path, ct, body)
+	}
+	certFile := ts.MkAbs(".fake-internet.pem")
+	ts.Check(os.WriteFile(certFile, n.CertPEM(), 0o644))
+	ts.Setenv(fakeInternetAddrEnv, n.Addr())
+	ts.Setenv(fakeInternetCertEnv, certFile)
+}
+
+// makepdf FILE TITLE PAGE... writes a real multi-page PDF that poppler
+// reads: one page per PAGE argument, its lines separated by "|".
+func cmdMakePDF(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: makepdf FILE TITLE PAGE...")
+	}
+	var pages [][]string
+	for _, p := range args[2:] {
+		pages = append(pages, strings.Split(p, "|"))
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), researchtest.PDF(args[1], pages), 0o644))
 }

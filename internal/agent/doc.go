@@ -10,7 +10,13 @@
 //   - Nothing lost: a failed run keeps its work in a stash entry and restores
 //     the tree byte for byte.
 //
-// It imports llm, design, kicad, kicadcli, verify, openspec, gitrepo and
-// transcript; it must never import cli or research (research tools arrive
-// through the Tool interface).
+// Research tools (web_search, search_parts, fetch_datasheet, fetch_page)
+// exist only when the repository enabled research and the providers' keys
+// are set (ResearchTools); everything they return is fenced as untrusted
+// data, and fetching is limited to the run's URL menu.
+//
+// It imports llm, design, kicad, kicadcli, verify, openspec, gitrepo,
+// transcript and the research packages; it must never import cli. It opens
+// no socket itself: research traffic goes through research/egress and model
+// traffic through llm (internal/research's import test proves it).
 package agent

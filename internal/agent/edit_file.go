@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"copperhead/internal/atomicfile"
+	"copperhead/internal/datasheets"
 	"copperhead/internal/design"
 	"copperhead/internal/llm"
 )
@@ -135,6 +136,10 @@ func writeRefusal(rel string) string {
 		return rel + " is written only by record_constraint, which also updates the doc stating the constraint"
 	case rel == changesDir || strings.HasPrefix(rel, changesDir+"/"):
 		return "change proposals under " + changesDir + "/ are written only by propose_change (which re-validates them)"
+	case rel == datasheets.DirName || strings.HasPrefix(rel, datasheets.DirName+"/"):
+		// Cached datasheets are evidence that citations are checked
+		// against: text the model wrote there would be a forged source.
+		return "the datasheet cache " + datasheets.DirName + "/ is written only by fetch_datasheet: evidence comes from the document, never from an edit"
 	case rel == ".":
 		return "the repository root is a folder"
 	}

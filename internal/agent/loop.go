@@ -18,6 +18,8 @@ import (
 	"copperhead/internal/openspec"
 	"copperhead/internal/project"
 	"copperhead/internal/redact"
+	"copperhead/internal/research"
+	"copperhead/internal/research/egress"
 	"copperhead/internal/transcript"
 )
 
@@ -87,9 +89,12 @@ type RunInput struct {
 	Progress func(Event)
 	// Clock is the wall clock; nil means time.Now.
 	Clock func() time.Time
-	// Tools is the tool set; nil means AllTools(). Callers add tools (the
-	// research tools) through it.
+	// Tools is the tool set; nil means AllTools(). When
+	// Config.Research.Enabled, Run adds the research tools the provider keys
+	// allow (ResearchTools) before the first mutating tool.
 	Tools []Tool
+	// Getenv reads the research providers' keys; nil means os.Getenv.
+	Getenv func(string) string
 	// TurnTimeout is the per-turn watchdog; zero means DefaultTurnTimeout.
 	TurnTimeout time.Duration
 }
@@ -184,6 +189,9 @@ type run struct {
 	tools []Tool
 	snap  *gitrepo.Snapshot
 	s     *Session
+	// kit is the run's research (one egress client, one URL menu); nil when
+	// the run has no research tools.
+	kit *research.Kit
 
 	system    string
 	msgs      []llm.Message
@@ -220,6 +228,7 @@ func newRun(ctx context.Context, in RunInput) (*run, error) {
 	if r.tools == nil {
 		r.tools = AllTools()
 	}
+	r.addResearch()
 	r.model = in.Provider
 	if _, ok := r.model.(*llm.Recorder); !ok {
 		r.model = llm.Record(r.model, in.Writer)
@@ -232,7 +241,7 @@ func newRun(ctx context.Context, in RunInput) (*run, error) {
 	// The prompt first: it only reads, so a failure here leaves nothing
 	// to restore. Then the snapshot, the last step that may refuse.
 	sys, err := SystemPrompt(PromptInput{Repo: in.Repo, Config: cfg, RunID: in.RunID,
-		MaxTurns: r.budget, MaxRepairCycles: r.maxRepair})
+		MaxTurns: r.budget, MaxRepairCycles: r.maxRepair, ResearchTools: r.researchToolNames()})
 	if err != nil {
 		return nil, fmt.Errorf("build system prompt: %w", err)
 	}
@@ -244,6 +253,9 @@ func newRun(ctx context.Context, in RunInput) (*run, error) {
 		return nil, errors.Join(err, r.discard(ctx))
 	}
 	r.out = &RunOutcome{RunDir: in.Writer.Dir(), Transcript: in.Writer.Path(), RepairBudget: r.maxRepair}
+	if names := r.researchToolNames(); len(names) > 0 {
+		r.progress(Event{Kind: EventNotice, Text: "research tools: " + strings.Join(names, ", ")})
+	}
 	// Revisits an earlier run deferred until their artifact existed are due
 	// now if it does (spec §2.6). A registry that cannot be read is not a
 	// reason to refuse the run that may be asked to fix it: the model hears
@@ -254,6 +266,46 @@ func newRun(ctx context.Context, in RunInput) (*run, error) {
 		r.progress(Event{Kind: EventNotice, Text: fmt.Sprintf("%d deferred revisits are due: their artifacts exist now", n)})
 	}
 	return r, nil
+}
+
+// addResearch builds the run's research when the repository opted in
+// (research.enabled) and adds the tools its provider keys allow (design D2:
+// without keys they are absent, and the run is exactly one without
+// research). Every request of the run's one egress client, and every
+// refusal, becomes a research-request event in the transcript.
+func (r *run) addResearch() {
+	if !r.in.Config.Research.Enabled {
+		return
+	}
+	getenv := r.in.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	w := r.in.Writer
+	kit := research.New(r.in.Config.Research, getenv, func(rec egress.Record) {
+		// A lost line resurfaces as the next write's error.
+		_ = w.Write(transcript.TypeResearchRequest, ResearchRequestEvent(rec))
+	})
+	tools := ResearchTools(kit)
+	if len(tools) == 0 {
+		return
+	}
+	// URLs the person wrote in the request are theirs to have fetched.
+	kit.AllowTextURLs(r.in.Request, "request")
+	r.kit = kit
+	r.tools = withResearch(r.tools, tools)
+}
+
+// researchToolNames names the run's research tools in list order.
+func (r *run) researchToolNames() []string {
+	if r.kit == nil {
+		return nil
+	}
+	var names []string
+	for _, t := range ResearchTools(r.kit) {
+		names = append(names, t.Spec().Name)
+	}
+	return names
 }
 
 func firstPositive(vs ...int) int {
@@ -552,6 +604,10 @@ func (r *run) end(ctx context.Context, exit transcript.ExitPath, failure string)
 		ToolCalls: r.toolCalls, FilesTouched: r.s.Touched, OpenObligations: r.openObligations()}
 	for _, d := range r.s.Decisions {
 		sum.Decisions = append(sum.Decisions, transcript.Decision{Decision: d.Decision, Rationale: d.Rationale, Affects: d.Affects})
+	}
+	if r.kit != nil {
+		total, refused := r.kit.Requests()
+		sum.Research = &transcript.ResearchStats{Requests: total, Refused: refused}
 	}
 	if err := transcript.WriteSummary(r.in.Writer.Dir(), sum, r.in.Redactor); err != nil {
 		recErrs = append(recErrs, err.Error())

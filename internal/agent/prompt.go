@@ -15,6 +15,7 @@ import (
 	"strings"
 	"text/template"
 
+	"copperhead/internal/datasheets"
 	"copperhead/internal/design"
 )
 
@@ -52,6 +53,10 @@ type PromptInput struct {
 	RunID           string
 	MaxTurns        int
 	MaxRepairCycles int
+	// ResearchTools names the run's research tools; empty leaves the
+	// prompt's research section out, so a run without research sees the
+	// same prompt as before research existed.
+	ResearchTools []string
 }
 
 // systemData fills prompts/system.md.
@@ -64,6 +69,9 @@ type systemData struct {
 	Constraints     string
 	KiCadFiles      []string
 	Docs            []promptDoc
+	ResearchTools   []string
+	SearchParts     bool // search_parts is among ResearchTools
+	DatasheetsDir   string
 }
 
 type budgetLine struct{ Key, Value string }
@@ -89,6 +97,9 @@ func SystemPrompt(in PromptInput) (string, error) {
 		MaxRepairCycles: in.MaxRepairCycles,
 		ConstraintsPath: design.ConstraintsPath,
 		Constraints:     "{}",
+		ResearchTools:   in.ResearchTools,
+		SearchParts:     slices.Contains(in.ResearchTools, "search_parts"),
+		DatasheetsDir:   datasheets.DirName,
 	}
 	for _, k := range slices.Sorted(maps.Keys(in.Config.Budgets)) {
 		d.Budgets = append(d.Budgets, budgetLine{k, strconv.FormatFloat(in.Config.Budgets[k], 'f', -1, 64)})

@@ -10,6 +10,7 @@ import (
 	"path"
 	"strings"
 
+	"copperhead/internal/datasheets"
 	"copperhead/internal/llm"
 )
 
@@ -62,7 +63,14 @@ func (readFileTool) Run(ctx context.Context, s *Session, raw json.RawMessage) (R
 	if isBinary(data) {
 		return Errorf("read_file: %s is a binary file (%d bytes); read_file shows text only", p.Rel, len(data)), nil
 	}
-	return Result{Text: numberedLines(p.Rel, data, a.StartLine, a.EndLine)}, nil
+	text := numberedLines(p.Rel, data, a.StartLine, a.EndLine)
+	if strings.HasPrefix(p.Rel, datasheets.DirName+"/") {
+		// A cached datasheet is third-party text (design D10): fenced as
+		// data, like every research result, whichever tool shows it.
+		header, body, _ := strings.Cut(text, "\n")
+		text = header + "\n" + untrusted("the datasheet cache ("+p.Rel+")", body)
+	}
+	return Result{Text: text}, nil
 }
 
 // numberedLines renders lines [start, end] of data, capped at maxReadLines

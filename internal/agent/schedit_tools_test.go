@@ -7,8 +7,8 @@ import (
 )
 
 // TestRenameNetTool: rename_net renames the net in the schematic, updates
-// PINOUT.md through the netlist, reports both files as changed and so opens
-// the ERC and drift obligations; a refusal and a repeat change nothing.
+// PINOUT.md through the netlist and the board's net, reports the files as
+// changed and so opens the ERC, DRC and drift obligations; a refusal and a repeat change nothing.
 func TestRenameNetTool(t *testing.T) {
 	s := toolSession(t, true)
 	s.Validated = true
@@ -21,10 +21,12 @@ func TestRenameNetTool(t *testing.T) {
 	}
 
 	res := mustOK(t, call(t, s, "rename_net", map[string]any{"old": "KEY_DAH", "new": "KEY_DASH"}))
-	if want := []string{schRel, "docs/PINOUT.md"}; !slices.Equal(res.Changed, want) {
+	const pcbRel = "hardware/open-telegraph.kicad_pcb"
+	if want := []string{schRel, pcbRel, "docs/PINOUT.md"}; !slices.Equal(res.Changed, want) {
 		t.Errorf("changed = %v, want %v", res.Changed, want)
 	}
-	for _, w := range []string{"rename-net KEY_DAH KEY_DASH", "changed: " + schRel + ", docs/PINOUT.md", "Ledger: opened erc for " + schRel} {
+	for _, w := range []string{"rename-net KEY_DAH KEY_DASH", "changed: " + schRel + ", " + pcbRel + ", docs/PINOUT.md",
+		"Ledger: opened erc for " + schRel, "drc for " + pcbRel} {
 		if !strings.Contains(res.Text, w) {
 			t.Errorf("result does not mention %q:\n%s", w, res.Text)
 		}

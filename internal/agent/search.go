@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 
+	"copperhead/internal/datasheets"
 	"copperhead/internal/llm"
 )
 
@@ -67,6 +68,9 @@ func (searchTool) Run(ctx context.Context, s *Session, raw json.RawMessage) (Res
 	}
 
 	var out strings.Builder
+	// cached collects the matches inside the datasheet cache: third-party
+	// text (design D10), shown fenced as data after the repository's own.
+	var cached strings.Builder
 	var matches, files, skippedLarge int
 	more := 0
 	root := filepath.Clean(s.Repo)
@@ -125,7 +129,11 @@ func (searchTool) Run(ctx context.Context, s *Session, raw json.RawMessage) (Res
 				continue
 			}
 			matches++
-			fmt.Fprintf(&out, "%s:%d: %s\n", rel, line, clip(strings.TrimSpace(string(text)), maxSearchLine))
+			dst := &out
+			if strings.HasPrefix(rel, datasheets.DirName+"/") {
+				dst = &cached
+			}
+			fmt.Fprintf(dst, "%s:%d: %s\n", rel, line, clip(strings.TrimSpace(string(text)), maxSearchLine))
 		}
 		return nil
 	})
@@ -147,6 +155,9 @@ func (searchTool) Run(ctx context.Context, s *Session, raw json.RawMessage) (Res
 	}
 	if skippedLarge > 0 {
 		head += fmt.Sprintf("; %s over %d MB not searched", plural(skippedLarge, "file", "files"), maxSearchFile>>20)
+	}
+	if cached.Len() > 0 {
+		out.WriteString(untrusted("the datasheet cache", cached.String()) + "\n")
 	}
 	return Result{Text: head + "\n" + out.String()}, nil
 }

@@ -8,12 +8,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"copperhead/internal/design"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/verify"
 )
 
 func newCheckCmd(a *app) *cobra.Command {
-	var strict, noCache bool
+	var strict, strictSourcing, noCache bool
 	cmd := &cobra.Command{
 		Use:     "check",
 		Aliases: []string{"verify"},
@@ -22,9 +23,14 @@ func newCheckCmd(a *app) *cobra.Command {
 
   ERC          kicad-cli sch erc on the root schematic
   DRC          kicad-cli pcb drc --schematic-parity on the board (when there is one)
-  drift        docs/BOM.md and docs/PINOUT.md against the schematic and netlist
+  drift        docs/BOM.md and docs/PINOUT.md against the schematic and netlist;
+               the datasheet citations of every VERIFIED(datasheet) BOM row
   constraints  forbidden pins in .copperhead/constraints.json; config budgets vs SPEC.md
   openspec     openspec validate --all (when the repo has an openspec/ folder)
+  sourcing     the sourcing.<refdes> snapshots in .copperhead/constraints.json:
+               an obsolete/EOL part fails; zero stock and snapshots older than
+               research.stalenessDays warn (fail with --strict-sourcing); with
+               research.enabled, every BOM MPN needs a snapshot
 
 ERC and DRC run at the same time. Violations caused by KiCad libraries missing
 on this host are counted separately and never fail a check. Results of an
@@ -32,7 +38,7 @@ unchanged project are reused from the cache. check makes no network
 connection and loads no model code.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			res, err := a.runCheck(cmd.Context(), strict, noCache)
+			res, err := a.runCheck(cmd.Context(), checkOptions{strict: strict, strictSourcing: strictSourcing, noCache: noCache})
 			if err != nil {
 				return err
 			}
@@ -50,17 +56,26 @@ connection and loads no model code.`,
 		},
 	}
 	cmd.Flags().BoolVar(&strict, "strict", false, "fail ERC/DRC on warnings too, not only on errors")
+	cmd.Flags().BoolVar(&strictSourcing, "strict-sourcing", false, "fail on stale and zero-stock sourcing snapshots, and on BOM MPNs without one")
 	cmd.Flags().BoolVar(&noCache, "no-cache", false, "always run kicad-cli, ignoring cached results")
 	return cmd
 }
 
-func (a *app) runCheck(ctx context.Context, strict, noCache bool) (*verify.Result, error) {
+// checkOptions are check's flags.
+type checkOptions struct {
+	strict         bool // ERC/DRC warnings fail
+	strictSourcing bool // sourcing warnings fail; every MPN needs a snapshot
+	noCache        bool // always run kicad-cli
+}
+
+func (a *app) runCheck(ctx context.Context, opt checkOptions) (*verify.Result, error) {
 	w, tool, err := a.openKiCad(ctx)
 	if err != nil {
 		return nil, err
 	}
-	tool.NoCache = noCache
-	res, err := verify.Run(ctx, verify.Input{Repo: w.repo, Config: w.cfg, Schematic: w.proj.Schematic, Board: w.proj.Board, Tool: tool, Strict: strict})
+	tool.NoCache = opt.noCache
+	res, err := verify.Run(ctx, verify.Input{Repo: w.repo, Config: w.cfg, Schematic: w.proj.Schematic, Board: w.proj.Board, Tool: tool,
+		Strict: opt.strict, StrictSourcing: opt.strictSourcing})
 	if err != nil {
 		return nil, failf("%v", w.relErr(err))
 	}
@@ -101,8 +116,44 @@ func printCheck(w io.Writer, r *verify.Result) {
 	for _, is := range r.OpenSpec.Issues {
 		fmt.Fprintf(w, "  %s %s: %s\n", is.Type, is.Item, oneLine(is.Message))
 	}
+	printSourcing(w, r.Sourcing)
 	if n := r.Environment.ERC + r.Environment.DRC; n > 0 {
 		fmt.Fprintf(w, "environment: %s from KiCad libraries missing on this host (not counted; run 'copperhead doctor')\n", plural(n, "violation"))
+	}
+}
+
+// printSourcing writes the sourcing gate: failures first, then warnings,
+// each finding on its own line.
+func printSourcing(w io.Writer, g verify.SourcingGate) {
+	if g.Skipped != "" {
+		fmt.Fprintf(w, "sourcing - skipped (%s)\n", g.Skipped)
+		return
+	}
+	var failures, warnings []string
+	for _, f := range g.Findings {
+		if f.Severity == design.SeverityFail {
+			failures = append(failures, f.Message)
+		} else {
+			warnings = append(warnings, f.Message)
+		}
+	}
+	var counts []string
+	if len(failures) > 0 {
+		counts = append(counts, plural(len(failures), "failure"))
+	}
+	if len(warnings) > 0 {
+		counts = append(counts, plural(len(warnings), "warning"))
+	}
+	mark := "✓"
+	if !g.OK {
+		mark = "✗"
+	}
+	fmt.Fprintln(w, strings.TrimSpace("sourcing "+mark+" "+strings.Join(counts, ", ")))
+	for _, m := range failures {
+		fmt.Fprintf(w, "  %s\n", m)
+	}
+	for _, m := range warnings {
+		fmt.Fprintf(w, "  warning: %s\n", m)
 	}
 }
 

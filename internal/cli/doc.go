@@ -3,5 +3,6 @@
 // receive their I/O streams rather than touching os.Stdout, which is what makes
 // every output mode testable. The deterministic commands (init, check, doctor,
 // parts, nets) call design, kicad and kicadcli directly; check must never reach
-// llm or research code.
+// llm or research code. The research commands (parts search, datasheet fetch)
+// build a research Kit and reach the network only through its egress client.
 package cli

@@ -15,6 +15,8 @@ import (
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/llm"
 	"copperhead/internal/openspec"
+	"copperhead/internal/research/parts"
+	"copperhead/internal/research/search"
 )
 
 // pinnedOpenSpec is the OpenSpec CLI version scripts/setup.sh installs.
@@ -41,8 +43,10 @@ func newDoctorCmd(a *app) *cobra.Command {
 hint: kicad-cli and its libraries, git, openspec, pdftotext, model provider
 credentials (by variable name only; values are never shown), the repository's
 .copperhead config, and, when a compat endpoint is configured and is not on
-this machine, whether its operator is documented as training on prompts. It
-exits 1 only when something required fails.`,
+this machine, whether its operator is documented as training on prompts.
+Research rows say whether research is enabled in the config and which web
+search and part-data provider keys are set (names only). It exits 1 only
+when something required fails.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rows := a.doctorRows(cmd.Context())
@@ -133,6 +137,82 @@ func (a *app) doctorRows(ctx context.Context) []DoctorRow {
 	add(a.configRow())
 	if r, ok := a.compatPrivacyRow(); ok {
 		add(r)
+	}
+	rows = append(rows, a.researchRows()...)
+	return rows
+}
+
+// researchKeyGroups are the research providers' credentials by tool, in the
+// providers' preference order; a provider is a list of variables that must
+// all be set. Names come from the provider packages, so doctor and the tools
+// cannot disagree on them.
+var researchKeyGroups = []struct {
+	tool      string
+	providers [][]string
+}{
+	{"web search", [][]string{{search.BraveKeyEnv}, {search.TavilyKeyEnv}, {search.OpenRouterKeyEnv}}},
+	{"part data", [][]string{{parts.NexarClientIDEnv, parts.NexarClientSecretEnv}, {parts.MouserKeyEnv}}},
+}
+
+// researchRows report whether research is enabled in the repo's config and,
+// per research tool, which providers' credentials are set: by variable name
+// only, never a value. Nothing here is required: without research, copperhead
+// designs from its own knowledge and leaves parts UNVERIFIED (D2).
+func (a *app) researchRows() []DoctorRow {
+	enabled := false
+	r := DoctorRow{Name: "research"}
+	repo, err := a.repoDir()
+	if err == nil {
+		var cfg design.Config
+		if cfg, _, err = design.LoadConfig(repo); err == nil {
+			enabled = cfg.Research.Enabled
+		}
+	}
+	switch {
+	case err != nil:
+		r.Status, r.Detail = "info", "unknown: the repo config cannot be read (see repo config)"
+	case enabled:
+		r.Status, r.Detail = "ok", "enabled (research.enabled): research tools are offered when their keys are set; check requires a sourcing snapshot per BOM MPN"
+	default:
+		r.Status, r.Detail = "info", "disabled: no research tools; parts stay UNVERIFIED"
+		r.Fix = `set "research": {"enabled": true} in ` + design.ConfigPath
+	}
+	rows := []DoctorRow{r}
+	for _, g := range researchKeyGroups {
+		row := DoctorRow{Name: g.tool + " credentials"}
+		var ready, partial, all []string
+		for _, vars := range g.providers {
+			all = append(all, strings.Join(vars, " + "))
+			var set, unset []string
+			for _, v := range vars {
+				if strings.TrimSpace(os.Getenv(v)) != "" {
+					set = append(set, v)
+				} else {
+					unset = append(unset, v)
+				}
+			}
+			switch {
+			case len(unset) == 0:
+				ready = append(ready, strings.Join(vars, " + "))
+			case len(set) > 0:
+				partial = append(partial, strings.Join(set, ", ")+" set but not "+strings.Join(unset, ", "))
+			}
+		}
+		switch {
+		case len(ready) > 0:
+			row.Status, row.Detail = "ok", strings.Join(ready, ", ")+" set"
+		case enabled:
+			row.Status, row.Detail = "warn", "none of "+strings.Join(all, ", ")+" is set: the "+g.tool+" tool is absent"
+		default:
+			row.Status, row.Detail = "info", "none of "+strings.Join(all, ", ")+" is set"
+		}
+		if len(partial) > 0 {
+			row.Detail += "; " + strings.Join(partial, "; ")
+		}
+		if row.Status != "ok" {
+			row.Fix = "export " + strings.Join(all, " or ")
+		}
+		rows = append(rows, row)
 	}
 	return rows
 }

@@ -13,12 +13,14 @@ import (
 )
 
 func newPartsCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "parts",
 		Short: "List the schematic's parts (every reference, across all sheet instances)",
 		Long: `parts lists every real part reference in the schematic, read by copperhead's
 own parser: one entry per reference per sheet instance, units aggregated.
-Power symbols and #-references are not parts. Read-only.`,
+Power symbols and #-references are not parts. Read-only.
+
+'parts search' looks a part up in a part-data service instead.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w, err := a.open("")
@@ -47,6 +49,8 @@ Power symbols and #-references are not parts. Read-only.`,
 			return nil
 		},
 	}
+	cmd.AddCommand(newPartsSearchCmd(a))
+	return cmd
 }
 
 func partFlags(p kicad.Part) string {

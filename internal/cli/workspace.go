@@ -103,8 +103,11 @@ func (w *workspace) netlist(ctx context.Context, t *kicadcli.Tool) (*kicad.Netli
 
 // plural returns "1 error" or "3 errors".
 func plural(n int, word string) string {
-	if n == 1 {
+	switch {
+	case n == 1:
 		return fmt.Sprintf("1 %s", word)
+	case strings.HasSuffix(word, "ch") || strings.HasSuffix(word, "sh") || strings.HasSuffix(word, "s") || strings.HasSuffix(word, "x"):
+		return fmt.Sprintf("%d %ses", n, word) // mismatches, not mismatchs
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -43,12 +43,13 @@ type Config struct {
 	StageMaxTurns   map[string]int     // per create-pipeline stage turn budgets, override MaxTurns
 	Budgets         map[string]float64 // free-form hard budgets, mirrored in SPEC.md ## Budgets
 	Generated       map[string]string  // doc path -> ContentHash of the doc as init last wrote it
+	Research        ResearchConfig     // the "research" block: part research tools and the sourcing checks
 	Extra           map[string]json.RawMessage
 }
 
 // DefaultConfig is the config of a repo that has none.
 func DefaultConfig() Config {
-	return Config{Docs: DefaultDocs, MaxTurns: DefaultMaxTurns, MaxRepairCycles: DefaultMaxRepairCycles}
+	return Config{Docs: DefaultDocs, MaxTurns: DefaultMaxTurns, MaxRepairCycles: DefaultMaxRepairCycles, Research: DefaultResearch()}
 }
 
 // DocsDir is the docs folder as a clean slash path without trailing slash.
@@ -83,8 +84,8 @@ func LoadConfig(repoRoot string) (cfg Config, found bool, err error) {
 // ParseConfig decodes config.json bytes; name is the file name errors quote.
 // Malformed JSON is reported with its line and column; a known key with the
 // wrong type or an invalid value is reported by key.
-func ParseConfig(data []byte, name string) (Config, error) {
-	cfg := DefaultConfig()
+func ParseConfig(data []byte, name string) (cfg Config, err error) {
+	cfg = DefaultConfig()
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return Config{}, jsonError(name, data, err)
@@ -119,6 +120,12 @@ func ParseConfig(data []byte, name string) (Config, error) {
 		}
 		if err := json.Unmarshal(v, f.dst); err != nil {
 			return Config{}, fmt.Errorf("%s: key %q: %v", name, f.key, typeErrorText(err))
+		}
+	}
+	if v, ok := raw["research"]; ok {
+		delete(raw, "research")
+		if cfg.Research, err = parseResearch(v, name); err != nil {
+			return Config{}, err
 		}
 	}
 	if len(raw) > 0 {
@@ -184,6 +191,10 @@ func goTypeWord(t string) string {
 		return "a string"
 	case t == "int" || t == "float64":
 		return "a number"
+	case t == "bool":
+		return "true or false"
+	case t == "[]string":
+		return "a list of strings"
 	case strings.HasPrefix(t, "map["):
 		return "an object of " + goTypeWord(t[strings.Index(t, "]")+1:]) + " values"
 	}
@@ -230,6 +241,9 @@ func (c Config) Marshal() []byte {
 	}
 	out["budgets"] = nonNil(c.Budgets)
 	out["generated"] = nonNil(c.Generated)
+	if r := c.Research.fields(); r != nil {
+		out["research"] = r
+	}
 	return marshalSorted(out)
 }
 

@@ -169,7 +169,8 @@ func TestLoadConfig(t *testing.T) {
 func TestReadmeExplainsEveryConfigKey(t *testing.T) {
 	readme := string(GenerateReadme())
 	keys := []string{"schematic", "board", "docs", "model", "baseURL", "apiKeyEnv", "maxTurns", "maxRepairCycles",
-		"stageMaxTurns", "budgets", "generated", "forbidden", "affects", "deferred", "source", "runs/"}
+		"stageMaxTurns", "budgets", "generated", "forbidden", "affects", "deferred", "source", "runs/",
+		"research", "enabled", "allowHosts", "fetchPages", "maxPdfMB", "stalenessDays", "sourcing.<refdes>", "stockTotal", "price1k", "VERIFIED(datasheet)"}
 	for _, k := range keys {
 		if !strings.Contains(readme, "`"+k+"`") {
 			t.Errorf("README does not explain `%s`", k)
@@ -220,5 +221,107 @@ func TestConfigEncodingJSON(t *testing.T) {
 	var bad Config
 	if err := json.Unmarshal([]byte(`{"maxTurns": "x"}`), &bad); err == nil {
 		t.Error("want an error for a bad maxTurns")
+	}
+}
+
+func TestParseConfigResearch(t *testing.T) {
+	tests := []struct {
+		name    string
+		json    string
+		want    ResearchConfig // compared without declared
+		wantErr string
+	}{
+		{name: "absent: disabled, defaults", json: `{}`, want: DefaultResearch()},
+		{name: "null block: defaults", json: `{"research": null}`, want: DefaultResearch()},
+		{name: "enabled only", json: `{"research": {"enabled": true}}`,
+			want: ResearchConfig{Enabled: true, MaxPdfMB: 10, StalenessDays: 30}},
+		{name: "every key, provider names kept",
+			json: `{"research": {"enabled": true, "allowHosts": ["*.Mouser.com", " api.nexar.com "], "fetchPages": true, "maxPdfMB": 25, "stalenessDays": 7, "provider": "nexar"}}`,
+			want: ResearchConfig{Enabled: true, AllowHosts: []string{"*.mouser.com", "api.nexar.com"}, FetchPages: true, MaxPdfMB: 25, StalenessDays: 7,
+				Extra: map[string]json.RawMessage{"provider": json.RawMessage(`"nexar"`)}}},
+		{name: "null fields take defaults", json: `{"research": {"maxPdfMB": null, "stalenessDays": null}}`, want: DefaultResearch()},
+		{name: "not an object", json: `{"research": true}`, wantErr: `cfg.json: key "research": expected an object, got JSON bool`},
+		{name: "list", json: `{"research": ["x"]}`, wantErr: `key "research": expected an object, got JSON array`},
+		{name: "enabled as a string", json: `{"research": {"enabled": "yes"}}`, wantErr: `cfg.json: key "research.enabled": expected true or false, got JSON string`},
+		{name: "fetchPages as a number", json: `{"research": {"fetchPages": 1}}`, wantErr: `key "research.fetchPages": expected true or false, got JSON number`},
+		{name: "allowHosts a string", json: `{"research": {"allowHosts": "*.ti.com"}}`, wantErr: `key "research.allowHosts": expected a list of strings, got JSON string`},
+		{name: "allowHosts with a number", json: `{"research": {"allowHosts": ["ok.com", 3]}}`, wantErr: `key "research.allowHosts": expected a string`},
+		{name: "allowHosts with a URL", json: `{"research": {"allowHosts": ["https://ti.com/x"]}}`, wantErr: `entry 1 "https://ti.com/x" is not a host name`},
+		{name: "allowHosts with a port", json: `{"research": {"allowHosts": ["a.com", "ti.com:443"]}}`, wantErr: `entry 2 "ti.com:443"`},
+		{name: "allowHosts with an inner wildcard", json: `{"research": {"allowHosts": ["a.*.com"]}}`, wantErr: `"a.*.com" is not a host name`},
+		{name: "allowHosts empty entry", json: `{"research": {"allowHosts": [""]}}`, wantErr: `entry 1 ""`},
+		{name: "maxPdfMB a string", json: `{"research": {"maxPdfMB": "10"}}`, wantErr: `key "research.maxPdfMB": expected a number, got JSON string`},
+		{name: "maxPdfMB zero", json: `{"research": {"maxPdfMB": 0}}`, wantErr: `key "research.maxPdfMB" must be between 1 and 1024, got 0`},
+		{name: "maxPdfMB fractional", json: `{"research": {"maxPdfMB": 2.5}}`, wantErr: `key "research.maxPdfMB": expected a number`},
+		{name: "stalenessDays negative", json: `{"research": {"stalenessDays": -1}}`, wantErr: `key "research.stalenessDays" must be between 1 and 36500, got -1`},
+		{name: "stalenessDays huge", json: `{"research": {"stalenessDays": 100000}}`, wantErr: `"research.stalenessDays" must be between 1 and 36500`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := ParseConfig([]byte(tt.json), "cfg.json")
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := c.Research
+			got.declared = false
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("research = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestConfigMarshalResearch(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     string // the "research" member as Marshal writes it; "" for none
+	}{
+		{"absent stays absent", `{}`, ""},
+		{"declared with defaults is kept", `{"research": {}}`,
+			`"research": {
+    "enabled": false,
+    "fetchPages": false,
+    "maxPdfMB": 10,
+    "stalenessDays": 30
+  }`},
+		{"every key and unknown ones", `{"research": {"provider": "nexar", "stalenessDays": 7, "allowHosts": ["*.ti.com"], "enabled": true}}`,
+			`"research": {
+    "allowHosts": [
+      "*.ti.com"
+    ],
+    "enabled": true,
+    "fetchPages": false,
+    "maxPdfMB": 10,
+    "provider": "nexar",
+    "stalenessDays": 7
+  }`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := ParseConfig([]byte(tt.in), "x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := string(c.Marshal())
+			if tt.want == "" && strings.Contains(got, `"research"`) || tt.want != "" && !strings.Contains(got, tt.want) {
+				t.Errorf("Marshal:\n%s\nwant it to contain:\n%s", got, tt.want)
+			}
+			again, err := ParseConfig([]byte(got), "x")
+			if err != nil || string(again.Marshal()) != got || !reflect.DeepEqual(again.Research, c.Research) {
+				t.Errorf("round trip changed the config: %v\n%s", err, again.Marshal())
+			}
+		})
+	}
+	// A config built in code opts in by value, not by declaration.
+	c := DefaultConfig()
+	c.Research.Enabled = true
+	if !strings.Contains(string(c.Marshal()), `"enabled": true`) {
+		t.Errorf("enabled research not written:\n%s", c.Marshal())
 	}
 }

@@ -6,9 +6,12 @@
 // and the mechanical constraint checks.
 //
 // It takes already-loaded kicad types as input and returns bytes and structs:
-// the CLI layer does the file writes (atomically). It must never import llm,
-// research or kicadcli, so that `copperhead check` stays LLM-free and network
-// free by construction; a test asserts it.
+// the CLI layer does the file writes (atomically); RecordSourcing, called by
+// the search_parts tool in the middle of a turn, is the one writer here. It
+// must never import llm, research or kicadcli, so that `copperhead check`
+// stays LLM-free and network free by construction; a test asserts it. The
+// research results it judges come through the network-free internal/sourcing
+// and internal/datasheets.
 //
 // # Doc table contract
 //
@@ -28,6 +31,10 @@
 //
 // A pin that is not connected to anything shows the net NCMarker ("NC"); see
 // IsNoConnect for the exact rule.
+//
+// A BOM.md may end with a "## Sourcing" section: one list item per sourcing
+// snapshot, "- `sourcing.<refdes>`: <summary>" (SourcingLine), the doc half
+// of the D7 dual write. Drift ignores it.
 //
 // # Budgets
 //

@@ -18,6 +18,7 @@ const (
 	MismatchExtraRow     MismatchKind = "extra_row"     // the doc has a row the design does not
 	MismatchDuplicateRow MismatchKind = "duplicate_row" // the doc has several rows for one refdes (or pin)
 	MismatchField        MismatchKind = "field"         // a cell differs; Field names the column
+	MismatchCitation     MismatchKind = "citation"      // a VERIFIED(datasheet) row's evidence fails its check; Cause says why
 )
 
 // Mismatch is one disagreement between a design doc and the as-built design.
@@ -28,7 +29,8 @@ type Mismatch struct {
 	Kind    MismatchKind `json:"kind"`
 	Refdes  string       `json:"refdes,omitempty"`
 	Pin     string       `json:"pin,omitempty"`
-	Field   string       `json:"field,omitempty"` // value, footprint, mpn, net
+	Field   string       `json:"field,omitempty"` // value, footprint, mpn, net, citation
+	Cause   string       `json:"cause,omitempty"` // citation only: why it fails (datasheets.Cause, CauseNoCitation)
 	Claim   string       `json:"claim"`
 	Actual  string       `json:"actual"`
 	Message string       `json:"message"`
@@ -144,7 +146,7 @@ func bomDrift(doc string, files Files, sch *kicad.Schematic) []Mismatch {
 			{"footprint", row.Footprint, want.Footprint},
 		}
 		if mpn := schMPN[ref]; mpn != "" {
-			fields = append(fields, struct{ name, claim, actual string }{"mpn", stripUnverified(row.MPN), mpn})
+			fields = append(fields, struct{ name, claim, actual string }{"mpn", stripFlags(row.MPN), mpn})
 		}
 		for _, f := range fields {
 			if normalizeSpace(f.claim) == normalizeSpace(f.actual) {
@@ -183,10 +185,15 @@ func unionRefs(actual, claimed []BOMRow) []string {
 	return refs
 }
 
-// stripUnverified removes the UNVERIFIED flag from an MPN cell, so
-// "ABC-123 (UNVERIFIED)" claims the MPN "ABC-123".
-func stripUnverified(mpn string) string {
-	s := strings.ReplaceAll(mpn, MPNUnverified, "")
+// stripFlags removes the verification flags from an MPN cell, so
+// "ABC-123 (UNVERIFIED)" and "ABC-123 VERIFIED(datasheet)" both claim the
+// MPN "ABC-123".
+func stripFlags(mpn string) string {
+	s := verifiedRE.ReplaceAllStringFunc(mpn, func(m string) string {
+		// Keep the character before the flag that the pattern consumed.
+		return m[:len(m)-len(VerifiedDatasheet)]
+	})
+	s = strings.ReplaceAll(s, MPNUnverified, "")
 	s = strings.NewReplacer("()", "", "[]", "").Replace(s)
 	return strings.Trim(normalizeSpace(s), " -–—,;:")
 }

@@ -1,6 +1,8 @@
 package design
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -53,4 +55,33 @@ func validCellText(s string) bool {
 		}
 	}
 	return true
+}
+
+// FuzzSetSourcingLine: whatever BOM.md holds, recording a sourcing line
+// keeps every table row the doc had, puts the line in the doc exactly once,
+// and recording it again changes nothing.
+func FuzzSetSourcingLine(f *testing.F) {
+	f.Add([]byte(bomDoc), "U1")
+	f.Add([]byte("## Sourcing\n- `sourcing.U1`: old\n## Next\n"), "U1")
+	f.Add([]byte("## Sourcing\r\n\r\n- `sourcing.C1`: c"), "R10")
+	f.Add([]byte("text"), "J1")
+	f.Fuzz(func(t *testing.T, doc []byte, refdes string) {
+		if !sourcingRefdes(refdes) {
+			return // RecordSourcing refuses these
+		}
+		line := "- `" + SourcingKey(refdes) + "`: X1: 1 in stock (nexar, retrieved never)"
+		next, _ := setSourcingLine(doc, refdes, line)
+		before, errBefore := ParseBOM(doc)
+		after, errAfter := ParseBOM(next)
+		if errBefore == nil && (errAfter != nil || len(after) < len(before)) {
+			t.Fatalf("BOM rows lost: %d -> %d (%v)\n%q\n%q", len(before), len(after), errAfter, doc, next)
+		}
+		if n := strings.Count(string(next), line+"\n") + strings.Count(string(next), line+"\r\n"); n < 1 {
+			t.Fatalf("line not in the doc:\n%q", next)
+		}
+		again, changed := setSourcingLine(next, refdes, line)
+		if changed || !bytes.Equal(again, next) {
+			t.Fatalf("not idempotent:\n%q\n%q", next, again)
+		}
+	})
 }

@@ -354,3 +354,57 @@ func TestImportsStandardLibraryOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestResearchProviderSecrets covers the research providers' credentials
+// (design D9): by their shapes with no environment at all, and by value when
+// they sit in the providers' environment variables, whatever their shape.
+func TestResearchProviderSecrets(t *testing.T) {
+	const (
+		braveKey      = "BSA" + "k3yF0rBr4veS3archAPI0123x"
+		tavilyKey     = "tvly-" + "dev-AbCdEf0123456789GhIjKlMn"
+		openRouterKey = "sk-" + "or-v1-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd"
+		nexarSecret   = "nx" + "Secr3t-vAlue_0123456789"
+		mouserKey     = "0b1c2d3e-" + "4f50-6172-8394-a5b6c7d8e9f0"
+		nexarToken    = "eyJhbGciOiJSUzI1NiIsImtpZCI6IjEifQ" + ".eyJzdWIiOiJjbGllbnQifQ.c2lnbmF0dXJl"
+	)
+	env := []string{
+		"BRAVE_API_KEY=" + braveKey, "TAVILY_API_KEY=" + tavilyKey, "OPENROUTER_API_KEY=" + openRouterKey,
+		"NEXAR_CLIENT_ID=client-id-is-not-secret", "NEXAR_CLIENT_SECRET=" + nexarSecret, "MOUSER_API_KEY=" + mouserKey,
+	}
+	tests := []struct {
+		name, in, want string
+		byShape        bool // redacted even without the environment
+	}{
+		{"brave key by shape", "key " + braveKey + ".", "key [REDACTED].", true},
+		{"brave subscription header", "X-Subscription-Token: " + "abcdefgh12345678", "X-Subscription-Token: [REDACTED]", true},
+		{"tavily key by shape", `{"api_key":"` + tavilyKey + `"}`, `{"api_key":"[REDACTED]"}`, true},
+		{"tavily key in prose", "use " + tavilyKey, "use [REDACTED]", true},
+		{"openrouter key by shape", "Bearer " + openRouterKey, "Bearer [REDACTED]", true},
+		{"nexar client secret form field", "grant_type=client_credentials&client_id=abc&client_secret=" + nexarSecret, "grant_type=client_credentials&client_id=abc&client_secret=[REDACTED]", true},
+		{"nexar token response", `{"access_token": "` + nexarToken + `", "expires_in": 86400}`, `{"access_token": "[REDACTED]", "expires_in": 86400}`, true},
+		{"mouser key in a query", "https://api.mouser.com/api/v1/search/partnumber?apiKey=" + mouserKey, "https://api.mouser.com/api/v1/search/partnumber?apiKey=[REDACTED]", true},
+		{"mouser key bare, from the environment", "key " + mouserKey + " used", "key [REDACTED] used", false},
+		{"nexar secret bare, from the environment", "secret " + nexarSecret, "secret [REDACTED]", false},
+		{"client id is not a secret", "client-id-is-not-secret", "client-id-is-not-secret", false},
+		{"short BSA words survive", "BSAS BSA-1 BSAxyz", "BSAS BSA-1 BSAxyz", false},
+		{"short tvly survives", "tvly-dev", "tvly-dev", false},
+		{"prose about tokens survives", "the access_token field and the client_secret", "the access_token field and the client_secret", false},
+		{"KiCad UUIDs survive", `(uuid "0b1c2d3e-4f50-6172-8394-000000000000")`, `(uuid "0b1c2d3e-4f50-6172-8394-000000000000")`, false},
+	}
+	withEnv := New(env)
+	var shapesOnly *Redactor
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := withEnv.String(tt.in); got != tt.want {
+				t.Errorf("with the environment: %q\n                      want %q", got, tt.want)
+			}
+			want := tt.in
+			if tt.byShape {
+				want = tt.want
+			}
+			if got := shapesOnly.String(tt.in); got != want {
+				t.Errorf("by shape only: %q\n         want %q", got, want)
+			}
+		})
+	}
+}

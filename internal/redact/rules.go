@@ -27,7 +27,15 @@ func init() {
 	on("x", slackToken)
 	on("e", jwt)
 	on("bB", bearerToken)
-	on("aA", credentialHeader)
+	on("t", tavilyKey)
+	on("B", braveKey)
+	firsts := ""
+	for _, name := range credentialHeaders {
+		if !strings.Contains(firsts, name[:1]) {
+			firsts += name[:1]
+		}
+	}
+	on(firsts+strings.ToUpper(firsts), credentialHeader)
 }
 
 // Byte classes.
@@ -151,6 +159,31 @@ func gitHubToken(s string, i int) (int, int, bool) {
 	return 0, 0, false
 }
 
+// tavilyKey matches Tavily API keys (web_search's alternative provider):
+// tvly- and the key, which newer keys prefix with their tier (tvly-dev-...).
+func tavilyKey(s string, i int) (int, int, bool) {
+	if !strings.HasPrefix(s[i:], "tvly-") || !wordStart(s, i) {
+		return 0, 0, false
+	}
+	if end := run(s, i+5, keyChar); end-(i+5) >= 20 {
+		return i, end, true
+	}
+	return 0, 0, false
+}
+
+// braveKey matches Brave Search API keys (web_search's default provider):
+// BSA and at least 24 key characters. The prefix is short, so the run must
+// be long: hardware text has no 27-character words starting BSA.
+func braveKey(s string, i int) (int, int, bool) {
+	if !strings.HasPrefix(s[i:], "BSA") || !wordStart(s, i) {
+		return 0, 0, false
+	}
+	if end := run(s, i+3, keyChar); end-(i+3) >= 24 {
+		return i, end, true
+	}
+	return 0, 0, false
+}
+
 // slackToken matches Slack tokens: xoxa-, xoxb-, xoxp-, xoxr-, xoxs-.
 func slackToken(s string, i int) (int, int, bool) {
 	if len(s)-i < 5 || !strings.HasPrefix(s[i:], "xox") || !strings.ContainsRune("abprs", rune(s[i+3])) || s[i+4] != '-' || !wordStart(s, i) {
@@ -202,10 +235,14 @@ func bearerToken(s string, i int) (int, int, bool) {
 	return 0, 0, false
 }
 
-// credentialHeaders name headers and settings whose value is a credential.
-// Matching is case-insensitive and at a word start, so Proxy-Authorization,
-// X-Api-Key, x-goog-api-key and OPENAI_API_KEY=... are covered too.
-var credentialHeaders = []string{"authorization", "api-key", "api_key", "apikey"}
+// credentialHeaders name headers, settings and fields whose value is a
+// credential. Matching is case-insensitive and at a word start, so
+// Proxy-Authorization, X-Api-Key, x-goog-api-key, OPENAI_API_KEY=...,
+// Mouser's ?apiKey=..., Brave's X-Subscription-Token, an OAuth
+// client_secret=... form field (Nexar's token request) and a token
+// response's "access_token" are covered too.
+var credentialHeaders = []string{"authorization", "api-key", "api_key", "apikey",
+	"subscription-token", "client_secret", "client-secret", "access_token", "refresh_token"}
 
 // credentialHeader matches "<name>: <value>" or "<name>=<value>", also in
 // JSON form ("name": "value"), and redacts the value. An Authorization value

@@ -1,5 +1,9 @@
 // Package research holds copperhead's part-research tools: web search, part
 // data, datasheet fetching and the URL menu that bounds what a run may fetch.
+// This package itself builds one run's Kit from the repository's research
+// config: one egress client (so one network log covers the run), one URL
+// menu, and the providers whose keys are set; the agent's research tools and
+// the research commands are built over a Kit.
 //
 // Research code is the only research network client in copperhead. Every
 // research socket is opened by the egress subpackage (host allowlist, SSRF

@@ -16,6 +16,16 @@ var checkPath = []string{
 	module + "/internal/design",
 	module + "/internal/kicad",
 	module + "/internal/kicadcli",
+	module + "/internal/sourcing",
+	module + "/internal/datasheets",
+}
+
+// offlineHalves are the network-free halves of research that check reads
+// research's results through: sourcing rules and the datasheet cache format.
+// Beyond never importing research, they open no socket and run no program.
+var offlineHalves = []string{
+	module + "/internal/sourcing",
+	module + "/internal/datasheets",
 }
 
 // httpAllowed lists the packages whose non-test code may import net/http:
@@ -59,6 +69,17 @@ func TestCheckPathNeverImportsResearch(t *testing.T) {
 	}
 }
 
+// TestOfflineHalvesOpenNothing proves the offline halves' whole dependency
+// closure has no socket and no subprocess package in it.
+func TestOfflineHalvesOpenNothing(t *testing.T) {
+	out := goList(t, append([]string{"-deps"}, offlineHalves...)...)
+	for _, dep := range strings.Fields(out) {
+		if dep == "net" || strings.HasPrefix(dep, "net/") || dep == "os/exec" || dep == "crypto/tls" {
+			t.Errorf("an offline half of research depends on %s", dep)
+		}
+	}
+}
+
 // TestOnlyResearchAndLLMImportNetHTTP proves that outside internal/llm and
 // internal/research no package's non-test code imports net/http, so the
 // egress client is the only research network client. Test files (loopback
@@ -78,6 +99,10 @@ func TestOnlyResearchAndLLMImportNetHTTP(t *testing.T) {
 	}
 }
 
+// researchtest is the tests' fake internet: it listens on loopback and never
+// dials, and TestFakesNotInTheBinary keeps it out of the shipped binary.
+const researchtestPkg = module + "/internal/research/researchtest"
+
 // TestResearchHTTPOnlyInEgress narrows the rule inside the research tree:
 // only the egress package constructs HTTP clients. Other research packages
 // may use net/http types (http.NewRequest, http.Header) to hand requests to
@@ -86,13 +111,25 @@ func TestResearchHTTPOnlyInEgress(t *testing.T) {
 	out := goList(t, "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/internal/research/...")
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		fields := strings.Fields(line)
-		if len(fields) == 0 || fields[0] == module+"/internal/research/egress" {
+		if len(fields) == 0 || fields[0] == module+"/internal/research/egress" || fields[0] == researchtestPkg {
 			continue
 		}
 		for _, imp := range fields[1:] {
 			if imp == "net" || imp == "crypto/tls" || imp == "net/http/httptrace" {
 				t.Errorf("%s imports %s: research sockets are opened only by internal/research/egress", fields[0], imp)
 			}
+		}
+	}
+}
+
+// TestFakesNotInTheBinary proves the test fakes (the fake internet, the fake
+// model server) are linked into no shipped command: the egress test options
+// they set are reachable from test binaries only.
+func TestFakesNotInTheBinary(t *testing.T) {
+	out := goList(t, "-deps", module+"/cmd/...")
+	for _, dep := range strings.Fields(out) {
+		if dep == researchtestPkg || dep == module+"/internal/llm/llmtest" {
+			t.Errorf("a shipped command depends on %s", dep)
 		}
 	}
 }

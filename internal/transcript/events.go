@@ -12,6 +12,9 @@ const (
 	TypeRunStart = "run-start" // RunStart: first event of every agent-loop run
 	TypeRunEnd   = "run-end"   // RunEnd: last event, on every exit path
 	TypeTool     = "tool"      // ToolEvent: one tool call and its result
+	// TypeResearchRequest is ResearchRequest: one research network request
+	// (a redirect hop is one of its own) or one refusal.
+	TypeResearchRequest = "research-request"
 )
 
 // SelectionSource names which rule picked the model (spec §4.4): the
@@ -208,4 +211,24 @@ type ToolEvent struct {
 	Result     string          `json:"result"`
 	IsError    bool            `json:"is_error"`
 	DurationMS int64           `json:"duration_ms"`
+}
+
+// ResearchRequest is one line of a run's research network log: a request
+// the egress client sent, with its status, body size and duration, or one it
+// refused before sending, with why. URL has key-bearing query values
+// redacted.
+type ResearchRequest struct {
+	Method     string `json:"method"`
+	URL        string `json:"url"`
+	Status     int    `json:"status"`
+	Bytes      int64  `json:"bytes"`
+	DurationMS int64  `json:"duration_ms"`
+	Refused    string `json:"refused,omitempty"` // why it was refused
+	Error      string `json:"error,omitempty"`   // transport failure (timeout, reset, TLS)
+}
+
+// ResearchStats counts a run's research requests for summary.md.
+type ResearchStats struct {
+	Requests int // every request and refusal the run's egress client logged
+	Refused  int // of those, refusals
 }

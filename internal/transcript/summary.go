@@ -27,6 +27,10 @@ type Summary struct {
 	FilesTouched    []string       // repo-relative paths the run changed
 	Decisions       []Decision     // mirrors the run's docs/DECISIONS.md entries
 	OpenObligations []string       // obligations ledger entries still open at the end (D13)
+	// Research counts the run's research network requests; nil when the
+	// run had no research tools, which leaves summary.md exactly as it was
+	// before research existed.
+	Research *ResearchStats
 }
 
 // Decision is one non-trivial decision and why it was made.
@@ -141,6 +145,9 @@ func RenderSummary(s Summary, r *redact.Redactor) ([]byte, error) {
 	m.linef("| Duration | %s (%d ms) |", formatDuration(end.DurationMS), end.DurationMS)
 	m.linef("| Commit | %s |", m.cellCode(orNull(end.Commit)))
 	m.linef("| Stash | %s |", m.cellCode(orNull(end.StashRef)))
+	if s.Research != nil {
+		m.linef("| Research requests | %d (%d refused) |", s.Research.Requests, s.Research.Refused)
+	}
 	if len(end.PerTurn) > 0 {
 		m.line("")
 		m.line("### Tokens per turn")

@@ -732,3 +732,43 @@ func sampleSummary(start RunStart, end RunEnd) Summary {
 		OpenObligations: nil,
 	}
 }
+
+// TestSummaryResearchRow: a run with research tools states its research
+// request count; a run without them renders exactly as before research
+// existed.
+func TestSummaryResearchRow(t *testing.T) {
+	tests := []struct {
+		name     string
+		research *ResearchStats
+		want     string
+	}{
+		{"no research tools", nil, ""},
+		{"research", &ResearchStats{Requests: 7, Refused: 2}, "| Research requests | 7 (2 refused) |\n"},
+		{"research, no requests", &ResearchStats{}, "| Research requests | 0 (0 refused) |\n"},
+	}
+	base := sampleSummary(sampleStart("01JRESEARCH0000000000000000"), sampleEnd())
+	plain, err := RenderSummary(base, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := base
+			s.Research = tt.research
+			got, err := RenderSummary(s, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.want == "" {
+				if !bytes.Equal(got, plain) || bytes.Contains(got, []byte("Research")) {
+					t.Errorf("summary without research changed")
+				}
+				return
+			}
+			stash := "| Stash | `null` |\n"
+			if !bytes.Contains(got, []byte(stash+tt.want)) {
+				t.Errorf("summary lacks %q after the stash row:\n%s", tt.want, got)
+			}
+		})
+	}
+}

@@ -1,5 +1,6 @@
 // Package verify runs copperhead's deterministic gates over a KiCad project:
-// ERC, DRC, doc drift, constraints and OpenSpec validation. It is what
+// ERC, DRC, doc drift (with datasheet citations), constraints, sourcing
+// snapshots and OpenSpec validation. It is what
 // `copperhead check` and the agent's verification step call. It must never
 // import llm, research or agent, nor anything that opens a socket: a test
 // asserts that with go list -deps.
@@ -8,6 +9,7 @@ package verify
 import (
 	"context"
 	"sync"
+	"time"
 
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
@@ -24,6 +26,7 @@ type Result struct {
 	Drift       DriftGate         `json:"drift"`
 	Constraints ConstraintsGate   `json:"constraints"`
 	OpenSpec    OpenSpecGate      `json:"openspec"`
+	Sourcing    SourcingGate      `json:"sourcing"`
 	Environment EnvironmentCounts `json:"environment"`
 }
 
@@ -60,6 +63,16 @@ type OpenSpecGate struct {
 	Issues  []openspec.Issue `json:"issues"`
 }
 
+// SourcingGate is the sourcing snapshots of constraints.json against the
+// BOM (design D7). Findings with severity "warn" are printed and never fail
+// the gate; Strict (--strict-sourcing) makes them "fail".
+type SourcingGate struct {
+	OK       bool                     `json:"ok"`
+	Skipped  string                   `json:"skipped,omitempty"`
+	Strict   bool                     `json:"strict"`
+	Findings []design.SourcingFinding `json:"findings"`
+}
+
 // EnvironmentCounts counts the violations caused by the host's missing KiCad
 // libraries, which are reported but never fail a check.
 type EnvironmentCounts struct {
@@ -75,6 +88,10 @@ type Input struct {
 	Board     string         // .kicad_pcb, absolute; "" when the project has none
 	Tool      *kicadcli.Tool // the kicad-cli to run
 	Strict    bool           // fail ERC/DRC on warnings too
+	// StrictSourcing requires a sourcing snapshot for every BOM MPN and
+	// fails on stale and zero-stock snapshots (check --strict-sourcing).
+	StrictSourcing bool
+	Now            time.Time // the clock snapshots are aged against; zero means time.Now()
 }
 
 // Run checks every gate. Errors are for gates that could not run at all (an
@@ -136,6 +153,7 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	res.Environment = EnvironmentCounts{ERC: len(res.ERC.Environment), DRC: len(res.DRC.Environment)}
 
 	drift := design.Drift(files, in.Config, sch, nl)
+	drift.Mismatches = append(drift.Mismatches, design.CheckCitations(in.Repo, files, in.Config)...)
 	res.Drift = DriftGate{OK: drift.Clean(), Mismatches: nonNil(drift.Mismatches), Warnings: nonNil(drift.Warnings)}
 
 	cv := design.CheckConstraints(reg, in.Config, files, nl)
@@ -149,7 +167,14 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	default:
 		res.OpenSpec = OpenSpecGate{OK: spec.OK(), Issues: nonNil(spec.Issues)}
 	}
-	res.OK = res.ERC.OK && res.DRC.OK && res.Drift.OK && res.Constraints.OK && res.OpenSpec.OK
+	now := in.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	sr := design.CheckSourcing(files, in.Config, reg, now, in.StrictSourcing)
+	res.Sourcing = SourcingGate{OK: !sr.Failed(), Skipped: sr.Skipped, Strict: in.StrictSourcing, Findings: nonNil(sr.Findings)}
+
+	res.OK = res.ERC.OK && res.DRC.OK && res.Drift.OK && res.Constraints.OK && res.OpenSpec.OK && res.Sourcing.OK
 	return res, nil
 }
 

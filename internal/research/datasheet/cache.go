@@ -5,29 +5,31 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	"copperhead/internal/atomicfile"
+	"copperhead/internal/datasheets"
 	"copperhead/internal/research/egress"
 )
 
-// DirName is the cache folder inside a repository. It is committed: a cached
-// datasheet is design evidence, not a run artifact.
-const DirName = ".copperhead/datasheets"
+// Names re-exported from internal/datasheets, the cache's network-free
+// half, so a caller of Fetch needs one import.
+const (
+	DirName         = datasheets.DirName
+	IndexName       = datasheets.IndexName
+	StatusCached    = datasheets.StatusCached
+	StatusNotCached = datasheets.StatusNotCached
+)
 
-// IndexName is the cache's index file inside DirName.
-const IndexName = "index.json"
+// Entry is one document in index.json (see datasheets.Entry).
+type Entry = datasheets.Entry
 
 // DefaultMaxMB is the per-file download cap when the caller passes zero
 // (research.maxPdfMB). It bounds how much a single fetch can add to a
@@ -39,48 +41,9 @@ const DefaultMaxMB = 10
 // wrong content types often enough that the bytes, not the label, decide.
 const sniffWindow = 1024
 
-// maxMPNInName caps the part-number part of a file name; the hash suffix
-// already makes names unique.
-const maxMPNInName = 64
-
 // maxTitle caps the title recorded in index.json; a title is a label, and
 // the document (untrusted) chooses it.
 const maxTitle = 200
-
-// Entry statuses.
-const (
-	// StatusCached: the PDF and its text are in the cache folder.
-	StatusCached = "cached"
-	// StatusNotCached: the fetch was refused for size; only the URL is kept,
-	// so a citation of it stays traceable.
-	StatusNotCached = "not-cached"
-)
-
-// Entry is one document in index.json. File and TextFile are names inside
-// the cache folder.
-type Entry struct {
-	MPN              string `json:"mpn"`
-	URL              string `json:"url"`
-	Retrieved        string `json:"retrieved"` // RFC 3339, UTC
-	Status           string `json:"status"`
-	Reason           string `json:"reason,omitempty"` // why not-cached
-	SHA256           string `json:"sha256,omitempty"`
-	Size             int64  `json:"size,omitempty"`
-	Title            string `json:"title,omitempty"`
-	Pages            int    `json:"pages,omitempty"`
-	Extractor        string `json:"extractor,omitempty"`
-	ExtractorVersion string `json:"extractor_version,omitempty"`
-	File             string `json:"file,omitempty"`
-	TextFile         string `json:"text_file,omitempty"`
-	// Supersedes lists the files of earlier cached entries for the same URL
-	// whose bytes differed: citations of those files need a revisit (D5).
-	Supersedes []string `json:"supersedes,omitempty"`
-}
-
-// index is index.json's shape.
-type index struct {
-	Entries []Entry `json:"entries"`
-}
 
 // Cache is a repository's datasheet cache. A Cache serializes its own
 // writers; two processes fetching into one repository at once are not
@@ -273,7 +236,7 @@ func extract(ctx context.Context, x *extractor, pdfPath string) (string, pdfInfo
 		if err != nil {
 			return "", pdfInfo{}, err
 		}
-		page = cleanPage(page)
+		page = datasheets.CleanPage(page)
 		if firstLine == "" {
 			for _, l := range strings.Split(page, "\n") {
 				if l = strings.TrimSpace(l); l != "" {
@@ -282,7 +245,7 @@ func extract(ctx context.Context, x *extractor, pdfPath string) (string, pdfInfo
 				}
 			}
 		}
-		b.WriteString(PageMarker(n))
+		b.WriteString(datasheets.PageMarker(n))
 		b.WriteString(page)
 	}
 	if info.title == "" {
@@ -290,32 +253,6 @@ func extract(ctx context.Context, x *extractor, pdfPath string) (string, pdfInfo
 	}
 	info.title = clip(strings.Join(strings.Fields(strings.ToValidUTF8(info.title, "\uFFFD")), " "), maxTitle)
 	return b.String(), info, nil
-}
-
-// PageMarker is the line that opens page n in a text file.
-func PageMarker(n int) string { return "=== page " + strconv.Itoa(n) + " ===\n" }
-
-// markerRE matches a marker line (without its newline).
-var markerRE = regexp.MustCompile(`^=== page ([0-9]+) ===$`)
-
-// cleanPage makes extracted text safe to store between markers: valid UTF-8,
-// no NULs or form feeds, a final newline, and no line that reads as a marker
-// (such a line gets one leading space, which whitespace-normalized quoting
-// ignores).
-func cleanPage(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.NewReplacer("\x00", "", "\f", "\n", "\r\n", "\n", "\r", "\n").Replace(s)
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		if markerRE.MatchString(l) {
-			lines[i] = " " + l
-		}
-	}
-	s = strings.Join(lines, "\n")
-	if s != "" && !strings.HasSuffix(s, "\n") {
-		s += "\n"
-	}
-	return s
 }
 
 func clip(s string, n int) string {
@@ -329,29 +266,11 @@ func clip(s string, n int) string {
 	return s
 }
 
-// FileName is the cache file name for a part's PDF: the part number made
-// safe for any file system, a dash, and the first 8 hex digits of the
-// SHA-256 of the bytes. It is the one place names are made, so the same
-// bytes for the same part always map to the same file.
-func FileName(mpn, sha256Hex string) string {
-	var b strings.Builder
-	for _, r := range mpn {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '.', r == '+':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	s := strings.Trim(b.String(), "._-")
-	if len(s) > maxMPNInName {
-		s = s[:maxMPNInName]
-	}
-	if s == "" {
-		s = "part"
-	}
-	return s + "-" + sha256Hex[:8] + ".pdf"
-}
+// FileName is the cache file name for a part's PDF (see datasheets.FileName).
+func FileName(mpn, sha256Hex string) string { return datasheets.FileName(mpn, sha256Hex) }
+
+// PageMarker is the line that opens page n in a text file.
+func PageMarker(n int) string { return datasheets.PageMarker(n) }
 
 // Lookup returns the index entries for part mpn (compared without regard to
 // case), cached and not-cached, in index order.
@@ -362,61 +281,14 @@ func (c *Cache) Lookup(mpn string) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Entry
-	for _, e := range idx.Entries {
-		if strings.EqualFold(e.MPN, strings.TrimSpace(mpn)) {
-			out = append(out, e)
-		}
-	}
-	return out, nil
+	return idx.Lookup(mpn), nil
 }
-
-func (c *Cache) indexPath() string { return filepath.Join(c.Dir, IndexName) }
 
 // load reads index.json; a missing file is an empty index.
-func (c *Cache) load() (*index, error) {
-	data, err := os.ReadFile(c.indexPath())
-	if errors.Is(err, os.ErrNotExist) {
-		return &index{}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read datasheet index: %w", err)
-	}
-	var idx index
-	if err := json.Unmarshal(data, &idx); err != nil {
-		return nil, fmt.Errorf("read datasheet index %s: %w", c.indexPath(), err)
-	}
-	return &idx, nil
-}
+func (c *Cache) load() (*datasheets.Index, error) { return datasheets.ReadIndex(c.Dir) }
 
-// save writes index.json atomically and deterministically: entries sorted by
-// part, retrieval time, URL and hash; two-space indent; final newline.
-func (c *Cache) save(idx *index) error {
-	sort.SliceStable(idx.Entries, func(i, j int) bool {
-		a, b := idx.Entries[i], idx.Entries[j]
-		if a.MPN != b.MPN {
-			return a.MPN < b.MPN
-		}
-		if a.Retrieved != b.Retrieved {
-			return a.Retrieved < b.Retrieved
-		}
-		if a.URL != b.URL {
-			return a.URL < b.URL
-		}
-		return a.SHA256 < b.SHA256
-	})
-	if idx.Entries == nil {
-		idx.Entries = []Entry{}
-	}
-	data, err := json.MarshalIndent(idx, "", "  ")
-	if err != nil {
-		return fmt.Errorf("write datasheet index: %w", err)
-	}
-	if err := atomicfile.Write(c.indexPath(), append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write datasheet index: %w", err)
-	}
-	return nil
-}
+// save writes index.json atomically and deterministically.
+func (c *Cache) save(idx *datasheets.Index) error { return datasheets.WriteIndex(c.Dir, idx) }
 
 func exists(path string) bool {
 	_, err := os.Stat(path)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"copperhead/internal/datasheets"
 	"copperhead/internal/research/egress"
 )
 
@@ -103,7 +104,7 @@ func TestFetchStoresPDFTextAndIndex(t *testing.T) {
 	// imitation on page 3 is indented.
 	var markers []string
 	for _, l := range strings.Split(string(text), "\n") {
-		if markerRE.MatchString(l) {
+		if datasheets.IsPageMarker(l) {
 			markers = append(markers, l)
 		}
 	}
@@ -178,7 +179,7 @@ func TestFetchIdempotentAndDeterministic(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Fatalf("index.json depends on fetch order:\n%s\n---\n%s", a, b)
 	}
-	var idx index
+	var idx datasheets.Index
 	if err := json.Unmarshal(a, &idx); err != nil || len(idx.Entries) != 2 || idx.Entries[0].MPN != "LM358" {
 		t.Fatalf("index = %s (%v)", a, err)
 	}
@@ -288,19 +289,6 @@ func TestCite(t *testing.T) {
 	}
 }
 
-func TestNormalizeMultibyte(t *testing.T) {
-	s := "  Vout\t= 3.3 V ±2 %\n  at 25 °C  "
-	norm, offs := normalize(s)
-	if norm != "Vout = 3.3 V ±2 % at 25 °C" || len(offs) != len(norm) {
-		t.Fatalf("normalize = %q (%d offsets)", norm, len(offs))
-	}
-	i := strings.Index(norm, "±2 % at 25 °C")
-	start, end := offs[i], offs[len(norm)-1]+1
-	if s[start:end] != "±2 %\n  at 25 °C" {
-		t.Errorf("span = %q", s[start:end])
-	}
-}
-
 func TestPopplerMissing(t *testing.T) {
 	saved := pdftotextBin
 	pdftotextBin = filepath.Join(t.TempDir(), "no-such-pdftotext")
@@ -317,30 +305,5 @@ func TestPopplerMissing(t *testing.T) {
 	}
 	if s.hits.Load() != 0 {
 		t.Error("downloaded although nothing could extract it")
-	}
-}
-
-func TestFileName(t *testing.T) {
-	sha := "a1b2c3d4e5f6"
-	for mpn, want := range map[string]string{
-		"ESP32-S3-WROOM-1": "ESP32-S3-WROOM-1-a1b2c3d4.pdf",
-		"../../etc/passwd": "etc_passwd-a1b2c3d4.pdf",
-		"LM358 DR/NOPB":    "LM358_DR_NOPB-a1b2c3d4.pdf",
-		"...":              "part-a1b2c3d4.pdf",
-		"µA741":            "A741-a1b2c3d4.pdf",
-	} {
-		if got := FileName(mpn, sha); got != want {
-			t.Errorf("FileName(%q) = %q, want %q", mpn, got, want)
-		}
-	}
-}
-
-func TestCleanPageNeutralizesMarkers(t *testing.T) {
-	got := cleanPage("a\x00b\f=== page 7 ===\r\nend")
-	if got != "ab\n === page 7 ===\nend\n" {
-		t.Errorf("cleanPage = %q", got)
-	}
-	if pages := splitPages(PageMarker(1) + got + PageMarker(2) + "x\n"); len(pages) != 2 {
-		t.Errorf("splitPages found %d pages", len(pages))
 	}
 }

@@ -10,18 +10,12 @@
 // hashed and stored, poppler reads them in a subprocess, and the text is
 // written out for people and the agent to read and cite.
 //
-// Layout of the cache folder:
-//
-//	index.json             every document, sorted, written atomically
-//	<mpn>-<sha8>.pdf       the bytes as downloaded
-//	<mpn>-<sha8>.pdf.txt   per-page text, each page introduced by a marker line
-//
-// A page marker is a line of its own, exactly "=== page N ===" (N counting
-// from 1), followed by that page's `pdftotext -layout` text. A line of
-// extracted text that would read as a marker is indented by one space, so
-// markers in the file are always ours (see PageMarker).
+// The cache's format (index.json, file names, page markers) and everything
+// that reads it offline (page text, quotes, citation checks) live in
+// internal/datasheets; this package is the half that downloads and extracts,
+// and writes what that package defines.
 //
 // This package performs network I/O (through egress only) and runs poppler;
 // it must never be imported by check, verify, design or kicad, which stay
-// offline (AC-2.1). They read the cache's files, not this package.
+// offline (AC-2.1). They read the cache through internal/datasheets.
 package datasheet

@@ -36,11 +36,12 @@ const (
 )
 
 // DefaultAllowHosts is the shipped starting list of search, part-data,
-// supplier and manufacturer hosts research may reach when the config names
-// none (research.allowHosts replaces it; it does not extend it). It is a
-// starting list, not a complete one: a project that needs another vendor's
-// datasheets adds that vendor's domain to its config. "*.example.com" matches
-// example.com and every subdomain of it.
+// supplier and manufacturer hosts research may reach. A Config that names
+// no hosts gets exactly this list; copperhead's run wiring
+// (internal/research.New) passes this list extended by research.allowHosts.
+// It is a starting list, not a complete one: a project that needs another
+// vendor's datasheets adds that vendor's domain to its config.
+// "*.example.com" matches example.com and every subdomain of it.
 var DefaultAllowHosts = []string{
 	// Web search and model-backed search.
 	"api.search.brave.com",
@@ -113,6 +114,13 @@ type Config struct {
 	// TLSRootCAs replaces the system roots; for tests only (pass
 	// httptest.Server.Client()'s roots, or the server's certificate).
 	TLSRootCAs *x509.CertPool
+	// DialForTests, when set (tests only), maps every dial address
+	// ("host:port") before the guarded dialer resolves it, standing in for
+	// DNS answers a test cannot control: real provider and supplier URLs
+	// then reach a loopback fake. The SSRF guard still judges the address
+	// actually dialled, so a rewrite to loopback is refused unless
+	// AllowLoopbackForTests is also set.
+	DialForTests func(addr string) string
 }
 
 // RefusedError is returned for every request the guard refuses; test for it
@@ -161,7 +169,7 @@ func New(cfg Config) *Client {
 	if cfg.MaxBytes <= 0 {
 		cfg.MaxBytes = DefaultMaxBytes
 	}
-	c := &Client{cfg: cfg}
+	c := &Client{cfg: cfg, rewriteAddr: cfg.DialForTests}
 	for _, h := range cfg.AllowHosts {
 		h = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(h)), ".")
 		if h != "" {

@@ -1,9 +1,9 @@
 // Package parts is the search_parts tool's back end: it asks a part-data API
 // (Nexar first, Mouser second) for parts by MPN or keyword and normalizes the
 // answer to one Part shape — MPN, manufacturer, lifecycle, datasheet URL and
-// per-distributor offers with stock and price breaks (design D3). It also
-// holds the offline sourcing rules (D7) that judge a cached Snapshot of that
-// data without touching the network.
+// per-distributor offers with stock and price breaks (design D3). NewSnapshot
+// reduces a part to the sourcing snapshot (D7) that internal/sourcing judges
+// offline.
 //
 // Providers exist only when their credentials are in the environment (D2):
 // Available returns those whose variables are set, so with no keys the tool
@@ -18,6 +18,6 @@
 // The providers open network connections. This package must never be
 // imported by check, verify, design, kicad or anything they import: `check`
 // stays network-free (AC-2.1). The check command applies the sourcing rules
-// to snapshots it reads from constraints.json; if it needs CheckSourcing, the
-// offline part must move to its own network-free package first.
+// of the network-free internal/sourcing to snapshots it reads from
+// constraints.json.
 package parts

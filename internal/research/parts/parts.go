@@ -11,7 +11,7 @@ import (
 
 // Part is one manufacturer part as a provider reports it, normalized across
 // providers. Lifecycle is the provider's own wording ("Active", "NRND",
-// "Obsolete"); CheckSourcing interprets it.
+// "Obsolete"); sourcing.CheckSourcing interprets it.
 type Part struct {
 	MPN          string  `json:"mpn"`
 	Manufacturer string  `json:"manufacturer"`

@@ -1,118 +1,70 @@
 package parts
 
 import (
-	"fmt"
+	"slices"
 	"strings"
 	"time"
+
+	"copperhead/internal/sourcing"
 )
 
-// Snapshot is the sourcing evidence recorded when search_parts informed a
-// selection (D7): what one provider said about one MPN at one moment. It is
-// judged offline by CheckSourcing; no field is ever refreshed silently.
-type Snapshot struct {
-	MPN          string    `json:"mpn"`
-	Provider     string    `json:"provider"`
-	Retrieved    time.Time `json:"retrieved"`
-	Lifecycle    string    `json:"lifecycle,omitempty"`
-	Stock        int       `json:"stock"`
-	Distributors int       `json:"distributors"`
-}
-
-// NewSnapshot summarizes p as a provider reported it at retrieved: total
-// stock across offers, and the number of distinct distributors holding
-// stock (a distributor listing zero cannot supply, so it is not a source).
-func NewSnapshot(p Part, provider string, retrieved time.Time) Snapshot {
-	s := Snapshot{MPN: p.MPN, Provider: provider, Retrieved: retrieved.UTC(), Lifecycle: p.Lifecycle}
+// NewSnapshot summarizes p as provider reported it at retrieved, for the
+// offline sourcing rules (internal/sourcing): total stock across offers, the
+// number of distinct distributors holding stock (a distributor listing zero
+// cannot supply, so it is not a source), and the lowest 1k unit price among
+// them.
+func NewSnapshot(p Part, provider string, retrieved time.Time) sourcing.Snapshot {
+	s := sourcing.Snapshot{MPN: p.MPN, Provider: provider, Retrieved: retrieved.UTC(), Lifecycle: p.Lifecycle}
 	sources := map[string]bool{}
+	var holding []Offer
 	for _, o := range p.Offers {
 		if o.Stock <= 0 {
 			continue
 		}
 		s.Stock += o.Stock
 		sources[strings.ToLower(strings.TrimSpace(o.Distributor))] = true
+		holding = append(holding, o)
 	}
 	s.Distributors = len(sources)
+	s.Price1k, s.Currency = price1k(holding)
 	return s
 }
 
-// Rules are the sourcing thresholds. A zero field disables its rule, except
-// that zero stock is always a finding: a part nobody holds is not sourceable
-// whatever the thresholds say.
-type Rules struct {
-	MaxAgeDays      int // snapshot older than this is stale (research.stalenessDays)
-	MinStock        int // total stock below this is a finding
-	MinDistributors int // fewer distributors holding stock is a finding
-}
+// price1kQty is the quantity D7's "price1k" quotes: a production batch, where
+// price breaks have usually settled.
+const price1kQty = 1000
 
-// DefaultRules are the shipped thresholds: 30-day staleness (D7), some
-// stock, and at least two sources so a single distributor's shortage does
-// not stop a build.
-var DefaultRules = Rules{MaxAgeDays: 30, MinStock: 1, MinDistributors: 2}
-
-// lifecycleFindings maps lifecycle wording (lower-case substrings, checked
-// in order) to the finding it produces. Providers word these differently:
-// Nexar says "Obsolete" or "EOL", Mouser "End of Life" or "Not Recommended
-// for New Designs".
-var lifecycleFindings = []struct{ match, finding string }{
-	{"obsolete", "obsolete"},
-	{"end of life", "end of life"},
-	{"eol", "end of life"},
-	{"discontinued", "obsolete"},
-	{"last time buy", "last time buy"},
-	{"nrnd", "not recommended for new designs"},
-	{"not recommended", "not recommended for new designs"},
-}
-
-// CheckSourcing judges one snapshot against rules at time now and returns
-// its findings in a fixed order (lifecycle, stock, sources, age), each naming
-// the MPN and the evidence. No findings means sourceable by these rules. It
-// is pure: the same inputs give the same findings, with no I/O.
-func CheckSourcing(s Snapshot, now time.Time, rules Rules) []string {
-	var findings []string
-	evidence := fmt.Sprintf("%s, retrieved %s", orUnknown(s.Provider), retrievedDate(s.Retrieved))
-	lc := strings.ToLower(s.Lifecycle)
-	for _, l := range lifecycleFindings {
-		if strings.Contains(lc, l.match) {
-			findings = append(findings, fmt.Sprintf("%s: lifecycle %q: %s (%s)", s.MPN, s.Lifecycle, l.finding, evidence))
-			break
+// price1k is the lowest unit price at price1kQty pieces among offers: each
+// offer's price at the largest break not above 1000. Prices in different
+// currencies do not compare, so USD wins when quoted, else the currency that
+// sorts first (deterministic, if arbitrary). Zero and "" when no offer quotes
+// a usable price.
+func price1k(offers []Offer) (float64, string) {
+	best := map[string]float64{}
+	for _, o := range offers {
+		qty, price, currency := 0, 0.0, ""
+		for _, b := range o.Prices {
+			if b.Qty <= price1kQty && b.Qty >= qty && b.Price > 0 {
+				qty, price, currency = b.Qty, b.Price, strings.ToUpper(strings.TrimSpace(b.Currency))
+			}
+		}
+		if qty == 0 {
+			continue
+		}
+		if old, ok := best[currency]; !ok || price < old {
+			best[currency] = price
 		}
 	}
-	switch minStock := max(rules.MinStock, 1); {
-	case s.Stock <= 0:
-		findings = append(findings, fmt.Sprintf("%s: zero stock at retrieval (%s)", s.MPN, evidence))
-	case s.Stock < minStock:
-		findings = append(findings, fmt.Sprintf("%s: stock %d below minimum %d (%s)", s.MPN, s.Stock, minStock, evidence))
+	if p, ok := best["USD"]; ok {
+		return p, "USD"
 	}
-	if rules.MinDistributors > 0 && s.Distributors < rules.MinDistributors {
-		switch s.Distributors {
-		case 0:
-			findings = append(findings, fmt.Sprintf("%s: no distributor holds stock (%s)", s.MPN, evidence))
-		case 1:
-			findings = append(findings, fmt.Sprintf("%s: single source: 1 distributor holds stock, minimum %d (%s)", s.MPN, rules.MinDistributors, evidence))
-		default:
-			findings = append(findings, fmt.Sprintf("%s: %d distributors hold stock, minimum %d (%s)", s.MPN, s.Distributors, rules.MinDistributors, evidence))
-		}
+	currencies := make([]string, 0, len(best))
+	for c := range best {
+		currencies = append(currencies, c)
 	}
-	if rules.MaxAgeDays > 0 {
-		if s.Retrieved.IsZero() {
-			findings = append(findings, fmt.Sprintf("%s: snapshot has no retrieval time (%s)", s.MPN, orUnknown(s.Provider)))
-		} else if age := now.Sub(s.Retrieved); age > time.Duration(rules.MaxAgeDays)*24*time.Hour {
-			findings = append(findings, fmt.Sprintf("%s: snapshot is %d days old, limit %d (%s)", s.MPN, int(age.Hours()/24), rules.MaxAgeDays, evidence))
-		}
+	slices.Sort(currencies)
+	if len(currencies) == 0 {
+		return 0, ""
 	}
-	return findings
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown provider"
-	}
-	return s
-}
-
-func retrievedDate(t time.Time) string {
-	if t.IsZero() {
-		return "never"
-	}
-	return t.UTC().Format(time.DateOnly)
+	return best[currencies[0]], currencies[0]
 }
