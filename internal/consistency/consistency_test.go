@@ -465,3 +465,33 @@ func render(is []Inconsistency) string {
 	}
 	return b.String()
 }
+
+// A broken citation is resolvable by editing BOM.md; a sourcing finding is
+// flagged for a human, never rewritten and never a requirement violation.
+func TestEvidenceInconsistencies(t *testing.T) {
+	st := State{
+		Citations: []design.Mismatch{{Doc: "docs/BOM.md", Kind: design.MismatchCitation, Refdes: "U3", Field: "citation",
+			Claim: ".copperhead/datasheets/X.pdf §7 (p.4)", Actual: "the cited text is not on page 4", Cause: "text_not_on_page"}},
+		Sourcing: design.SourcingReport{Findings: []design.SourcingFinding{{Refdes: "U1", MPN: "OLD123", Kind: "lifecycle",
+			Severity: design.SeverityFail, Message: "OLD123: lifecycle \"Obsolete\": obsolete"}}},
+	}
+	r := Analyze(st)
+	var cit, src *Inconsistency
+	for i := range r.Inconsistencies {
+		switch r.Inconsistencies[i].Kind {
+		case KindCitation:
+			cit = &r.Inconsistencies[i]
+		case KindSourcing:
+			src = &r.Inconsistencies[i]
+		}
+	}
+	if cit == nil || !cit.Resolvable || cit.Violation || cit.Subject != "U3 citation" {
+		t.Errorf("citation inconsistency = %+v, want a resolvable U3 citation", cit)
+	}
+	if src == nil || src.Resolvable || src.Violation || src.Subject != "sourcing.U1" {
+		t.Errorf("sourcing inconsistency = %+v, want one flagged for a human", src)
+	}
+	if len(r.Violations()) != 0 {
+		t.Errorf("violations %v, want none", r.Violations())
+	}
+}

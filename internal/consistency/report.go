@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
@@ -32,6 +33,8 @@ const (
 	KindOpenSpec         Kind = "openspec"                // openspec validate --all failed
 	KindForbiddenPin     Kind = "forbidden_pin"           // violation: a forbidden pin is in use
 	KindBudgetExceeded   Kind = "budget_exceeded"         // violation: the design exceeds a budget
+	KindCitation         Kind = "citation"                // a VERIFIED(datasheet) row's citation does not hold
+	KindSourcing         Kind = "sourcing"                // a sourcing snapshot is missing, stale, zero-stock or end-of-life
 )
 
 // Inconsistency is one disagreement in the design state. Doc is the file on
@@ -116,6 +119,11 @@ type State struct {
 	PinHeaders    design.Files     // firmware/**/pins.h by repo-relative path
 	OpenSpec      *openspec.Result // nil: the repository has no openspec/ folder
 	OpenSpecErr   error            // openspec could not run
+	// Citations are BOM.md's broken datasheet citations (D8) and Sourcing
+	// the sourcing snapshots' findings (D7): both read files beside the
+	// docs, so Load computes them and Analyze only reports them.
+	Citations []design.Mismatch
+	Sourcing  design.SourcingReport
 }
 
 // Run loads the repository's state and audits it. Errors are for state that
@@ -160,6 +168,8 @@ func Load(ctx context.Context, in Input) (State, error) {
 	if st.Netlist, err = in.Tool.Netlist(ctx, in.Schematic); err != nil {
 		return st, err
 	}
+	st.Citations = design.CheckCitations(in.Repo, files, in.Config)
+	st.Sourcing = design.CheckSourcing(files, in.Config, st.Constraints, time.Now(), false)
 	if st.PinHeaders, err = readPinHeaders(in.Repo); err != nil {
 		return st, err
 	}
@@ -188,6 +198,7 @@ func Analyze(st State) *Report {
 	}
 	add(openspecInconsistencies(st)...)
 	add(forbiddenPinViolations(st)...)
+	add(evidenceInconsistencies(st)...)
 	r.SleepLeakage = SleepLeakage(st)
 	if v, ok := r.SleepLeakage.violation(); ok {
 		add(v)
