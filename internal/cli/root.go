@@ -138,6 +138,7 @@ with KiCad's own ERC and DRC.`,
 		newExplainCmd(a),
 		newDoCmd(a),
 		newEditCmd(a),
+		newDraftCmd(a),
 	)
 	return root
 }

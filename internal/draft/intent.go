@@ -91,7 +91,8 @@ func ReadIntent(path string) (*Intent, error) {
 func position(data []byte, off int64) (line, col int) {
 	off = min(max(off, 0), int64(len(data)))
 	line = 1 + bytes.Count(data[:off], []byte("\n"))
-	col = int(off) - bytes.LastIndexByte(data[:off], '\n')
+	// Offset counts the offending byte itself, so it is that byte's column.
+	col = max(int(off)-(bytes.LastIndexByte(data[:off], '\n')+1), 1)
 	return line, col
 }
 

@@ -167,7 +167,7 @@ func TestValidateFindings(t *testing.T) {
 
 func TestParseIntentErrors(t *testing.T) {
 	cases := []struct{ in, want string }{
-		{`{"parts": [}`, "x.json:1:13"},
+		{`{"parts": [}`, "x.json:1:12"},
 		{`{"parts": [], "no_conect": []}`, `unknown field "no_conect"`},
 		{`{"parts": "R1"}`, "parts must be"},
 		{``, "empty intent file"},
