@@ -13,7 +13,7 @@ set -euo pipefail
 OPENSPEC_VERSION="1.13.2"
 # Debian ships kicad-cli inside the "kicad" package; kicad-demos holds the real
 # projects the test suite runs against.
-KICAD_PKGS=(kicad kicad-symbols kicad-footprints kicad-demos)
+KICAD_PKGS=(kicad kicad-symbols kicad-footprints kicad-demos kicad-doc-en)
 say() { printf 'setup: %s\n' "$*"; }
 
 SUDO=""

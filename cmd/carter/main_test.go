@@ -1,0 +1,274 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"copperhead/internal/carter/command"
+	"copperhead/internal/carter/corpus"
+	"copperhead/internal/carter/retrieve"
+	"copperhead/internal/carter/task"
+	"copperhead/internal/carter/web"
+	"copperhead/internal/llm"
+	"copperhead/internal/llm/llmtest"
+	"copperhead/internal/research/egress"
+)
+
+// TestMain lets testscript run carter's real main as the "carter" command.
+// When a script has started a loopback search engine (fakesearch), --web
+// uses it through egress with loopback admitted: the one hole egress keeps
+// for tests, opened here in the test binary and never in the shipped one.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"carter": func() {
+			base := os.Getenv("FAKESEARCH_URL")
+			if base == "" {
+				os.Exit(run())
+			}
+			deps := command.Deps{Web: func(spec task.Spec, log func(egress.Record)) (retrieve.Retriever, error) {
+				client := func(allow []string) *egress.Client {
+					return egress.New(egress.Config{AllowHosts: allow, AllowLoopbackForTests: true, Log: log, MaxBytes: 256 << 10})
+				}
+				return web.New(web.Config{
+					Search:       web.SearXNG{BaseURL: base, Client: client([]string{"127.0.0.1"})},
+					AllowDomains: spec.Constraints.AllowDomains, MaxBytes: 256 << 10, NewClient: client,
+				})
+			}}
+			os.Exit(command.Main(context.Background(), os.Args[1:], command.StdIO(), deps))
+		},
+	})
+}
+
+// TestScripts runs every testdata/script/*.txtar end to end: the scripts are
+// the readable specification of carter's command-line behaviour.
+func TestScripts(t *testing.T) {
+	cases, err := filepath.Abs("../../tests/regression_cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("HOME", filepath.Join(env.WorkDir, ".home"))
+			env.Setenv("CASES", cases)
+			env.Setenv("KICAD_DOCS", command.DefaultCorpus)
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "kicaddocs":
+				_, err := os.Stat(filepath.Join(command.DefaultCorpus, "pcbnew.html"))
+				return err == nil, nil
+			case "pdftotext":
+				_, err := os.Stat("/usr/bin/pdftotext")
+				return err == nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"fakemodel":    func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeModel(t, ts, neg, args) },
+			"fakerequests": cmdFakeRequests,
+			"fakesearch":   func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeSearch(t, ts, neg, args) },
+			"lastrun":      cmdLastRun,
+			"jsonfield":    cmdJSONField,
+			"samebytes":    cmdSameBytes,
+			"nofile":       cmdNoFile,
+		},
+	})
+}
+
+var fakeModels sync.Map // *testscript.TestScript -> *llmtest.Server
+
+// fakemodel REPLY... starts a loopback server speaking the OpenAI Chat
+// Completions wire protocol that answers each request with the next reply,
+// and sets $FAKEMODEL_URL for COPPERHEAD_BASE_URL (a compat: model).
+func cmdFakeModel(t *testing.T, ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: fakemodel REPLY...")
+	}
+	var script []llmtest.Step
+	for _, r := range args {
+		script = append(script, llmtest.Reply{Text: r, Usage: llm.Usage{Input: 900, Output: 120}})
+	}
+	srv := llmtest.NewServer(t, llmtest.OpenAI, script...)
+	fakeModels.Store(ts, srv)
+	ts.Setenv("FAKEMODEL_URL", srv.URL+"/v1")
+}
+
+// fakerequests N asserts how many requests the fake model received.
+func cmdFakeRequests(ts *testscript.TestScript, neg bool, args []string) {
+	v, ok := fakeModels.Load(ts)
+	if !ok || len(args) != 1 {
+		ts.Fatalf("usage: fakerequests N (after fakemodel)")
+	}
+	got := fmt.Sprint(len(v.(*llmtest.Server).Requests()))
+	if (got == args[0]) == neg {
+		ts.Fatalf("fake model received %s requests, want %s", got, args[0])
+	}
+}
+
+// fakesearch DIR starts a loopback search engine over the documents in DIR:
+// GET /search?q=...&format=json answers SearXNG's JSON with the corpus's
+// BM25 ranking, and /doc/<name> serves each file (a file named
+// <name>.redirect holding a URL answers 302 to that URL instead). It sets
+// $FAKESEARCH_URL, which makes `carter run --web` use it.
+func cmdFakeSearch(t *testing.T, ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: fakesearch DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	c, err := corpus.Load(context.Background(), dir)
+	ts.Check(err)
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/search":
+			hits, _ := c.Search(r.Context(), r.URL.Query().Get("q"), 20)
+			type res struct {
+				Title   string `json:"title"`
+				URL     string `json:"url"`
+				Content string `json:"content"`
+			}
+			out := struct {
+				Results []res `json:"results"`
+			}{[]res{}}
+			for _, h := range hits {
+				name := filepath.Base(strings.TrimPrefix(h.URL, "file://"))
+				out.Results = append(out.Results, res{h.Title, srv.URL + "/doc/" + name, h.Snippet})
+			}
+			// Redirecting pages and PDFs the corpus could not index are
+			// listed too: a search engine happily indexes both.
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				switch {
+				case strings.HasSuffix(e.Name(), ".redirect"):
+					out.Results = append(out.Results, res{"Moved page", srv.URL + "/doc/" + strings.TrimSuffix(e.Name(), ".redirect"), ""})
+				case strings.HasSuffix(e.Name(), ".pdf") && !indexed(c, e.Name()):
+					out.Results = append(out.Results, res{"Big PDF", srv.URL + "/doc/" + e.Name(), ""})
+				}
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(out)
+		case strings.HasPrefix(r.URL.Path, "/doc/"):
+			name := filepath.Base(r.URL.Path)
+			if target, err := os.ReadFile(filepath.Join(dir, name+".redirect")); err == nil {
+				http.Redirect(w, r, strings.TrimSpace(string(target)), http.StatusFound)
+				return
+			}
+			data, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				http.NotFound(w, r)
+				return
+			}
+			ct := "text/plain; charset=utf-8"
+			switch filepath.Ext(name) {
+			case ".html":
+				ct = "text/html; charset=utf-8"
+			case ".md":
+				ct = "text/markdown; charset=utf-8"
+			case ".pdf":
+				ct = "application/pdf"
+			}
+			w.Header().Set("Content-Type", ct)
+			_, _ = w.Write(data)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	ts.Setenv("FAKESEARCH_URL", srv.URL)
+}
+
+func indexed(c *corpus.Corpus, name string) bool {
+	for _, d := range c.Docs {
+		if filepath.Base(d.Path) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// lastrun OUTDIR sets $RUNID and $RUNDIR to the newest run under OUTDIR
+// (run ids are ULIDs: they sort by time).
+func cmdLastRun(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: lastrun OUTDIR")
+	}
+	entries, err := os.ReadDir(ts.MkAbs(args[0]))
+	ts.Check(err)
+	last := ""
+	for _, e := range entries {
+		if e.IsDir() && len(e.Name()) == 26 {
+			last = e.Name()
+		}
+	}
+	if last == "" {
+		ts.Fatalf("no run under %s", args[0])
+	}
+	ts.Setenv("RUNID", last)
+	ts.Setenv("RUNDIR", filepath.Join(ts.MkAbs(args[0]), last))
+}
+
+// jsonfield FILE PATH WANT asserts that the JSON value at a dotted PATH in
+// FILE prints as WANT (numbers as Go prints float64, strings bare).
+func cmdJSONField(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: jsonfield FILE PATH WANT")
+	}
+	var v any
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &v))
+	for _, k := range strings.Split(args[1], ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			ts.Fatalf("%s: %s is not an object", args[0], k)
+		}
+		v = m[k]
+	}
+	got := fmt.Sprint(v)
+	if (got == args[2]) == neg {
+		ts.Fatalf("%s %s = %s, want %s%s", args[0], args[1], got, map[bool]string{true: "not ", false: ""}[neg], args[2])
+	}
+}
+
+// samebytes A B asserts two files are byte-identical.
+func cmdSameBytes(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: samebytes A B")
+	}
+	a, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	b, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	if bytes.Equal(a, b) == neg {
+		ts.Fatalf("%s and %s: equal=%v", args[0], args[1], !neg)
+	}
+}
+
+// nofile DIR asserts that DIR holds no files at all (bad input writes
+// nothing).
+func cmdNoFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: nofile DIR")
+	}
+	n := 0
+	_ = filepath.WalkDir(ts.MkAbs(args[0]), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	if n > 0 {
+		ts.Fatalf("%s holds %d files", args[0], n)
+	}
+}

@@ -1,0 +1,89 @@
+package command
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"copperhead/internal/carter/corpus"
+	"copperhead/internal/carter/orchestrator"
+	"copperhead/internal/carter/regress"
+	"copperhead/internal/carter/synth"
+)
+
+// DefaultCases is the shipped regression suite, relative to the repository
+// root.
+const DefaultCases = "tests/regression_cases.json"
+
+func (a *app) regressCmd() *cobra.Command {
+	var corpusDir, model, out string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "regress [cases.json]",
+		Short: "Run the regression cases and fail when any falls below its grounding or coverage bar or misses a required fact",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := DefaultCases
+			if len(args) == 1 {
+				path = args[0]
+			}
+			suite, err := regress.Load(path)
+			if err != nil {
+				return usageError{err}
+			}
+			if corpusDir != "" {
+				suite.Corpus = corpusDir
+			}
+			if suite.Corpus == "" {
+				return usagef("regression cases %s: no corpus (set \"corpus\" in the file or pass --corpus)", path)
+			}
+			c, err := corpus.Load(cmd.Context(), suite.Corpus)
+			if err != nil {
+				return usageError{err}
+			}
+			// Checked once up front so a bad model fails before any case runs.
+			s, modelID, err := a.synthesizer(model)
+			if err != nil {
+				return err
+			}
+			newSynth := func() synth.Synthesizer { return s }
+			if out == "" {
+				tmp, err := os.MkdirTemp("", "carter-regress-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(tmp)
+				out = tmp
+			}
+			outs, err := regress.Run(cmd.Context(), suite, regress.Config{
+				Retriever: c, Synth: newSynth, Model: modelID, OutDir: out,
+				Options: func(o *orchestrator.Options) { o.Redactor, o.Now = a.redactor, a.deps.Now },
+			})
+			if err != nil {
+				return fmt.Errorf("regress: %w", err)
+			}
+			if asJSON {
+				b, err := json.MarshalIndent(outs, "", "  ")
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(a.io.Out, string(b))
+			} else {
+				fmt.Fprint(a.io.Out, regress.Table(outs))
+			}
+			for _, o := range outs {
+				if !o.Pass {
+					return exitError{ExitFailed}
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&corpusDir, "corpus", "", "corpus folder (overrides the cases file's)")
+	cmd.Flags().StringVar(&model, "model", "extractive", "synthesizer model (default extractive: no model)")
+	cmd.Flags().StringVar(&out, "out", "", "keep the runs in this folder (default: a temporary folder, removed)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the outcomes as JSON")
+	return cmd
+}

@@ -1,0 +1,85 @@
+package evaluate
+
+import (
+	"testing"
+
+	"copperhead/internal/carter/artifact"
+	"copperhead/internal/carter/verify"
+)
+
+func TestContinue(t *testing.T) {
+	tests := []struct {
+		name      string
+		n         int
+		prev, cur Round
+		more      bool
+		reason    string
+	}{
+		{"first round with sources", 1, Round{}, Round{Coverage: 0.3, NewSources: 2, Grounded: 1}, true, ""},
+		{"first round found nothing", 1, Round{}, Round{}, false, StopNoSources},
+		{"gain earns a round", 2, Round{Coverage: 0.5}, Round{Coverage: 0.6, NewSources: 1, Grounded: 3}, true, ""},
+		{"small gain, covered", 2, Round{Coverage: 0.8}, Round{Coverage: 0.82, NewSources: 1, Grounded: 3}, false, StopCoverageMet},
+		{"small gain, not covered", 3, Round{Coverage: 0.5}, Round{Coverage: 0.52, NewSources: 2, Grounded: 3}, false, StopDiminishingReturns},
+		{"new contradiction earns a round", 2, Round{Coverage: 0.9}, Round{Coverage: 0.9, Contradictions: 1, NewSources: 1, Grounded: 3}, true, ""},
+		{"new gap earns a round", 2, Round{Coverage: 0.9, Gaps: []string{"a"}}, Round{Coverage: 0.9, Gaps: []string{"b"}, NewSources: 1, Grounded: 2}, true, ""},
+		{"no new sources", 2, Round{Coverage: 0.4}, Round{Coverage: 0.4, Grounded: 2}, false, StopDiminishingReturns},
+		{"nothing grounded", 2, Round{}, Round{NewSources: 0}, false, StopNoEvidence},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			more, reason := Continue(tt.n, tt.prev, tt.cur)
+			if more != tt.more || reason != tt.reason {
+				t.Errorf("Continue = %v %q, want %v %q", more, reason, tt.more, tt.reason)
+			}
+		})
+	}
+}
+
+func TestHardStop(t *testing.T) {
+	base := Budget{MaxToolCalls: 5, MaxMinutes: 1, MaxSources: 3}
+	tests := []struct {
+		b    Budget
+		want string
+	}{
+		{base, ""},
+		{Budget{ToolCalls: 5, MaxToolCalls: 5, MaxMinutes: 1, MaxSources: 3}, StopMaxToolCalls},
+		{Budget{ElapsedMinutes: 1, MaxToolCalls: 5, MaxMinutes: 1, MaxSources: 3}, StopMaxMinutes},
+		{Budget{Sources: 3, MaxToolCalls: 5, MaxMinutes: 1, MaxSources: 3}, StopMaxSources},
+	}
+	for _, tt := range tests {
+		if got := HardStop(tt.b); got != tt.want {
+			t.Errorf("HardStop(%+v) = %q, want %q", tt.b, got, tt.want)
+		}
+	}
+	for reason, partial := range map[string]bool{StopMaxToolCalls: true, StopMaxMinutes: true, StopMaxSources: true, StopCoverageMet: false, StopNoEvidence: false} {
+		if Partial(reason) != partial {
+			t.Errorf("Partial(%s) != %v", reason, partial)
+		}
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	v := verify.Result{
+		DraftedTotal: 4,
+		Grounded:     []artifact.Claim{{ID: "C1", Text: "Courtyards overlap.", EvidenceIDs: []string{"E1"}}},
+		Speculation:  []artifact.Claim{{ID: "C2"}, {ID: "C3"}},
+		Decisions:    []verify.Decision{{ClaimID: "C2", Action: verify.ActionMoved}},
+		Evidence:     []artifact.Evidence{{ID: "E1", Quote: "The DRC reports courtyard overlaps between footprints."}},
+		References:   []artifact.Source{{ID: "S1", Domain: "kicad.org"}, {ID: "S2", Domain: "kicad.org"}},
+	}
+	ev := Evaluate("How does the DRC handle courtyard overlaps with vias?", v, Cost{ToolCalls: 3}, StopCoverageMet)
+	// aspects: drc, courtyard, overlap, via -> via uncovered.
+	if ev.Coverage != 0.75 || len(ev.Gaps) != 1 || ev.Gaps[0].Aspect != "vias" {
+		t.Errorf("coverage %v gaps %+v", ev.Coverage, ev.Gaps)
+	}
+	// 4 drafted, C3 labelled speculation by the synthesizer: 1 of 3.
+	if ev.Grounding != 0.333 {
+		t.Errorf("grounding %v", ev.Grounding)
+	}
+	if ev.Diversity != 0.5 || ev.DistinctDomains != 1 || ev.StopReason != StopCoverageMet || ev.Cost.ToolCalls != 3 {
+		t.Errorf("scores %+v", ev.Scores)
+	}
+	if empty := Evaluate("What is KiCad?", verify.Result{}, Cost{}, ""); empty.Grounding != 0 || empty.Coverage != 0 {
+		t.Errorf("empty draft scores %+v", empty.Scores)
+	}
+}

@@ -1,0 +1,203 @@
+// Package eventlog owns a carter run's audit trail, event_log.jsonl: one JSON
+// object per line, {"event_id", "ts", "type", "payload"}, appended and
+// fsynced one event at a time and never rewritten. The file is opened with
+// O_EXCL|O_APPEND, so an existing log can be neither truncated nor
+// overwritten by a second run, and a crash loses at most the event being
+// written. Every line passes through the redactor before it reaches disk.
+//
+// eventlog may import internal/redact, internal/carter/ids and the standard
+// library; it must never import the packages whose decisions it records
+// (orchestrator, synth, verify), so the log format cannot drift with them.
+package eventlog
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"copperhead/internal/carter/ids"
+	"copperhead/internal/redact"
+)
+
+// FileName is the log's name inside a run folder.
+const FileName = "event_log.jsonl"
+
+// Type is an event type, from the engineering spec §2.
+type Type string
+
+// The spec's event types, in the order a run emits them.
+const (
+	TaskCreated      Type = "TASK_CREATED"
+	Searched         Type = "SEARCHED"
+	SourceSelected   Type = "SOURCE_SELECTED"
+	SnippetExtracted Type = "SNIPPET_EXTRACTED"
+	OutlineDrafted   Type = "OUTLINE_DRAFTED"
+	ClaimsBuilt      Type = "CLAIMS_BUILT"
+	BriefRendered    Type = "BRIEF_RENDERED"
+	Stopped          Type = "STOPPED"
+	Error            Type = "ERROR"
+)
+
+// Known reports whether t is one of the spec's event types.
+func Known(t Type) bool {
+	switch t {
+	case TaskCreated, Searched, SourceSelected, SnippetExtracted, OutlineDrafted, ClaimsBuilt, BriefRendered, Stopped, Error:
+		return true
+	}
+	return false
+}
+
+// TimeFormat is the log's ISO 8601 timestamp: UTC, millisecond precision,
+// fixed width so lines sort and diff cleanly.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// Event is one line of the log.
+type Event struct {
+	ID      string          `json:"event_id"`
+	TS      string          `json:"ts"`
+	Type    Type            `json:"type"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// Writer appends events to one run's log. It is safe for concurrent use.
+type Writer struct {
+	mu   sync.Mutex
+	f    *os.File
+	path string
+	r    *redact.Redactor
+	now  func() time.Time
+	n    int
+	err  error
+}
+
+// Create starts a new log at path; it refuses to open a log that exists.
+// now is the clock stamping events (nil: time.Now).
+func Create(path string, r *redact.Redactor, now func() time.Time) (*Writer, error) {
+	if now == nil {
+		now = time.Now
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create event log: %w", err)
+	}
+	return &Writer{f: f, path: path, r: r, now: now}, nil
+}
+
+// Append writes one event and fsyncs it before returning. payload must
+// marshal to a JSON object. After a write error every later Append returns
+// that error: a log with a hole in it is worse than a log that stops.
+func (w *Writer) Append(t Type, payload any) (Event, error) {
+	if !Known(t) {
+		return Event{}, fmt.Errorf("event log: unknown event type %q", t)
+	}
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return Event{}, fmt.Errorf("event log: %s payload: %w", t, err)
+	}
+	if len(body) == 0 || body[0] != '{' {
+		return Event{}, fmt.Errorf("event log: %s payload is not a JSON object", t)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return Event{}, w.err
+	}
+	if w.f == nil {
+		return Event{}, errors.New("event log: closed")
+	}
+	now := w.now().UTC()
+	ev := Event{ID: ids.New(now), TS: now.Format(TimeFormat), Type: t, Payload: body}
+	line, err := json.Marshal(ev)
+	if err != nil {
+		return Event{}, fmt.Errorf("event log: %w", err)
+	}
+	line = append(w.r.Bytes(line), '\n')
+	if !json.Valid(bytes.TrimSpace(line)) {
+		// Redaction replaces whole tokens with a quote-free marker, so this
+		// cannot happen; refuse rather than write a line replay cannot read.
+		return Event{}, fmt.Errorf("event log: %s event is not valid JSON after redaction", t)
+	}
+	if _, err := w.f.Write(line); err != nil {
+		w.err = fmt.Errorf("append to %s: %w", w.path, err)
+		return Event{}, w.err
+	}
+	if err := w.f.Sync(); err != nil {
+		w.err = fmt.Errorf("sync %s: %w", w.path, err)
+		return Event{}, w.err
+	}
+	w.n++
+	return ev, nil
+}
+
+// Len reports how many events were appended.
+func (w *Writer) Len() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n
+}
+
+// Close closes the file. Appending afterwards is an error.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return nil
+	}
+	err := w.f.Close()
+	w.f = nil
+	return err
+}
+
+// maxLine bounds one event line when reading. Events carry ids, counts and
+// short quotes; a megabyte-long line is corruption, not an event.
+const maxLine = 4 << 20
+
+// Read parses a log and checks its shape: every line a JSON event with a
+// valid ULID, an ISO timestamp, a known type and an object payload, and
+// event ids strictly increasing (the log was appended, never reordered).
+func Read(path string) ([]Event, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read event log: %w", err)
+	}
+	var out []Event
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		raw := bytes.TrimSpace(sc.Bytes())
+		if len(raw) == 0 {
+			continue
+		}
+		var ev Event
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		if !ids.Valid(ev.ID) {
+			return nil, fmt.Errorf("%s:%d: event_id %q is not a ULID", path, line, ev.ID)
+		}
+		if _, err := time.Parse(TimeFormat, ev.TS); err != nil {
+			return nil, fmt.Errorf("%s:%d: ts %q is not an ISO 8601 UTC timestamp", path, line, ev.TS)
+		}
+		if !Known(ev.Type) {
+			return nil, fmt.Errorf("%s:%d: unknown event type %q", path, line, ev.Type)
+		}
+		if len(ev.Payload) == 0 || ev.Payload[0] != '{' {
+			return nil, fmt.Errorf("%s:%d: payload is not an object", path, line)
+		}
+		if n := len(out); n > 0 && ev.ID <= out[n-1].ID {
+			return nil, fmt.Errorf("%s:%d: event_id %s does not follow %s", path, line, ev.ID, out[n-1].ID)
+		}
+		out = append(out, ev)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return out, nil
+}

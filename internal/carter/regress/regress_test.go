@@ -1,0 +1,131 @@
+package regress
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"copperhead/internal/carter/corpus"
+	"copperhead/internal/carter/synth"
+	"copperhead/internal/carter/web"
+	"copperhead/internal/research/egress"
+)
+
+const shipped = "../../../tests/regression_cases.json"
+
+func loadShipped(t *testing.T) (Suite, *corpus.Corpus) {
+	t.Helper()
+	s, err := Load(shipped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Cases) < 5 {
+		t.Fatalf("only %d shipped cases", len(s.Cases))
+	}
+	if _, err := os.Stat(filepath.Join(s.Corpus, "pcbnew.html")); err != nil {
+		t.Skipf("the kicad-doc-en manuals are not installed (%v): scripts/setup.sh installs them", err)
+	}
+	c, err := corpus.Load(context.Background(), s.Corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, c
+}
+
+func check(t *testing.T, outs []Outcome) {
+	t.Helper()
+	for _, o := range outs {
+		if !o.Pass {
+			t.Errorf("case %s failed: %v", o.Case, o.Problems)
+		}
+		if o.QuotesExact != o.QuotesTotal || o.Unretrieved != 0 || !o.ReplayOK || o.StopReason == "" {
+			t.Errorf("case %s: quotes %d/%d, unretrieved %d, replay %v, stop %q", o.Case, o.QuotesExact, o.QuotesTotal, o.Unretrieved, o.ReplayOK, o.StopReason)
+		}
+	}
+	t.Log("\n" + Table(outs))
+}
+
+func extractive() synth.Synthesizer { return synth.Extractive{} }
+
+// TestShippedCasesOverCorpus runs tests/regression_cases.json with the local
+// corpus retriever over the real KiCad manuals.
+func TestShippedCasesOverCorpus(t *testing.T) {
+	s, c := loadShipped(t)
+	outs, err := Run(context.Background(), s, Config{Retriever: c, Synth: extractive, OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, outs)
+}
+
+// TestShippedCasesOverWeb serves the same manuals to the web retriever: a
+// loopback search engine (SearXNG's JSON, BM25 over the manuals) and the
+// pages themselves, fetched through egress.
+func TestShippedCasesOverWeb(t *testing.T) {
+	s, c := loadShipped(t)
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/search" {
+			hits, _ := c.Search(r.Context(), r.URL.Query().Get("q"), 20)
+			var res []map[string]string
+			for _, h := range hits {
+				res = append(res, map[string]string{"title": h.Title, "content": h.Snippet,
+					"url": srv.URL + "/manual/" + filepath.Base(strings.TrimPrefix(h.URL, "file://"))})
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(map[string]any{"results": res})
+			return
+		}
+		name := strings.TrimPrefix(r.URL.Path, "/manual/")
+		if name == r.URL.Path || strings.Contains(name, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		data, err := os.ReadFile(filepath.Join(s.Corpus, name))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write(data)
+	}))
+	defer srv.Close()
+	client := func(allow []string) *egress.Client {
+		return egress.New(egress.Config{AllowHosts: allow, AllowLoopbackForTests: true, MaxBytes: 4 << 20})
+	}
+	r, err := web.New(web.Config{Search: web.SearXNG{BaseURL: srv.URL, Client: client([]string{"127.0.0.1"})}, MaxBytes: 4 << 20, NewClient: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := Run(context.Background(), s, Config{Retriever: r, Synth: extractive, OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, outs)
+}
+
+func TestLoadRejectsBadSuites(t *testing.T) {
+	tests := []struct{ name, body, want string }{
+		{"no cases", `{"corpus":"x","cases":[]}`, "no cases"},
+		{"unknown field", `{"corpus":"x","cases":[{"name":"a","question":"q","min_grounding":1,"bogus":1}]}`, "unknown field"},
+		{"duplicate name", `{"cases":[{"name":"a","question":"q"},{"name":"a","question":"r"}]}`, "duplicate name"},
+		{"empty question", `{"cases":[{"name":"a","question":" "}]}`, "empty question"},
+		{"minimum out of range", `{"cases":[{"name":"a","question":"q","min_coverage":2}]}`, "between 0 and 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "cases.json")
+			if err := os.WriteFile(p, []byte(tt.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Load(p); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
