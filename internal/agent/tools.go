@@ -26,7 +26,8 @@ import (
 // Mutating (withheld until validate_change passes): edit_file, write_file,
 // record_constraint, resolve_affected, and the structured schematic edit
 // tools (schedit_tools.go): rename_net, set_field, swap_pins, add_part,
-// remove_part, connect_pin, disconnect_pin, no_connect_pin. record_decision is not mutating: it
+// remove_part, connect_pin, disconnect_pin, no_connect_pin, and draft_schematic
+// (symbol_tools.go). record_decision is not mutating: it
 // only appends to Session.Decisions, which reach docs/DECISIONS.md through
 // the commit, and the commit itself needs a validated change; a decision
 // made while planning (or while refusing) is worth recording.
@@ -41,6 +42,8 @@ func AllTools() []Tool {
 		runDRCTool{},
 		checkDriftTool{},
 		exportSVGTool{},
+		searchSymbolsTool{},
+		symbolPinsTool{},
 		proposeChangeTool{},
 		validateChangeTool{},
 		recordDecisionTool{},
@@ -57,6 +60,7 @@ func AllTools() []Tool {
 		connectPinTool{},
 		disconnectPinTool{},
 		noConnectPinTool{},
+		draftSchematicTool{},
 	}
 }
 

@@ -173,7 +173,7 @@ func specNames(ts []llm.Tool) []string {
 }
 
 var mutatingNames = []string{"edit_file", "write_file", "record_constraint", "resolve_affected",
-	"rename_net", "set_field", "swap_pins", "add_part", "remove_part", "connect_pin", "disconnect_pin", "no_connect_pin"}
+	"rename_net", "set_field", "swap_pins", "add_part", "remove_part", "connect_pin", "disconnect_pin", "no_connect_pin", "draft_schematic"}
 
 func TestToolListGate(t *testing.T) {
 	s := emptySession(t)

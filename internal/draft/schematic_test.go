@@ -179,3 +179,28 @@ func TestParseIntentErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestSearchAndLookupSymbols(t *testing.T) {
+	needLibraries(t)
+	lib := InstalledLibrary()
+	hits, err := SearchSymbols(lib, "AP2112K 3.3", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].LibID != "Regulator_Linear:AP2112K-3.3" {
+		t.Errorf("search AP2112K 3.3: %+v", hits)
+	}
+	if _, err := SearchSymbols(lib, "  ", 5); err == nil {
+		t.Error("an empty query was accepted")
+	}
+	info, err := LookupSymbol(lib, "Amplifier_Operational:LM358")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Units != 3 || len(info.Pins) != 8 || info.Reference != "U" {
+		t.Errorf("LM358: %d units, %d pins, prefix %q; want 3, 8, U", info.Units, len(info.Pins), info.Reference)
+	}
+	if _, err := LookupSymbol(lib, "Amplifier_Operational:LM359x"); err == nil || !strings.Contains(err.Error(), "closest") {
+		t.Errorf("unknown symbol: %v", err)
+	}
+}
