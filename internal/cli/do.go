@@ -15,7 +15,9 @@ import (
 	"copperhead/internal/agent"
 	"copperhead/internal/design"
 	"copperhead/internal/gitrepo"
+	"copperhead/internal/kicadcli"
 	"copperhead/internal/llm"
+	"copperhead/internal/redact"
 	"copperhead/internal/runmeta"
 	"copperhead/internal/transcript"
 )
@@ -124,16 +126,39 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 		}
 		return withHint(usagef("%v", err), "see 'copperhead models'")
 	}
+	res, out, err := a.agentRun(ctx, ws, kc, s, sel, request, o, "do")
+	if err != nil {
+		return err
+	}
+	if out.OK() {
+		return nil
+	}
+	hint := "transcript " + res.Transcript
+	if res.StashRef != nil {
+		hint = "work kept in " + *res.StashRef + "; " + hint
+	}
+	msg := out.Error
+	if msg == "" {
+		msg = string(out.ExitPath)
+	}
+	return withHint(failf("%s", redact.New(os.Environ()).String(msg)), hint)
+}
+
+// agentRun is one recorded, rendered agent loop run on an opened workspace:
+// do runs one, and create runs one per model stage. The error is for a run
+// that could not start; a run that failed comes back with out.OK() false.
+func (a *app) agentRun(ctx context.Context, ws *workspace, kc *kicadcli.Tool, s llm.Settings, sel llm.Selection,
+	request string, o doOptions, command string) (DoResult, *agent.RunOutcome, error) {
 	cfg := ws.cfg
 	maxTurns := cmpOr(o.maxTurns, cfg.MaxTurns, design.DefaultMaxTurns)
 	maxRepair := cmpOr(cfg.MaxRepairCycles, design.DefaultMaxRepairCycles)
 	rec, err := a.startRecording(ctx, ws.repo, s, sel, runmeta.Input{
-		Command: "do", Request: request, Interactive: o.interactive, Config: cfg,
+		Command: command, Request: request, Interactive: o.interactive, Config: cfg,
 		Schematic: ws.proj.Rel(ws.proj.Schematic), Board: ws.proj.Rel(ws.proj.Board),
 		MaxTurns: maxTurns, MaxRepairCycles: maxRepair,
 	})
 	if err != nil {
-		return err
+		return DoResult{}, nil, err
 	}
 	p, w, red, meta, runID := rec.Provider, rec.Writer, rec.Redactor, rec.Start, rec.Start.RunID
 	defer w.Close()
@@ -165,7 +190,7 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 		rr.Close()
 		_ = w.Close()
 		_ = os.RemoveAll(w.Dir())
-		return failf("%v", err) // a *gitrepo.DirtyError already says what to do
+		return DoResult{}, nil, failf("%v", err) // a *gitrepo.DirtyError already says what to do
 	}
 	if err := w.Close(); err != nil && out.Error == "" {
 		out.Error = err.Error()
@@ -181,21 +206,10 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 	rr.Outcome(outcomeLine(res), out.OK())
 	if a.mode() == modeJSON {
 		if err := writeJSON(a.io.Out, res); err != nil {
-			return err
+			return DoResult{}, nil, err
 		}
 	}
-	if out.OK() {
-		return nil
-	}
-	hint := "transcript " + res.Transcript
-	if res.StashRef != nil {
-		hint = "work kept in " + *res.StashRef + "; " + hint
-	}
-	msg := out.Error
-	if msg == "" {
-		msg = string(out.ExitPath)
-	}
-	return withHint(failf("%s", red.String(msg)), hint)
+	return res, out, nil
 }
 
 func cmpOr(vs ...int) int {
