@@ -84,6 +84,11 @@ command -v pdftotext >/dev/null 2>&1 || base+=(poppler-utils)
 command -v git >/dev/null 2>&1 || base+=(git)
 # strace lets the test suite prove that `check` opens no network connection.
 command -v strace >/dev/null 2>&1 || base+=(strace)
+# The firmware stage's gate is "the vendor toolchain builds it": with these the
+# tests compile generated AVR and Cortex-M scaffolds for real (each installs in under a minute).
+command -v make >/dev/null 2>&1 || base+=(make)
+command -v avr-gcc >/dev/null 2>&1 || base+=(gcc-avr avr-libc)
+command -v arm-none-eabi-gcc >/dev/null 2>&1 || base+=(gcc-arm-none-eabi libnewlib-arm-none-eabi)
 node_major=0
 if command -v node >/dev/null 2>&1; then node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0); fi
 if [ "$node_major" -lt 20 ]; then base+=(nodejs npm); fi

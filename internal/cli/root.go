@@ -139,6 +139,9 @@ with KiCad's own ERC and DRC.`,
 		newDoCmd(a),
 		newEditCmd(a),
 		newDraftCmd(a),
+		newOutputsCmd(a),
+		newExportCmd(a),
+		newFirmwareCmd(a),
 	)
 	return root
 }

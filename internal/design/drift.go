@@ -19,6 +19,7 @@ const (
 	MismatchDuplicateRow MismatchKind = "duplicate_row" // the doc has several rows for one refdes (or pin)
 	MismatchField        MismatchKind = "field"         // a cell differs; Field names the column
 	MismatchCitation     MismatchKind = "citation"      // a VERIFIED(datasheet) row's evidence fails its check; Cause says why
+	MismatchPinHeader    MismatchKind = "pin_header"    // a copperhead-generated pins.h no longer matches PINOUT.md
 )
 
 // Mismatch is one disagreement between a design doc and the as-built design.

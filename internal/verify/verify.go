@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"copperhead/internal/design"
+	"copperhead/internal/firmware"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/openspec"
@@ -154,6 +155,15 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 
 	drift := design.Drift(files, in.Config, sch, nl)
 	drift.Mismatches = append(drift.Mismatches, design.CheckCitations(in.Repo, files, in.Config)...)
+	// A generated pins.h is PINOUT.md's copy in firmware: it drifts with it.
+	pins, err := firmware.Drift(in.Repo)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range pins {
+		drift.Mismatches = append(drift.Mismatches, design.Mismatch{Doc: f.Header, Kind: design.MismatchPinHeader, Field: f.Kind,
+			Claim: f.Header, Actual: f.Kind, Message: f.Message})
+	}
 	res.Drift = DriftGate{OK: drift.Clean(), Mismatches: nonNil(drift.Mismatches), Warnings: nonNil(drift.Warnings)}
 
 	cv := design.CheckConstraints(reg, in.Config, files, nl)

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"copperhead/internal/design"
+	"copperhead/internal/firmware"
+)
+
+func newFirmwareCmd(a *app) *cobra.Command {
+	var out string
+	var noBuild bool
+	cmd := &cobra.Command{
+		Use:   "firmware",
+		Short: "Scaffold firmware for the board's MCU with pins.h generated from PINOUT.md, and build it",
+		Long: `firmware finds the microcontroller in the schematic and scaffolds a firmware
+project for its family in firmware/ (or --out):
+
+  AVR (ATmega, ATtiny)      avr-gcc + avr-libc with a Makefile
+  Cortex-M (STM32, RP2040,  arm-none-eabi-gcc bare metal: minimal startup,
+    nRF52, SAMD)            linker script, GPIO driver stubs, Makefile
+  ESP32                     an ESP-IDF project (not built by copperhead)
+
+pins.h is generated from docs/PINOUT.md, the single source of truth: one
+"#define PIN_<NET> <pin>" per net on a GPIO of the MCU (the port pin, e.g.
+PB5, for AVR; the GPIO number for the others). It is rewritten on every run;
+'copperhead check' reports one that no longer matches PINOUT.md. Every other
+file is written once and then left to you. main() is one happy path: a
+button net (KEY, BTN, SW...) toggling an LED net, else a blink.
+
+The scaffold is then built with the vendor toolchain (make) when it is
+installed; when it is not, the status says "not compiled here: <toolchain>
+not installed" and the command still succeeds. No network, no model.
+
+Exit codes: 0 scaffolded (and built, or not compiled here); 1 no supported
+MCU, no PINOUT.md, or the build failed; 2 usage.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w, err := a.open("")
+			if err != nil {
+				return err
+			}
+			sch, err := w.schematic()
+			if err != nil {
+				return err
+			}
+			mcu, err := firmware.DetectMCU(design.Parts(sch))
+			if err != nil {
+				return failf("firmware: %v", err)
+			}
+			pinoutRel := w.cfg.DocPath(design.PinoutDoc)
+			pinout, err := os.ReadFile(filepath.Join(w.repo, filepath.FromSlash(pinoutRel)))
+			if errors.Is(err, os.ErrNotExist) {
+				return withHint(failf("firmware: %s: %v", pinoutRel, firmware.ErrNoPinout), "run 'copperhead init' to generate it from the schematic")
+			} else if err != nil {
+				return failf("firmware: %v", w.relErr(err))
+			}
+			dir := resolveOut(w.repo, out, firmware.DefaultDir)
+			res, err := firmware.Generate(cmd.Context(), mcu, pinout, firmware.Options{
+				Repo: w.repo, Dir: dir, Pinout: pinoutRel, Project: w.proj.Name, NoBuild: noBuild,
+			})
+			if err != nil {
+				return failf("firmware: %v", w.relErr(err))
+			}
+			if a.mode() == modeJSON {
+				if err := writeJSON(a.io.Out, struct {
+					OK bool `json:"ok"`
+					*firmware.Result
+				}{res.Build.Gate() == nil, res}); err != nil {
+					return err
+				}
+			} else {
+				renderFirmware(a, res, pinoutRel)
+			}
+			if err := res.Build.Gate(); err != nil {
+				if a.mode() == modeJSON {
+					return silentFailure
+				}
+				return failf("firmware: %v", err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "firmware `folder` (default: firmware/ in the repository)")
+	cmd.Flags().BoolVar(&noBuild, "no-build", false, "write the scaffold only; do not run the toolchain")
+	return cmd
+}
+
+func renderFirmware(a *app, res *firmware.Result, pinout string) {
+	w := a.io.Out
+	m := res.MCU
+	fmt.Fprintf(w, "MCU %s (%s): %s %s\n", m.Refdes, m.Value, m.Family, m.Target)
+	fmt.Fprintf(w, "pins.h %s: %s from %s\n", res.PinsHeader, plural(len(res.Pins), "pin"), pinout)
+	fmt.Fprintf(w, "happy path: %s\n", res.HappyPath)
+	if len(res.Written) > 0 {
+		fmt.Fprintf(w, "wrote %s\n", strings.Join(res.Written, ", "))
+	}
+	if len(res.Kept) > 0 {
+		fmt.Fprintf(w, "kept %s (yours to edit)\n", strings.Join(res.Kept, ", "))
+	}
+	mark := "✓"
+	switch res.Build.State {
+	case firmware.NotCompiled:
+		mark = "-"
+	case firmware.BuildFailed:
+		mark = "✗"
+	}
+	fmt.Fprintf(w, "build %s %s\n", mark, res.Build.Line())
+	if res.Build.Output != "" {
+		for _, l := range strings.Split(res.Build.Output, "\n") {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
+}

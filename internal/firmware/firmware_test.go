@@ -1,0 +1,346 @@
+package firmware
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"copperhead/internal/consistency"
+	"copperhead/internal/design"
+	"copperhead/internal/kicad"
+)
+
+func TestDetectMCU(t *testing.T) {
+	tests := []struct {
+		value, libID string
+		want         MCU
+		wantErr      bool
+	}{
+		{"ATmega328P-P", "MCU_Microchip_ATmega:ATmega328P-P", MCU{Family: FamilyAVR, Target: "atmega328p"}, false},
+		{"ATtiny85-20PU", "MCU_Microchip_ATtiny:ATtiny85-20PU", MCU{Family: FamilyAVR, Target: "attiny85"}, false},
+		{"ATmega32U4-AU", "MCU_Microchip_ATmega:ATmega32U4-AU", MCU{Family: FamilyAVR, Target: "atmega32u4"}, false},
+		{"STM32F103C8Tx", "MCU_ST_STM32F1:STM32F103C8Tx", MCU{Family: FamilyCortexM, Target: "stm32f1", CPU: "cortex-m3", FlashOrigin: 0x08000000, FlashKB: 64, RAMKB: 8}, false},
+		{"STM32G031K8Tx", "MCU_ST_STM32G0:STM32G031K8Tx", MCU{Family: FamilyCortexM, Target: "stm32g0", CPU: "cortex-m0plus", FlashOrigin: 0x08000000, FlashKB: 64, RAMKB: 4}, false},
+		{"RP2040", "MCU_RaspberryPi:RP2040", MCU{Family: FamilyCortexM, Target: "rp2040", CPU: "cortex-m0plus", FlashOrigin: 0x10000000, FlashKB: 2048, RAMKB: 264}, false},
+		{"ESP32-S3-WROOM-1", "RF_Module:ESP32-S3-WROOM-1", MCU{Family: FamilyESP32, Target: "esp32s3"}, false},
+		{"ESP32-WROOM-32E", "RF_Module:ESP32-WROOM-32E", MCU{Family: FamilyESP32, Target: "esp32"}, false},
+		{"AP2112K-3.3", "Regulator_Linear:AP2112K-3.3", MCU{}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.value, func(t *testing.T) {
+			parts := []kicad.Part{{Refdes: "R1", Value: "10k", LibID: "Device:R"}, {Refdes: "U7", Value: tc.value, LibID: tc.libID}}
+			got, err := DetectMCU(parts)
+			if tc.wantErr {
+				if err == nil {
+					t.Fatalf("DetectMCU = %+v, want ErrNoMCU", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.want.Refdes, tc.want.Value, tc.want.LibID = "U7", tc.value, tc.libID
+			if got != tc.want {
+				t.Errorf("got  %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRole(t *testing.T) {
+	tests := map[string]string{
+		"KEY_DIT": RoleButton, "BTN1": RoleButton, "/ui/SW2": RoleButton, "USER_BUTTON": RoleButton,
+		"LED_R": RoleLED, "STATUS_LED": RoleLED, "LED1": RoleLED,
+		"SWDIO": "", "SWCLK": "", "SWD": "", "CHG_STAT": "", "MOSI": "",
+	}
+	for net, want := range tests {
+		if got := role(net); got != want {
+			t.Errorf("role(%q) = %q, want %q", net, got, want)
+		}
+	}
+}
+
+// avrPinout is a small ATmega328P pin table: a button on PD2, an LED on PB5,
+// the ISP pins, power and an unused pin.
+const avrPinout = `# demo — Pinout
+
+| Refdes | Pin | Name | Net | Type | Notes |
+| --- | --- | --- | --- | --- | --- |
+| U1 | 1 | PC6/~{RESET} | RESET | input |  |
+| U1 | 4 | PD2 | BTN_USER | bidirectional |  |
+| U1 | 7 | VCC | +5V | power_in |  |
+| U1 | 8 | GND | GND | power_in |  |
+| U1 | 9 | PB6/XTAL1 | NC | bidirectional |  |
+| U1 | 17 | PB3 | MOSI | bidirectional |  |
+| U1 | 18 | PB4 | MISO | bidirectional |  |
+| U1 | 19 | PB5 | LED_STATUS | bidirectional |  |
+| U2 | 1 | PB5 | OTHER_CHIP | bidirectional |  |
+`
+
+var atmega = MCU{Refdes: "U1", Value: "ATmega328P-P", Family: FamilyAVR, Target: "atmega328p"}
+
+func TestPinDefs(t *testing.T) {
+	tests := []struct {
+		name   string
+		doc    string
+		mcu    MCU
+		want   string // "MACRO=port/bit/gpio/role" per def
+		happy  string
+		header []string // lines pins.h must hold
+	}{
+		{
+			name:  "AVR port pins",
+			doc:   avrPinout,
+			mcu:   atmega,
+			want:  "PIN_RESET=C6/-1/ PIN_BTN_USER=D2/-1/button PIN_MOSI=B3/-1/ PIN_MISO=B4/-1/ PIN_LED_STATUS=B5/-1/led",
+			happy: "BTN_USER (PD2) toggles LED_STATUS (PB5)",
+			header: []string{"#define PIN_LED_STATUS PB5", "#define PORT_LED_STATUS PORTB", "#define PINREG_BTN_USER PIND",
+				"#define APP_LED_BIT PIN_LED_STATUS", "#define APP_HAS_BUTTON 1", "#include <avr/io.h>"},
+		},
+		{
+			name: "GPIO numbers, one define per net",
+			doc: "| Refdes | Pin | Name | Net |\n|---|---|---|---|\n| U3 | 2 | GPIO0 | UART_TX |\n| U3 | 3 | GPIO1 | UART_TX |\n" +
+				"| U3 | 4 | GPIO2 | NC |\n| U3 | 5 | GPIO3 | DATA |\n| U3 | 6 | IOVDD | +3V3 |\n",
+			mcu:    MCU{Refdes: "U3", Family: FamilyCortexM, Target: "rp2040"},
+			want:   "PIN_UART_TX=/0/0/ PIN_DATA=/3/3/",
+			happy:  "blink UART_TX (GPIO0)",
+			header: []string{"/* UART_TX: U3 pin 2 GPIO0; also on GPIO1 */", "#define PIN_UART_TX 0", "#define APP_LED_GPIO PIN_UART_TX", "#define APP_HAS_BUTTON 0"},
+		},
+		{
+			name:   "STM32 port pins as numbers",
+			doc:    "| Refdes | Pin | Name | Net |\n|---|---|---|---|\n| U1 | 10 | PA5 | LED |\n| U1 | 20 | PB12 | KEY |\n",
+			mcu:    MCU{Refdes: "U1", Family: FamilyCortexM, Target: "stm32f1"},
+			want:   "PIN_LED=A5/5/led PIN_KEY=B12/28/button",
+			happy:  "KEY (PB12) toggles LED (PA5)",
+			header: []string{"#define PIN_LED 5 /* PA5: port A * 16 + 5 */", "#define PIN_KEY 28 /* PB12: port B * 16 + 12 */"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			defs, err := PinDefs([]byte(tc.doc), tc.mcu)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range defs {
+				loc := fmt.Sprintf("/%d", d.Bit)
+				if d.Port != "" {
+					loc = fmt.Sprintf("%s%d", d.Port, d.Bit)
+				}
+				got = append(got, fmt.Sprintf("%s=%s/%d/%s", d.Macro, loc, d.GPIO, d.Role))
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Errorf("defs:\n got %s\nwant %s", strings.Join(got, " "), tc.want)
+			}
+			if h := HappyPath(defs); h != tc.happy {
+				t.Errorf("happy path %q, want %q", h, tc.happy)
+			}
+			hdr := string(PinsHeader(tc.mcu, "docs/PINOUT.md", defs))
+			for _, line := range tc.header {
+				if !strings.Contains(hdr, line+"\n") {
+					t.Errorf("pins.h lacks %q:\n%s", line, hdr)
+				}
+			}
+		})
+	}
+}
+
+// repoWith makes a repository folder holding docs/PINOUT.md.
+func repoWith(t *testing.T, pinout string) string {
+	t.Helper()
+	repo := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "docs", "PINOUT.md"), []byte(pinout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+func have(tool string) bool {
+	_, err := exec.LookPath(tool)
+	return err == nil
+}
+
+// TestGenerateBuildsAndDrifts scaffolds, builds with the real toolchain when
+// installed (scripts/setup.sh installs gcc-avr and gcc-arm-none-eabi), then
+// shows Drift catching an edited PINOUT.md and a hand-edited pins.h.
+func TestGenerateBuildsAndDrifts(t *testing.T) {
+	tests := []struct {
+		name      string
+		mcu       MCU
+		pinout    string
+		toolchain string
+		header    string // firmware-relative pins.h
+		edit      [2]string
+		wantStale string
+	}{
+		{
+			name: "AVR ATmega328P", mcu: atmega, pinout: avrPinout, toolchain: "avr-gcc", header: "src/pins.h",
+			edit:      [2]string{"| PB5 | LED_STATUS |", "| PB5 | NC |"},
+			wantStale: "PIN_LED_STATUS removed",
+		},
+		{
+			name:      "Cortex-M RP2040",
+			mcu:       MCU{Refdes: "U3", Value: "RP2040", Family: FamilyCortexM, Target: "rp2040", CPU: "cortex-m0plus", FlashOrigin: 0x10000000, FlashKB: 2048, RAMKB: 264},
+			pinout:    "| Refdes | Pin | Name | Net |\n|---|---|---|---|\n| U3 | 2 | GPIO0 | BTN_BOOT |\n| U3 | 37 | GPIO25 | LED |\n",
+			toolchain: "arm-none-eabi-gcc", header: "src/pins.h",
+			edit:      [2]string{"| GPIO25 | LED |", "| GPIO24 | LED |"},
+			wantStale: "PIN_LED 25 -> 24",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := repoWith(t, tc.pinout)
+			o := Options{Repo: repo, Pinout: "docs/PINOUT.md", Project: "demo"}
+			res, err := Generate(context.Background(), tc.mcu, []byte(tc.pinout), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.PinsHeader != "firmware/"+tc.header {
+				t.Errorf("pins header at %s, want firmware/%s", res.PinsHeader, tc.header)
+			}
+			if have(tc.toolchain) && have("make") {
+				if res.Build.State != Compiled {
+					t.Fatalf("build %s: %s\n%s", res.Build.State, res.Build.Reason, res.Build.Output)
+				}
+				for _, a := range []string{"build/firmware.elf", "build/firmware.hex"} {
+					if fi, err := os.Stat(filepath.Join(repo, "firmware", a)); err != nil || fi.Size() == 0 {
+						t.Errorf("%s missing or empty after a compiled build: %v", a, err)
+					}
+				}
+				t.Logf("%s", res.Build.Line())
+				if !strings.HasPrefix(res.Build.Line(), "compiled with ") {
+					t.Errorf("status line %q", res.Build.Line())
+				}
+			} else {
+				if res.Build.State != NotCompiled || !strings.Contains(res.Build.Line(), "not compiled here: ") {
+					t.Errorf("without %s: status %+v, want not compiled here", tc.toolchain, res.Build)
+				}
+				t.Logf("%s not installed: build not exercised", tc.toolchain)
+			}
+			if err := res.Build.Gate(); err != nil {
+				t.Errorf("gate: %v", err)
+			}
+
+			// Regenerating changes nothing and keeps the user's files.
+			again, err := Generate(context.Background(), tc.mcu, []byte(tc.pinout), Options{Repo: repo, Pinout: "docs/PINOUT.md", Project: "demo", NoBuild: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(again.Written) != 0 || len(again.Kept) == 0 {
+				t.Errorf("second run wrote %v, kept %v; want nothing written", again.Written, again.Kept)
+			}
+			if f, err := Drift(repo); err != nil || len(f) != 0 {
+				t.Fatalf("Drift on a fresh scaffold = %+v, %v; want none", f, err)
+			}
+
+			// PINOUT.md changes: pins.h is stale.
+			edited := strings.Replace(tc.pinout, tc.edit[0], tc.edit[1], 1)
+			if edited == tc.pinout {
+				t.Fatal("edit did not apply")
+			}
+			pinoutPath := filepath.Join(repo, "docs", "PINOUT.md")
+			if err := os.WriteFile(pinoutPath, []byte(edited), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Drift(repo)
+			if err != nil || len(f) != 1 || f[0].Kind != DriftStale || !strings.Contains(f[0].Message, tc.wantStale) {
+				t.Fatalf("Drift after editing PINOUT.md = %+v, %v; want one stale finding naming %q", f, err, tc.wantStale)
+			}
+
+			// A hand edit to pins.h is told apart from a stale one.
+			if err := os.WriteFile(pinoutPath, []byte(tc.pinout), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			hdrPath := filepath.Join(repo, "firmware", filepath.FromSlash(tc.header))
+			src, err := os.ReadFile(hdrPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(hdrPath, append(src, "#define PIN_EXTRA 3\n"...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err = Drift(repo)
+			if err != nil || len(f) != 1 || f[0].Kind != DriftHandEdited {
+				t.Fatalf("Drift after a hand edit = %+v, %v; want one hand_edited finding", f, err)
+			}
+		})
+	}
+}
+
+// TestESP32FixtureAgreesWithSync generates pins.h for the open-telegraph
+// board and runs sync's own pin-header audit on it: the two must agree.
+func TestESP32FixtureAgreesWithSync(t *testing.T) {
+	fixture := "../../examples/open-telegraph"
+	sch, err := kicad.LoadSchematic(filepath.Join(fixture, "hardware", "open-telegraph.kicad_sch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := DetectMCU(design.Parts(sch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Refdes != "U1" || m.Family != FamilyESP32 || m.Target != "esp32s3" {
+		t.Fatalf("MCU %+v, want U1 esp32s3", m)
+	}
+	pinout, err := os.ReadFile(filepath.Join(fixture, "docs", "PINOUT.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := repoWith(t, string(pinout))
+	res, err := Generate(context.Background(), m, pinout, Options{Repo: repo, Pinout: "docs/PINOUT.md", Project: "open-telegraph"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Build.State != NotCompiled || !strings.HasPrefix(res.Build.Line(), "not compiled here: ") {
+		t.Errorf("ESP32 build status %+v, want not compiled here", res.Build)
+	}
+	if res.HappyPath != "KEY_DIT (IO4) toggles LED_R (IO6)" {
+		t.Errorf("happy path %q", res.HappyPath)
+	}
+	hdr, err := os.ReadFile(filepath.Join(repo, "firmware", "main", "pins.h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"#define PIN_KEY_DIT 4\n", "#define PIN_KEY_DAH 5\n", "#define PIN_LED_B 15\n", "#define PIN_CHG_STAT 16\n"} {
+		if !strings.Contains(string(hdr), want) {
+			t.Errorf("pins.h lacks %q", want)
+		}
+	}
+	for _, f := range []string{"CMakeLists.txt", "main/CMakeLists.txt", "main/main.c", "sdkconfig.defaults", ".gitignore", "README.md"} {
+		if _, err := os.Stat(filepath.Join(repo, "firmware", filepath.FromSlash(f))); err != nil {
+			t.Errorf("ESP-IDF layout lacks %s", f)
+		}
+	}
+	cfg := design.DefaultConfig()
+	rep := consistency.Analyze(consistency.State{
+		Config:     cfg,
+		Files:      design.Files{cfg.DocPath(design.PinoutDoc): pinout},
+		PinHeaders: design.Files{"firmware/main/pins.h": hdr},
+	})
+	for _, i := range rep.Inconsistencies {
+		if i.Kind == consistency.KindPinHeader {
+			t.Errorf("sync's pin audit disagrees with the generated header: %+v", i)
+		}
+	}
+}
+
+func TestNoForbiddenImports(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Skipf("go list unavailable: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, banned := range []string{"copperhead/internal/llm", "copperhead/internal/agent", "copperhead/internal/research"} {
+			if dep == banned || strings.HasPrefix(dep, banned+"/") {
+				t.Errorf("firmware depends on %s", dep)
+			}
+		}
+	}
+}

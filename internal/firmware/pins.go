@@ -1,0 +1,270 @@
+package firmware
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"copperhead/internal/consistency"
+	"copperhead/internal/design"
+)
+
+// PinDef is one MCU pin of PINOUT.md as firmware sees it: the net's define
+// and where the pin is.
+type PinDef struct {
+	Net    string `json:"net"`   // as PINOUT.md writes it
+	Macro  string `json:"macro"` // PIN_<NET>, consistency.PinMacro's spelling
+	Refdes string `json:"refdes"`
+	Pin    string `json:"pin"`  // pin number
+	Name   string `json:"name"` // pin name, e.g. PB5 or IO4
+	// Port and Bit locate a port-named pin (AVR PB5: "B", 5; STM32 PA5).
+	Port string `json:"port,omitempty"`
+	Bit  int    `json:"bit"`
+	// GPIO is the pin's number for GPIO-numbered families (ESP32 IO4: 4;
+	// RP2040 GPIO25: 25; STM32 port*16+bit; nRF52 port*32+pin), -1 for AVR.
+	GPIO int `json:"gpio"`
+	// Role is what the happy path uses the pin for: RoleButton, RoleLED or "".
+	Role string `json:"role,omitempty"`
+	// Also lists further pins on the same net: one define per net, so the
+	// first pin (in PINOUT.md order) wins and the rest are named in a comment.
+	Also []string `json:"also,omitempty"`
+}
+
+// Happy-path roles, judged from net names.
+const (
+	RoleButton = "button"
+	RoleLED    = "led"
+)
+
+var (
+	portPinRE = regexp.MustCompile(`^P([A-K])([0-9]{1,2})$`)
+	gpioPinRE = regexp.MustCompile(`^(?:GPIO|IO)0*([0-9]+)$`) // consistency's own rule for GPIO names
+	nrfPinRE  = regexp.MustCompile(`^P([01])\.([0-9]{2})$`)
+)
+
+// locate reads where a pin is from its name for a family: the first "/"
+// alternative that is a port pin (AVR, STM32), a GPIO (ESP32, RP2040) or an
+// nRF port pin. ok is false for pins with no GPIO role (power, reset,
+// crystal-only names).
+func locate(name string, m MCU) (port string, bit, gpio int, ok bool) {
+	for _, alt := range strings.Split(strings.ToUpper(name), "/") {
+		alt = strings.TrimSpace(alt)
+		switch {
+		case m.Family == FamilyAVR || strings.HasPrefix(m.Target, "stm32") || strings.HasPrefix(m.Target, "sam"):
+			if p := portPinRE.FindStringSubmatch(alt); p != nil {
+				b, _ := strconv.Atoi(p[2])
+				if m.Family == FamilyAVR {
+					if b > 7 {
+						continue
+					}
+					return p[1], b, -1, true
+				}
+				return p[1], b, int(p[1][0]-'A')*16 + b, true
+			}
+		case m.Target == "nrf52":
+			if p := nrfPinRE.FindStringSubmatch(alt); p != nil {
+				pt, _ := strconv.Atoi(p[1])
+				b, _ := strconv.Atoi(p[2])
+				return "", b, pt*32 + b, true
+			}
+		default: // ESP32, RP2040
+			if p := gpioPinRE.FindStringSubmatch(alt); p != nil {
+				n, _ := strconv.Atoi(p[1])
+				return "", n, n, true
+			}
+		}
+	}
+	return "", 0, 0, false
+}
+
+// PinDefs reads the MCU's pins from a PINOUT.md: one PinDef per net on a
+// GPIO-capable pin of m.Refdes, in PINOUT.md order. Pins connected to
+// nothing are left out. It is the single source of what pins.h says.
+func PinDefs(pinoutDoc []byte, m MCU) ([]PinDef, error) {
+	rows, err := design.ParsePinout(pinoutDoc)
+	if err != nil {
+		return nil, fmt.Errorf("read PINOUT.md: %w", err)
+	}
+	var defs []PinDef
+	byMacro := map[string]int{}
+	for _, r := range rows {
+		if r.Refdes != m.Refdes || r.Net == design.NCMarker || strings.HasPrefix(r.Net, "unconnected-(") {
+			continue
+		}
+		port, bit, gpio, ok := locate(r.Name, m)
+		if !ok {
+			continue
+		}
+		macro := consistency.PinMacro(r.Net)
+		if i, dup := byMacro[macro]; dup {
+			defs[i].Also = append(defs[i].Also, r.Name)
+			continue
+		}
+		byMacro[macro] = len(defs)
+		defs = append(defs, PinDef{Net: r.Net, Macro: macro, Refdes: r.Refdes, Pin: r.Pin, Name: r.Name, Port: port, Bit: bit, GPIO: gpio, Role: role(r.Net)})
+	}
+	return defs, nil
+}
+
+// role judges a net's happy-path role from its name's words: KEY, BTN,
+// BUTTON, SW<n>, SWITCH, PUSH make a button (SWD, SWCLK and SWDIO do not);
+// LED words make an LED.
+func role(net string) string {
+	words := strings.FieldsFunc(strings.ToUpper(net), func(r rune) bool {
+		return (r < 'A' || r > 'Z') && (r < '0' || r > '9')
+	})
+	for _, w := range words {
+		base := strings.TrimRight(w, "0123456789")
+		switch {
+		case base == "LED" || strings.HasPrefix(w, "LED"):
+			return RoleLED
+		case slices.Contains([]string{"KEY", "BTN", "BUTTON", "SW", "SWITCH", "PUSH", "TACT"}, base):
+			return RoleButton
+		}
+	}
+	return ""
+}
+
+// happyPath picks the pins the scaffold's main uses: the first button and
+// the first LED; with no LED, the first GPIO blinks; with no button, the LED
+// blinks.
+func happyPath(defs []PinDef) (button, led *PinDef) {
+	for i := range defs {
+		switch defs[i].Role {
+		case RoleButton:
+			if button == nil {
+				button = &defs[i]
+			}
+		case RoleLED:
+			if led == nil {
+				led = &defs[i]
+			}
+		}
+	}
+	if led == nil {
+		for i := range defs {
+			if &defs[i] != button {
+				led = &defs[i]
+				break
+			}
+		}
+	}
+	if led == nil {
+		button = nil // a button with nothing to show it is not a happy path
+	}
+	return button, led
+}
+
+// HappyPath describes what the scaffold's main does, in words.
+func HappyPath(defs []PinDef) string {
+	button, led := happyPath(defs)
+	switch {
+	case button != nil:
+		return fmt.Sprintf("%s (%s) toggles %s (%s)", button.Net, button.Name, led.Net, led.Name)
+	case led != nil:
+		return fmt.Sprintf("blink %s (%s)", led.Net, led.Name)
+	}
+	return "idle loop: no GPIO of the MCU is on a net in PINOUT.md"
+}
+
+// markerPrefix starts the line of pins.h that records where it came from;
+// Drift reads it back.
+const markerPrefix = "copperhead:pins "
+
+var markerRE = regexp.MustCompile(`copperhead:pins family=(\S+) target=(\S+) refdes=(\S+) source=(\S+) sha256=([0-9a-f]{64})`)
+
+// PinsHeader renders pins.h for m from its pin definitions. The header is a
+// pure function of (m.Family, m.Target, m.Refdes, source, defs): Drift
+// regenerates it and compares bytes. Its marker line records those inputs
+// and the sha256 of the defines below it, so a hand edit (body no longer
+// matches its own hash) can be told from a stale header (PINOUT.md changed).
+func PinsHeader(m MCU, source string, defs []PinDef) []byte {
+	var body bytes.Buffer
+	w := func(format string, a ...any) { fmt.Fprintf(&body, format, a...) }
+	w("#ifndef COPPERHEAD_PINS_H\n#define COPPERHEAD_PINS_H\n\n")
+	if m.Family == FamilyAVR {
+		w("#include <avr/io.h>\n\n")
+	}
+	for _, d := range defs {
+		also := ""
+		if len(d.Also) > 0 {
+			also = "; also on " + strings.Join(d.Also, ", ")
+		}
+		w("/* %s: %s pin %s %s%s */\n", d.Net, d.Refdes, d.Pin, d.Name, also)
+		switch {
+		case m.Family == FamilyAVR:
+			w("#define %s P%s%d\n", d.Macro, d.Port, d.Bit)
+			suffix := strings.TrimPrefix(d.Macro, "PIN_")
+			w("#define PORT_%s PORT%s\n#define DDR_%s DDR%s\n#define PINREG_%s PIN%s\n", suffix, d.Port, suffix, d.Port, suffix, d.Port)
+		case d.Port != "":
+			w("#define %s %d /* P%s%d: port %c * 16 + %d */\n", d.Macro, d.GPIO, d.Port, d.Bit, d.Port[0], d.Bit)
+		default:
+			w("#define %s %d\n", d.Macro, d.GPIO)
+		}
+	}
+	button, led := happyPath(defs)
+	w("\n/* The scaffold's happy path: %s. */\n", HappyPath(defs))
+	appPin := func(role string, d *PinDef) {
+		if d == nil {
+			w("#define APP_HAS_%s 0\n", role)
+			return
+		}
+		w("#define APP_HAS_%s 1\n", role)
+		if m.Family == FamilyAVR {
+			suffix := strings.TrimPrefix(d.Macro, "PIN_")
+			w("#define APP_%s_BIT %s\n#define APP_%s_PORT PORT_%s\n#define APP_%s_DDR DDR_%s\n#define APP_%s_PINREG PINREG_%s\n",
+				role, d.Macro, role, suffix, role, suffix, role, suffix)
+		} else {
+			w("#define APP_%s_GPIO %s\n", role, d.Macro)
+		}
+	}
+	appPin("LED", led)
+	appPin("BUTTON", button)
+	w("\n#endif /* COPPERHEAD_PINS_H */\n")
+
+	sum := sha256.Sum256(body.Bytes())
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "/* pins.h: generated by copperhead from %s for %s (%s).\n", source, m.Refdes, m.Target)
+	fmt.Fprintf(&out, " * Do not edit: %s is the single source of truth. Change it, then run\n", source)
+	out.WriteString(" * `copperhead firmware` to regenerate this file; `copperhead check` reports\n")
+	out.WriteString(" * a pins.h that no longer matches it.\n")
+	fmt.Fprintf(&out, " * %sfamily=%s target=%s refdes=%s source=%s sha256=%s\n */\n",
+		markerPrefix, m.Family, m.Target, m.Refdes, source, hex.EncodeToString(sum[:]))
+	out.Write(body.Bytes())
+	return out.Bytes()
+}
+
+// headerMarker is what a generated pins.h says about itself.
+type headerMarker struct {
+	mcu    MCU
+	source string
+	sum    string
+}
+
+// readMarker parses a pins.h's marker; ok is false for a header copperhead
+// did not generate.
+func readMarker(src []byte) (headerMarker, bool) {
+	m := markerRE.FindSubmatch(src)
+	if m == nil {
+		return headerMarker{}, false
+	}
+	return headerMarker{
+		mcu:    MCU{Family: Family(m[1]), Target: string(m[2]), Refdes: string(m[3])},
+		source: string(m[4]),
+		sum:    string(m[5]),
+	}, true
+}
+
+// bodyOf is the part of a generated header its marker hash covers.
+func bodyOf(src []byte) []byte {
+	_, body, ok := bytes.Cut(src, []byte("\n */\n"))
+	if !ok {
+		return nil
+	}
+	return body
+}

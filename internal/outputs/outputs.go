@@ -1,0 +1,510 @@
+package outputs
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"copperhead/internal/atomicfile"
+	"copperhead/internal/kicad"
+	"copperhead/internal/kicadcli"
+)
+
+// Artifact names, in the order Generate produces them; the values are part
+// of manifest.json.
+const (
+	ArtifactGerbers      = "gerbers"
+	ArtifactOutline      = "outline_dxf"
+	ArtifactSTEP         = "step"
+	ArtifactSchematicSVG = "schematic_svg"
+	ArtifactBoardSVG     = "board_svg"
+	ArtifactRender       = "render_png"
+	ArtifactBOM          = "bom_csv"
+)
+
+// Artifact statuses.
+const (
+	StatusOK      = "ok"
+	StatusFailed  = "failed"
+	StatusSkipped = "skipped" // by request (--no-step, --no-render); never a failure
+)
+
+// ManifestName is the manifest's file name inside the outputs folder.
+const ManifestName = "manifest.json"
+
+// DefaultDir is the outputs folder, repo-relative (docs/ARCHITECTURE.md,
+// "Where state lives").
+const DefaultDir = "outputs"
+
+// Options choose what Generate produces.
+type Options struct {
+	Fab      string // fab profile name; "" is jlcpcb
+	Supplier string // BOM supplier; "" is the fab profile's
+	// SkipSTEP and SkipRender leave those artifacts out, recorded as skipped.
+	// STEP is kept by default even when 3D models are missing (the board body
+	// is still an enclosure reference; the missing parts are listed).
+	SkipSTEP   bool
+	SkipRender bool
+}
+
+// Input is the project Generate works on. Paths are absolute.
+type Input struct {
+	Name      string // project name, e.g. "open-telegraph"
+	Schematic string // root .kicad_sch
+	Board     string // .kicad_pcb; "" fails every board artifact with a reason
+	BOMDoc    string // docs/BOM.md; a missing file means "schematic fields only"
+}
+
+// Manifest is outputs/manifest.json. It holds no timestamps or durations, so
+// regenerating an unchanged project changes only the hashes of files whose
+// bytes kicad-cli itself stamps (Gerber and STEP headers carry a date).
+type Manifest struct {
+	Project         string     `json:"project"`
+	KiCadCLIVersion string     `json:"kicad_cli_version"`
+	Fab             string     `json:"fab"`
+	Supplier        string     `json:"supplier"`
+	Artifacts       []Artifact `json:"artifacts"`
+	Files           []File     `json:"files"` // every file but the manifest, sorted by path
+}
+
+// Artifact is one deliverable of the package and what became of it.
+type Artifact struct {
+	Name     string   `json:"name"`
+	Status   string   `json:"status"`
+	Files    []string `json:"files"`              // outputs-relative, slash-separated
+	Contents []string `json:"contents,omitempty"` // for the Gerber zip: its entries
+	Reason   string   `json:"reason,omitempty"`   // why it failed or was skipped
+	Warnings []string `json:"warnings,omitempty"` // e.g. 3D models missing from the STEP
+}
+
+// File is one file of the package.
+type File struct {
+	Path   string `json:"path"` // outputs-relative, slash-separated
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// Result is a Generate run: the manifest it wrote, and how long each
+// artifact took (for the CLI; durations stay out of the manifest).
+type Result struct {
+	Dir      string
+	Manifest Manifest
+	Took     map[string]time.Duration
+}
+
+// Gate is the stage's completion check on a manifest: every artifact is ok
+// (or skipped by request) and has files. Verify applies it to the folder on
+// disk, with hashes.
+func (m Manifest) Gate() error {
+	var problems []string
+	for _, a := range m.Artifacts {
+		switch {
+		case a.Status == StatusSkipped:
+		case a.Status != StatusOK:
+			problems = append(problems, fmt.Sprintf("%s %s: %s", a.Name, a.Status, a.Reason))
+		case len(a.Files) == 0:
+			problems = append(problems, a.Name+": no files")
+		}
+	}
+	for _, want := range []string{ArtifactGerbers, ArtifactOutline, ArtifactSTEP, ArtifactSchematicSVG, ArtifactBoardSVG, ArtifactRender, ArtifactBOM} {
+		if !slices.ContainsFunc(m.Artifacts, func(a Artifact) bool { return a.Name == want }) {
+			problems = append(problems, want+": missing from the manifest")
+		}
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// Generate produces the outputs package for in into dir (created when
+// missing) with kicad-cli t, writes manifest.json last, and returns the
+// result. A failing artifact does not stop the others: each is recorded with
+// kicad-cli's own words, and the returned error is Gate's. Errors that leave
+// no manifest (dir cannot be created, unknown fab or supplier, a schematic
+// that does not parse) are returned with a nil Result.
+func Generate(ctx context.Context, t *kicadcli.Tool, in Input, dir string, o Options) (*Result, error) {
+	prof, err := Profile(o.Fab)
+	if err != nil {
+		return nil, err
+	}
+	supName := o.Supplier
+	if supName == "" {
+		supName = prof.Supplier
+	}
+	sup, err := LookupSupplier(supName)
+	if err != nil {
+		return nil, err
+	}
+	sch, err := kicad.LoadSchematic(in.Schematic)
+	if err != nil {
+		return nil, err
+	}
+	var bomDoc []byte
+	if in.BOMDoc != "" {
+		if bomDoc, err = os.ReadFile(in.BOMDoc); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("read %s: %w", in.BOMDoc, err)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", dir, err)
+	}
+	// Staging lives inside dir so the final renames never cross a filesystem.
+	stage, err := os.MkdirTemp(dir, ".staging-")
+	if err != nil {
+		return nil, fmt.Errorf("create staging folder in %s: %w", dir, err)
+	}
+	defer os.RemoveAll(stage)
+
+	g := &generator{ctx: ctx, t: t, in: in, dir: dir, stage: stage, took: map[string]time.Duration{}}
+	g.run(ArtifactGerbers, g.gerbers(prof))
+	g.run(ArtifactOutline, g.boardFile("board-outline.dxf", func(out string) error {
+		return t.ExportDXF(ctx, in.Board, out, []string{"Edge.Cuts"})
+	}))
+	if o.SkipSTEP {
+		g.skip(ArtifactSTEP, "skipped by request (--no-step)")
+	} else {
+		g.run(ArtifactSTEP, g.step())
+	}
+	g.run(ArtifactSchematicSVG, g.schematicSVG())
+	g.run(ArtifactBoardSVG, g.boardSVG())
+	if o.SkipRender {
+		g.skip(ArtifactRender, "skipped by request (--no-render)")
+	} else {
+		g.run(ArtifactRender, g.boardFile("board-3d.png", func(out string) error {
+			return t.RenderPNG(ctx, in.Board, out, kicadcli.RenderOptions{Side: "top"})
+		}))
+	}
+	g.run(ArtifactBOM, func() (Artifact, error) {
+		lines, err := OrderLines(sch, bomDoc, sup)
+		if err != nil {
+			return Artifact{}, err
+		}
+		return g.place("bom-"+sup.Name+".csv", BOMCSV(lines, sup))
+	})
+
+	m := Manifest{Project: in.Name, KiCadCLIVersion: t.Version(), Fab: prof.Name, Supplier: sup.Name, Artifacts: g.artifacts, Files: []File{}}
+	for _, a := range m.Artifacts {
+		for _, f := range a.Files {
+			fi, sum, err := hashFile(filepath.Join(dir, filepath.FromSlash(f)))
+			if err != nil {
+				return nil, err
+			}
+			m.Files = append(m.Files, File{Path: f, Bytes: fi, SHA256: sum})
+		}
+	}
+	slices.SortFunc(m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	if err := removeStale(dir, m); err != nil {
+		return nil, err
+	}
+	if err := atomicfile.Write(filepath.Join(dir, ManifestName), marshalManifest(m), 0o644); err != nil {
+		return nil, err
+	}
+	return &Result{Dir: dir, Manifest: m, Took: g.took}, m.Gate()
+}
+
+// generator carries one Generate run's state.
+type generator struct {
+	ctx       context.Context
+	t         *kicadcli.Tool
+	in        Input
+	dir       string
+	stage     string
+	artifacts []Artifact
+	took      map[string]time.Duration
+}
+
+// run produces one artifact, recording a failure instead of stopping.
+func (g *generator) run(name string, produce func() (Artifact, error)) {
+	start := time.Now()
+	a, err := produce()
+	g.took[name] = time.Since(start)
+	a.Name = name
+	if err != nil {
+		a = Artifact{Name: name, Status: StatusFailed, Files: []string{}, Reason: oneLine(err.Error()), Warnings: a.Warnings}
+	} else if a.Status == "" {
+		a.Status = StatusOK
+	}
+	if a.Files == nil {
+		a.Files = []string{}
+	}
+	g.artifacts = append(g.artifacts, a)
+}
+
+func (g *generator) skip(name, reason string) {
+	g.artifacts = append(g.artifacts, Artifact{Name: name, Status: StatusSkipped, Files: []string{}, Reason: reason})
+}
+
+// needBoard refuses board artifacts of a project without a board.
+func (g *generator) needBoard() error {
+	if g.in.Board == "" {
+		return errors.New("the project has no .kicad_pcb")
+	}
+	return nil
+}
+
+// place writes data to rel inside the outputs folder, atomically, and
+// returns the artifact holding it. An empty file is an error: the gate
+// requires every file to hold something.
+func (g *generator) place(rel string, data []byte) (Artifact, error) {
+	if len(data) == 0 {
+		return Artifact{}, fmt.Errorf("%s would be empty", rel)
+	}
+	if err := atomicfile.Write(filepath.Join(g.dir, filepath.FromSlash(rel)), data, 0o644); err != nil {
+		return Artifact{}, err
+	}
+	return Artifact{Files: []string{rel}}, nil
+}
+
+// boardFile runs a single-file board export into staging and places it as rel.
+func (g *generator) boardFile(rel string, export func(out string) error) func() (Artifact, error) {
+	return func() (Artifact, error) {
+		if err := g.needBoard(); err != nil {
+			return Artifact{}, err
+		}
+		out := filepath.Join(g.stage, filepath.Base(rel))
+		if err := export(out); err != nil {
+			return Artifact{}, err
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			return Artifact{}, err
+		}
+		return g.place(rel, data)
+	}
+}
+
+// gerbers plots the Gerbers and drill files for the fab profile and zips
+// them, flat, in name order, with a fixed timestamp (so the zip's own bytes
+// depend only on its contents). kicad-cli's Gerber job file (.gbrjob) is left
+// out: it is X2 metadata both houses' guides turn off.
+func (g *generator) gerbers(prof FabProfile) func() (Artifact, error) {
+	return func() (Artifact, error) {
+		if err := g.needBoard(); err != nil {
+			return Artifact{}, err
+		}
+		gerbers, err := g.t.ExportGerbers(g.ctx, g.in.Board, filepath.Join(g.stage, "gerbers"), prof.Gerber)
+		if err != nil {
+			return Artifact{}, err
+		}
+		drills, err := g.t.ExportDrill(g.ctx, g.in.Board, filepath.Join(g.stage, "drill"), prof.Drill)
+		if err != nil {
+			return Artifact{}, err
+		}
+		var files []string
+		for _, f := range append(gerbers, drills...) {
+			if filepath.Ext(f) != ".gbrjob" {
+				files = append(files, f)
+			}
+		}
+		slices.SortFunc(files, func(a, b string) int { return strings.Compare(filepath.Base(a), filepath.Base(b)) })
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		var contents []string
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return Artifact{}, err
+			}
+			if len(data) == 0 {
+				return Artifact{}, fmt.Errorf("kicad-cli wrote an empty %s", filepath.Base(f))
+			}
+			w, err := zw.CreateHeader(&zip.FileHeader{Name: filepath.Base(f), Method: zip.Deflate, Modified: zipTime})
+			if err != nil {
+				return Artifact{}, err
+			}
+			if _, err := w.Write(data); err != nil {
+				return Artifact{}, err
+			}
+			contents = append(contents, filepath.Base(f))
+		}
+		if err := zw.Close(); err != nil {
+			return Artifact{}, err
+		}
+		a, err := g.place("gerbers-"+prof.Name+".zip", buf.Bytes())
+		a.Contents = contents
+		return a, err
+	}
+}
+
+// zipTime stamps every zip entry: a fixed time keeps the zip's bytes a
+// function of its contents.
+var zipTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// step exports board.step and lists parts whose 3D model is missing.
+func (g *generator) step() func() (Artifact, error) {
+	return func() (Artifact, error) {
+		if err := g.needBoard(); err != nil {
+			return Artifact{}, err
+		}
+		out := filepath.Join(g.stage, "board.step")
+		res, err := g.t.ExportSTEP(g.ctx, g.in.Board, out)
+		if err != nil {
+			return Artifact{}, err
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			return Artifact{}, err
+		}
+		a, err := g.place("board.step", data)
+		if len(res.MissingModels) > 0 {
+			a.Warnings = []string{fmt.Sprintf("3D models not found on this machine, so absent from the STEP (the board body and any other parts are there; Debian packages KiCad's models as kicad-packages3d): %s",
+				strings.Join(res.MissingModels, ", "))}
+		}
+		return a, err
+	}
+}
+
+// schematicSVG plots every sheet into schematic/.
+func (g *generator) schematicSVG() func() (Artifact, error) {
+	return func() (Artifact, error) {
+		files, err := g.t.ExportSVG(g.ctx, g.in.Schematic, filepath.Join(g.stage, "schematic"))
+		if err != nil {
+			return Artifact{}, err
+		}
+		var a Artifact
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return Artifact{}, err
+			}
+			one, err := g.place("schematic/"+filepath.Base(f), data)
+			if err != nil {
+				return Artifact{}, err
+			}
+			a.Files = append(a.Files, one.Files...)
+		}
+		return a, nil
+	}
+}
+
+// boardSVG plots the board's copper, silkscreen and outline as board.svg.
+func (g *generator) boardSVG() func() (Artifact, error) {
+	return func() (Artifact, error) {
+		if err := g.needBoard(); err != nil {
+			return Artifact{}, err
+		}
+		files, err := g.t.ExportSVG(g.ctx, g.in.Board, filepath.Join(g.stage, "board-svg"))
+		if err != nil {
+			return Artifact{}, err
+		}
+		data, err := os.ReadFile(files[0])
+		if err != nil {
+			return Artifact{}, err
+		}
+		return g.place("board.svg", data)
+	}
+}
+
+// removeStale deletes files the previous manifest in dir listed that this
+// run did not produce (a renamed sheet's SVG, the other fab's zip). Only
+// files a manifest names are ever removed: anything else in the folder is
+// the user's.
+func removeStale(dir string, now Manifest) error {
+	prev, err := ReadManifest(dir)
+	if err != nil {
+		return nil // no (readable) previous manifest: nothing is known to be ours
+	}
+	keep := map[string]bool{}
+	for _, f := range now.Files {
+		keep[f.Path] = true
+	}
+	for _, f := range prev.Files {
+		if keep[f.Path] || !localPath(f.Path) {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("remove stale output %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// localPath reports whether a manifest path stays inside the outputs folder:
+// a hand-edited manifest must not be able to make us touch files elsewhere.
+func localPath(p string) bool {
+	return p != "" && filepath.IsLocal(filepath.FromSlash(p)) && p != ManifestName
+}
+
+// ReadManifest reads dir/manifest.json.
+func ReadManifest(dir string) (Manifest, error) {
+	var m Manifest
+	p := filepath.Join(dir, ManifestName)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return m, fmt.Errorf("read %s: %w", p, err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return m, fmt.Errorf("read %s: %w", p, err)
+	}
+	return m, nil
+}
+
+// Verify is the outputs stage's completion gate, checked from what is on
+// disk: dir/manifest.json exists, its Gate passes, and every file it lists
+// exists, is non-empty and has the sha256 the manifest records.
+func Verify(dir string) (Manifest, error) {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return m, err
+	}
+	var problems []string
+	if err := m.Gate(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	for _, f := range m.Files {
+		if !localPath(f.Path) {
+			problems = append(problems, f.Path+": not a path inside the outputs folder")
+			continue
+		}
+		size, sum, err := hashFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
+		switch {
+		case err != nil:
+			problems = append(problems, err.Error())
+		case size == 0:
+			problems = append(problems, f.Path+": empty")
+		case sum != f.SHA256:
+			problems = append(problems, fmt.Sprintf("%s: sha256 %s, manifest says %s", f.Path, sum, f.SHA256))
+		}
+	}
+	if len(problems) > 0 {
+		return m, fmt.Errorf("outputs in %s: %s", dir, strings.Join(problems, "; "))
+	}
+	return m, nil
+}
+
+func hashFile(path string) (int64, string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	sum := sha256.Sum256(data)
+	return int64(len(data)), hex.EncodeToString(sum[:]), nil
+}
+
+// marshalManifest renders the manifest deterministically: struct field
+// order, two-space indent, trailing newline.
+func marshalManifest(m Manifest) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(m) // plain structs of strings and numbers always encode
+	return b.Bytes()
+}
+
+// oneLine folds kicad-cli's multi-line words into one manifest line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
