@@ -38,8 +38,13 @@ func (checkDriftTool) Run(ctx context.Context, s *Session, raw json.RawMessage) 
 		return *bad, nil
 	}
 	// Everything is read fresh: the point is to see the files as they are
-	// after this run's edits.
-	files, err := design.ReadFiles(s.Repo, s.Config)
+	// after this run's edits, config.json's budgets included.
+	cfg, _, err := design.LoadConfig(s.Repo)
+	if err != nil {
+		return Errorf("check_drift: %s", s.scrub(err.Error())), nil
+	}
+	cfg.Docs = s.Config.Docs
+	files, err := design.ReadFiles(s.Repo, cfg)
 	if err != nil {
 		return Errorf("check_drift: %s", s.scrub(err.Error())), nil
 	}
@@ -60,10 +65,10 @@ func (checkDriftTool) Run(ctx context.Context, s *Session, raw json.RawMessage) 
 			return Errorf("check_drift: %s", s.scrub(err.Error())), nil
 		}
 	}
-	drift := design.Drift(files, s.Config, sch, nl)
+	drift := design.Drift(files, cfg, sch, nl)
 	// Broken datasheet citations (D8) are drift too, as check counts them.
-	drift.Mismatches = append(drift.Mismatches, design.CheckCitations(s.Repo, files, s.Config)...)
-	violations := design.CheckConstraints(reg, s.Config, files, nl)
+	drift.Mismatches = append(drift.Mismatches, design.CheckCitations(s.Repo, files, cfg)...)
+	violations := design.CheckConstraints(reg, cfg, files, nl)
 
 	var b strings.Builder
 	if drift.Clean() && len(violations) == 0 {

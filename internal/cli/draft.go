@@ -18,7 +18,7 @@ func newDraftCmd(a *app) *cobra.Command {
 		Use:   "draft",
 		Short: "Run a deterministic drafting engine (schematic from an intent file, first-draft layout)",
 	}
-	cmd.AddCommand(newDraftSchematicCmd(a))
+	cmd.AddCommand(newDraftSchematicCmd(a), newDraftLayoutCmd(a))
 	return cmd
 }
 

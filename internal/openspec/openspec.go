@@ -169,3 +169,14 @@ func NodeVersion(ctx context.Context) (string, error) {
 	}
 	return strings.TrimSpace(string(out)), nil
 }
+
+// Init sets OpenSpec up in repo without asking anything (no AI tool
+// integrations): openspec/specs and openspec/changes. A repository that has
+// openspec/ already is left alone.
+func Init(ctx context.Context, repo string) error {
+	if Present(repo) {
+		return nil
+	}
+	_, err := run(ctx, repo, "init", "--tools", "none", "--no-animation", ".")
+	return err
+}

@@ -18,7 +18,6 @@ type (
 
 var N = kigen.N
 
-func num(v float64) string                      { return kigen.Num(v) }
 func clone(n *sexpr.Node) sexpr.Node            { return kigen.Clone(n) }
 func setArg(n *sexpr.Node, i int, v sexpr.Node) { kigen.SetArg(n, i, v) }
 func str(v string) sexpr.Node                   { return kigen.Str(v) }

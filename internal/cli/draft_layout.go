@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"copperhead/internal/design"
+	"copperhead/internal/draft/layout"
+	"copperhead/internal/kicad/kigen"
+	"copperhead/internal/project"
+)
+
+// newDraftLayoutCmd is `copperhead draft layout`: the deterministic layout
+// draft engine (create stage 5) run directly, with no model.
+func newDraftLayoutCmd(a *app) *cobra.Command {
+	var board string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "layout",
+		Short: "Draft a DRC-clean first layout from the schematic and LAYOUT.md (no model needed)",
+		Long: `layout writes a first-draft board from the schematic, the footprints its
+symbols name (the project's fp-lib-table, then KiCad's installed libraries) and
+docs/LAYOUT.md: an Edge.Cuts rectangle (the size LAYOUT.md states, e.g.
+"Board: 40 x 25 mm", else one computed from footprint area), every footprint
+placed by rule (connectors on edges, decoupling caps next to their IC,
+crystals next to the MCU, antenna ends on an edge behind a keepout), power
+nets and short two-pin nets routed where a straight or L-shaped track on one
+layer crosses nothing, the rest left as ratsnest. DRC runs on the result and
+any track it faults is unrouted again. The ## Draft quality section of
+LAYOUT.md is rewritten with exactly what is fine and what a human or an
+autorouter must redo.
+
+The same schematic and LAYOUT.md always give the same board, byte for byte.
+A board that holds footprints and was not drafted by copperhead is never
+overwritten without --force.
+
+Exit codes: 0 the gate passed (DRC shows nothing but unconnected items and
+the Draft quality section is written); 1 the gate failed, the board would be
+overwritten, or footprints are missing; 2 usage or environment (kicad-cli).`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			w, boardPath, err := a.openForLayout()
+			if err != nil {
+				return err
+			}
+			t, err := findKiCad(ctx)
+			if err != nil {
+				return err
+			}
+			switch {
+			case board != "" && filepath.IsAbs(board):
+				boardPath = board
+			case board != "":
+				boardPath = filepath.Join(w.repo, filepath.FromSlash(board))
+			}
+			opts := layout.Options{
+				Schematic: w.proj.Schematic,
+				Board:     boardPath,
+				LayoutDoc: filepath.Join(w.repo, filepath.FromSlash(w.cfg.DocPath(design.LayoutDoc))),
+				Force:     force,
+				Display:   w.proj.Rel,
+			}
+			rep, err := layout.Draft(ctx, t, opts)
+			if errors.Is(err, layout.ErrNotDraft) {
+				return withHint(failf("%v", w.relErr(err)), "--force overwrites it; or pass --board NEW.kicad_pcb")
+			}
+			if err != nil {
+				return failf("draft layout: %v", w.relErr(err))
+			}
+			if a.mode() == modeJSON {
+				if err := writeJSON(a.io.Out, struct {
+					OK bool `json:"ok"`
+					*layout.Report
+				}{rep.OK(), rep}); err != nil {
+					return err
+				}
+			} else {
+				printDraftLayout(a, rep)
+			}
+			if !rep.OK() {
+				return silentFailure
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&board, "board", "", "the .kicad_pcb `file` to write (default: the project's board)")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite a board copperhead did not draft")
+	return cmd
+}
+
+// openForLayout opens the repository like a.open, except that the board
+// config.json names may not exist yet: drafting it is the point. It returns
+// the board to write: the configured one, else the project's, else
+// <schematic name>.kicad_pcb beside the root schematic (where DRC's
+// schematic parity looks).
+func (a *app) openForLayout() (*workspace, string, error) {
+	repo, err := a.repoDir()
+	if err != nil {
+		return nil, "", err
+	}
+	cfg, found, err := design.LoadConfig(repo)
+	if err != nil {
+		return nil, "", failf("%v", err)
+	}
+	if !found || cfg.Board == "" {
+		w, err := a.open("")
+		if err != nil {
+			return nil, "", err
+		}
+		if w.proj.Board != "" {
+			return w, w.proj.Board, nil
+		}
+		return w, filepath.Join(filepath.Dir(w.proj.Schematic), w.proj.Name+".kicad_pcb"), nil
+	}
+	pr, err := project.Locate(repo, "", cfg.Schematic, "")
+	if err != nil {
+		if errors.Is(err, project.ErrNoSchematic) {
+			return nil, "", withHint(failf("%v", err), "draft the schematic first: copperhead draft schematic --intent FILE")
+		}
+		return nil, "", failf("%v", err)
+	}
+	board := filepath.Join(repo, filepath.FromSlash(cfg.Board))
+	pr.Board = board
+	return &workspace{repo: repo, cfg: cfg, cfgFound: true, proj: pr}, board, nil
+}
+
+// printDraftLayout renders a draft report as plain lines.
+func printDraftLayout(a *app, rep *layout.Report) {
+	out := a.io.Out
+	src := "computed from footprint area"
+	if rep.Outline.Stated {
+		src = "as LAYOUT.md states"
+	}
+	fmt.Fprintf(out, "drafted %s: %s x %s mm (%s), %s\n", rep.Board,
+		kigen.Num(rep.Outline.WidthMM), kigen.Num(rep.Outline.HeightMM), src, plural(len(rep.Parts), "footprint"))
+	met := 0
+	var unmet []string
+	for _, r := range rep.Rules {
+		if r.Met {
+			met++
+		} else {
+			unmet = append(unmet, r.Refdes+" ("+r.Detail+")")
+		}
+	}
+	fmt.Fprintf(out, "placement rules: %d of %d met", met, len(rep.Rules))
+	if len(unmet) > 0 {
+		fmt.Fprintf(out, "; not met: %s", strings.Join(unmet, ", "))
+	}
+	fmt.Fprintln(out)
+	for _, k := range rep.Keepouts {
+		fmt.Fprintf(out, "antenna %s on the %s edge: keepout from %s\n", k.Refdes, k.Edge, k.Source)
+	}
+	fmt.Fprintf(out, "routed %s (%s)", plural(len(rep.Routed), "net"), plural(rep.Tracks, "track"))
+	if len(rep.Partial) > 0 {
+		fmt.Fprintf(out, ", %d partly", len(rep.Partial))
+	}
+	fmt.Fprintf(out, "; %s left as ratsnest", plural(len(rep.Unrouted), "net"))
+	if len(rep.Unrouted) > 0 {
+		fmt.Fprintf(out, ": %s", strings.Join(rep.Unrouted, ", "))
+	}
+	fmt.Fprintln(out)
+	fmt.Fprintf(out, "DRC: %s, %s, %s\n", plural(rep.DRC.Violations, "violation"),
+		plural(rep.DRC.Unconnected, "unconnected item"), plural(rep.DRC.Parity, "parity issue"))
+	for _, d := range rep.DRC.Details {
+		fmt.Fprintf(out, "  %s\n", d)
+	}
+	if rep.LayoutDoc != "" {
+		fmt.Fprintf(out, "wrote %s ## %s: %s to redo\n", rep.LayoutDoc, layout.DraftQualityHeading, plural(len(rep.Redo), "item"))
+	}
+	if rep.OK() {
+		fmt.Fprintln(out, "gate: passed")
+		return
+	}
+	fmt.Fprintf(out, "gate: failed: %s\n", strings.Join(rep.Gate, "; "))
+}

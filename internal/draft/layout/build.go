@@ -1,0 +1,391 @@
+package layout
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"copperhead/internal/kicad"
+	"copperhead/internal/kicad/kigen"
+)
+
+// input is everything a draft is computed from; build does no I/O beyond
+// what the Libraries read.
+type input struct {
+	project     string
+	sch         *kicad.Schematic
+	netlist     *kicad.Netlist
+	libs        Libraries
+	intent      Intent
+	rules       designRules
+	symbolPaths map[string]string
+	// skip lists nets not to route, with why (DRC faulted their tracks).
+	skip map[string]string
+}
+
+// draftResult is a board and the facts the report is made of.
+type draftResult struct {
+	board    []byte
+	parts    []*part
+	w, h     float64
+	stated   bool
+	routes   []netRoute
+	tracks   []track
+	nets     []netInfo
+	kinds    netKinds
+	keepouts []KeepoutNote
+}
+
+// build computes the draft: parts and footprints, the outline, placement,
+// routing and the board file's bytes.
+func build(in input) (*draftResult, error) {
+	parts, nets, err := collectParts(in)
+	if err != nil {
+		return nil, err
+	}
+	kinds := classifyNets(nets, in.sch.PowerNets)
+	byNet := map[string][]*part{}
+	for _, p := range parts {
+		seen := map[string]bool{}
+		for _, num := range sortedKeys(p.pins) {
+			n := p.pins[num].Net
+			if !seen[n] {
+				seen[n] = true
+				byNet[n] = append(byNet[n], p)
+			}
+		}
+	}
+	assignRoles(parts, byNet, kinds)
+
+	inset := in.rules.EdgeClearance
+	res := &draftResult{parts: parts, nets: nets, kinds: kinds}
+	if in.intent.Width > 0 {
+		res.w, res.h, res.stated = in.intent.Width, in.intent.Height, true
+		if unplaced := placeAll(parts, res.w, res.h, inset, byNet, kinds); len(unplaced) > 0 {
+			return nil, fmt.Errorf("the parts do not fit on the %s x %s mm board LAYOUT.md states (%q): no room for %s",
+				kigen.Num(res.w), kigen.Num(res.h), in.intent.Source, refList(unplaced))
+		}
+	} else {
+		res.w, res.h = computedSize(parts, inset)
+		for attempt := 0; ; attempt++ {
+			unplaced := placeAll(parts, res.w, res.h, inset, byNet, kinds)
+			if len(unplaced) == 0 {
+				break
+			}
+			if attempt == maxGrowth {
+				return nil, fmt.Errorf("could not place %s even on a %s x %s mm board", refList(unplaced), kigen.Num(res.w), kigen.Num(res.h))
+			}
+			res.w, res.h = math.Ceil(res.w*growFactor), math.Ceil(res.h*growFactor)
+		}
+	}
+
+	r := &router{rules: in.rules, w: res.w, h: res.h}
+	padsByNet := map[string][]routePad{}
+	for _, p := range parts {
+		for i := range p.fp.Pads {
+			pad := &p.fp.Pads[i]
+			at := p.padAt(i)
+			net := p.pins[pad.Number].Net
+			if pad.Number == "" {
+				net = ""
+			}
+			if pad.copper() {
+				sh := padShape(pad, at, p.rot)
+				clr := math.Max(pad.Clearance, pad.MaskMargin)
+				r.maxObstacleClearance = math.Max(r.maxObstacleClearance, clr)
+				r.obstacles = append(r.obstacles, obstacle{sh: sh, net: net, layers: [2]bool{pad.Front, pad.Back}, clearance: clr})
+				if net != "" {
+					padsByNet[net] = append(padsByNet[net], routePad{at: at, layers: [2]bool{pad.Front, pad.Back}, sh: sh})
+				}
+			}
+			if pad.Drill.X > 0 {
+				npth := pad.Type == "np_thru_hole"
+				hn := net
+				if npth {
+					hn = ""
+				}
+				r.obstacles = append(r.obstacles, obstacle{sh: holeShape(pad, at, p.rot), net: hn, layers: [2]bool{true, true}, hole: true, npth: npth})
+			}
+		}
+		for _, k := range p.fp.Keepouts {
+			if k.Tracks {
+				box := rotateRect(k.Box, p.rot).shift(p.pos)
+				r.obstacles = append(r.obstacles, obstacle{sh: shape{kind: shapeRect, box: box}, layers: [2]bool{true, true}, keep: true})
+			}
+		}
+		if p.role == roleAntenna {
+			switch {
+			case p.hasKeepout():
+				r.obstacles = append(r.obstacles, obstacle{sh: shape{kind: shapeRect, box: p.keepout}, layers: [2]bool{true, true}, keep: true})
+				res.keepouts = append(res.keepouts, KeepoutNote{Refdes: p.Refdes, Source: "added by the draft", Edge: sideNames[p.edge]})
+			case len(p.fp.Keepouts) > 0:
+				res.keepouts = append(res.keepouts, KeepoutNote{Refdes: p.Refdes, Source: "the footprint's own rule area", Edge: sideNames[p.edge]})
+			default:
+				res.keepouts = append(res.keepouts, KeepoutNote{Refdes: p.Refdes, Source: "none: the footprint marks no antenna", Edge: sideNames[p.edge]})
+			}
+		}
+	}
+	// Pads that share a spot (a module's ground tab array) still count once
+	// per pad; the spanning tree skips overlapping pairs.
+	res.routes = r.routeNets(padsByNet, kinds, in.skip)
+	res.tracks = r.tracks
+	res.board = emit(in, res, r.tracks)
+	return res, nil
+}
+
+// KeepoutNote says how an antenna's keepout is honoured.
+type KeepoutNote struct {
+	Refdes string `json:"refdes"`
+	Source string `json:"source"` // "the footprint's own rule area", "added by the draft", or why there is none
+	Edge   string `json:"edge"`   // the board edge the antenna end sits on
+}
+
+func refList(ps []*part) string {
+	refs := make([]string, len(ps))
+	for i, p := range ps {
+		refs[i] = p.Refdes
+	}
+	slices.SortFunc(refs, kicad.CompareRefdes)
+	return strings.Join(refs, ", ")
+}
+
+// errMissingFootprints lists every component whose footprint cannot be
+// drafted, all at once.
+var errMissingFootprints = errors.New("cannot draft the layout")
+
+// collectParts joins the netlist's components (the authority for what is
+// on the board) with the schematic's placement data and loads every
+// footprint. Components excluded from the board are left out.
+func collectParts(in input) ([]*part, []netInfo, error) {
+	schParts := map[string]*kicad.Part{}
+	for i := range in.sch.Parts {
+		schParts[in.sch.Parts[i].Refdes] = &in.sch.Parts[i]
+	}
+	pins := map[string]map[string]netNode{}
+	var nets []netInfo
+	for _, n := range in.netlist.Nets {
+		nets = append(nets, netInfo{Name: n.Name, Nodes: n.Nodes})
+		for _, nd := range n.Nodes {
+			if pins[nd.Refdes] == nil {
+				pins[nd.Refdes] = map[string]netNode{}
+			}
+			pins[nd.Refdes][nd.Pin] = netNode{Net: n.Name, PinFunction: nd.PinFunction, PinType: nd.PinType}
+		}
+	}
+	var parts []*part
+	var problems []string
+	loaded := map[string]*Footprint{}
+	for _, c := range in.netlist.Components {
+		sp := schParts[c.Refdes]
+		if sp != nil && !sp.OnBoard {
+			continue
+		}
+		if c.Footprint == "" {
+			problems = append(problems, c.Refdes+" has no footprint assigned")
+			continue
+		}
+		fp, ok := loaded[c.Footprint]
+		if !ok {
+			var err error
+			if fp, err = in.libs.Load(c.Footprint); err != nil {
+				problems = append(problems, c.Refdes+": "+err.Error())
+				continue
+			}
+			loaded[c.Footprint] = fp
+		}
+		p := &part{
+			Refdes: c.Refdes, Value: c.Value, LibID: c.LibID, FootprintID: c.Footprint,
+			SheetName: "/", SheetFile: filepath.Base(in.sch.Root), Path: in.symbolPaths[c.Refdes],
+			fp: fp, pins: pins[c.Refdes], edge: -1,
+		}
+		if sp != nil {
+			p.SheetName = sp.SheetPath
+			if sp.SheetFile != "" {
+				// As the sheet symbol names it: relative to the root's folder.
+				p.SheetFile = sp.SheetFile
+			}
+		}
+		if p.pins == nil {
+			p.pins = map[string]netNode{}
+		}
+		parts = append(parts, p)
+	}
+	if len(problems) > 0 {
+		return nil, nil, fmt.Errorf("%w: %s", errMissingFootprints, strings.Join(problems, "; "))
+	}
+	if len(parts) == 0 {
+		return nil, nil, fmt.Errorf("%w: the schematic has no parts to place on a board", errMissingFootprints)
+	}
+	slices.SortFunc(parts, func(a, b *part) int { return kicad.CompareRefdes(a.Refdes, b.Refdes) })
+	return parts, nets, nil
+}
+
+// assignRoles decides each part's role, and for decoupling caps and
+// crystals the IC they serve.
+func assignRoles(parts []*part, byNet map[string][]*part, kinds netKinds) {
+	for _, p := range parts {
+		switch {
+		case isAntenna(p):
+			p.role = roleAntenna
+		case isMountingHole(p):
+			p.role = roleMounting
+		case isConnector(p):
+			p.role = roleConnector
+		case isIC(p):
+			p.role = roleIC
+		case isCrystalPart(p) && (refPrefix(p.Refdes) == "Y" || refPrefix(p.Refdes) == "X"):
+			p.role = roleCrystal
+		}
+		p.mate = -1
+		if p.role == roleAntenna || p.role == roleConnector {
+			p.mate = mateSide(p)
+		}
+	}
+	icOn := func(net string) []*part {
+		var out []*part
+		for _, q := range byNet[net] {
+			if q.role == roleIC || q.role == roleAntenna {
+				out = append(out, q)
+			}
+		}
+		return out
+	}
+	caps := map[*part]int{}
+	for _, p := range parts {
+		if p.role != roleOther {
+			continue
+		}
+		nets := map[string]bool{}
+		for _, pn := range p.pins {
+			nets[pn.Net] = true
+		}
+		if refPrefix(p.Refdes) == "C" && len(nets) == 2 {
+			var pwr, gnd string
+			for n := range nets {
+				switch {
+				case kinds.ground[n]:
+					gnd = n
+				case kinds.power[n]:
+					pwr = n
+				}
+			}
+			if pwr == "" || gnd == "" {
+				continue
+			}
+			var best *part
+			for _, ic := range icOn(pwr) {
+				if !slices.Contains(byNet[gnd], ic) {
+					continue
+				}
+				if best == nil || caps[ic] < caps[best] {
+					best = ic
+				}
+			}
+			if best != nil {
+				p.role, p.anchor, p.anchorNet = roleDecoupling, best, pwr
+				caps[best]++
+			}
+		}
+	}
+	for _, p := range parts {
+		if p.role != roleCrystal {
+			continue
+		}
+		var best *part
+		bestN := 0
+		for _, num := range sortedKeys(p.pins) {
+			for _, ic := range icOn(p.pins[num].Net) {
+				if kinds.power[p.pins[num].Net] {
+					continue
+				}
+				n := 0
+				for _, pn := range p.pins {
+					if slices.Contains(byNet[pn.Net], ic) && !kinds.power[pn.Net] {
+						n++
+					}
+				}
+				if n > bestN {
+					best, bestN = ic, n
+				}
+			}
+		}
+		p.anchor = best
+	}
+}
+
+// computedSize is the board size when LAYOUT.md states none: the parts'
+// area times fillFactor at a 4:3 aspect, never smaller than the largest
+// part plus the edge inset, in whole millimetres.
+func computedSize(parts []*part, inset float64) (float64, float64) {
+	area, maxW, maxH := 0.0, 0.0, 0.0
+	for _, p := range parts {
+		for _, r := range p.keepClear(0) {
+			rr := r.inflate(partGap / 2)
+			area += rr.w() * rr.h()
+		}
+		o := p.outline(0).inflate(partGap / 2)
+		d := math.Max(o.w(), o.h())
+		if p.role == roleAntenna || p.role == roleConnector {
+			// Edge parts may turn: allow for the longer side either way.
+			maxW, maxH = math.Max(maxW, d), math.Max(maxH, d)
+		} else {
+			maxW, maxH = math.Max(maxW, o.w()), math.Max(maxH, o.h())
+		}
+	}
+	area *= fillFactor
+	w := math.Sqrt(area * 4 / 3)
+	h := area / math.Max(w, 1)
+	w = math.Ceil(math.Max(w, maxW+2*inset+1))
+	h = math.Ceil(math.Max(h, maxH+2*inset+1))
+	return w, h
+}
+
+// emit writes the board file.
+func emit(in input, res *draftResult, tracks []track) []byte {
+	bw := &boardWriter{project: in.project, netID: map[string]int{}}
+	args := []any{
+		kigen.N("version", boardFileVersion), kigen.N("generator", "pcbnew"), kigen.N("generator_version", "9.0"),
+		kigen.N("general", kigen.N("thickness", 1.6), kigen.N("legacy_teardrops", kigen.Sym("no"))),
+		kigen.N("paper", "A4"),
+		kigen.N("title_block", kigen.N("title", in.project),
+			kigen.N("comment", 1, DraftMarker+": placement and routing are a first draft, see LAYOUT.md Draft quality")),
+		layersNode(),
+		setupNode(),
+		kigen.N("net", 0, ""),
+	}
+	for i, n := range res.nets {
+		bw.netID[n.Name] = i + 1
+		args = append(args, kigen.N("net", i+1, n.Name))
+	}
+	for _, p := range res.parts {
+		args = append(args, bw.footprintNode(p))
+	}
+	x0, y0 := abs(Pt{0, 0})
+	x1, y1 := abs(Pt{res.w, res.h})
+	args = append(args, kigen.N("gr_rect",
+		kigen.N("start", x0, y0), kigen.N("end", x1, y1),
+		kigen.N("stroke", kigen.N("width", 0.05), kigen.N("type", kigen.Sym("default"))),
+		kigen.N("fill", kigen.Sym("no")), kigen.N("layer", "Edge.Cuts"), bw.uuid("outline")))
+	for _, p := range res.parts {
+		if p.role == roleAntenna && p.hasKeepout() {
+			args = append(args, bw.keepoutZone("antenna keepout "+p.Refdes, p.keepout))
+		}
+	}
+	count := map[string]int{}
+	for _, t := range tracks {
+		ax, ay := abs(t.a)
+		bx, by := abs(t.b)
+		k := count[t.net]
+		count[t.net] = k + 1
+		args = append(args, kigen.N("segment",
+			kigen.N("start", ax, ay), kigen.N("end", bx, by),
+			kigen.N("width", t.width), kigen.N("layer", layerNames[t.layer]), kigen.N("net", bw.netID[t.net]),
+			bw.uuid(fmt.Sprintf("seg/%s/%d", t.net, k))))
+	}
+	args = append(args, kigen.N("embedded_fonts", kigen.Sym("no")))
+	n := kigen.N("kicad_pcb", args...)
+	return []byte(kigen.Format(&n))
+}

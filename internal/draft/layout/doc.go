@@ -1,0 +1,21 @@
+// Package layout is the deterministic layout-draft engine (stage 5 of the
+// create pipeline, spec §2.5 "First-draft layout"): from a schematic, the
+// footprints its symbols name and the LAYOUT.md intent, it writes a KiCad 9
+// .kicad_pcb with an Edge.Cuts outline, every footprint placed by rule
+// (connectors on edges, decoupling next to its IC, crystals next to the MCU,
+// antenna ends at an edge behind a keepout), the power nets and short
+// two-pin nets routed where a straight or L-shaped track on one layer
+// crosses nothing, and the rest left as ratsnest. It then rewrites the
+// `## Draft quality` section of LAYOUT.md with exactly what is fine and what
+// a human or an autorouter must redo.
+//
+// The engine needs no model: the same schematic, footprints and intent give
+// a byte-identical board (UUIDs are derived from content, every list is
+// sorted). Connectivity comes from kicad-cli's own netlist export, so pad
+// nets match the schematic exactly and DRC's schematic parity is clean.
+// DRC is the judge: a routed net that DRC faults is unrouted again before the
+// draft is reported, so every track that remains passes DRC.
+//
+// It builds on sexpr, kicad, kicad/kigen and kicadcli, and must never import
+// llm, agent, research or cli.
+package layout

@@ -1,0 +1,290 @@
+package layout
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"copperhead/internal/kicad"
+	"copperhead/internal/kicadcli"
+)
+
+// These tests run the real kicad-cli on copies of the open-telegraph fixture
+// and KiCad's demo projects in t.TempDir(): the board must load, pass DRC
+// but for unconnected items, match the schematic (parity), and come out byte
+// for byte the same when drafted again.
+
+const demosDir = "/usr/share/kicad/demos"
+
+var realTool struct {
+	once sync.Once
+	tool *kicadcli.Tool
+	err  error
+}
+
+// kicadTool returns the real kicad-cli with a private cache, or skips.
+func kicadTool(t testing.TB) *kicadcli.Tool {
+	t.Helper()
+	if _, err := exec.LookPath("kicad-cli"); err != nil && os.Getenv("COPPERHEAD_KICAD_CLI") == "" {
+		t.Skip("kicad-cli not installed (scripts/setup.sh installs it): skipping a test that runs the real kicad-cli")
+	}
+	realTool.once.Do(func() {
+		if os.Getenv("COPPERHEAD_KICAD_CONFIG") == "" {
+			dir, err := os.MkdirTemp("", "layout-kicadcfg-*")
+			if err != nil {
+				realTool.err = err
+				return
+			}
+			os.Setenv("COPPERHEAD_KICAD_CONFIG", dir)
+		}
+		realTool.tool, realTool.err = kicadcli.Find(context.Background())
+	})
+	if realTool.err != nil {
+		t.Fatal(realTool.err)
+	}
+	tool := *realTool.tool
+	tool.CacheDir = ""
+	return &tool
+}
+
+// project is a KiCad project copied into a temporary folder without its
+// board, with a docs/LAYOUT.md.
+type project struct {
+	dir, sch, board, layout string
+}
+
+// copyProject copies the .kicad_sch, .kicad_pro, library tables and
+// project-local libraries of src (never its boards) into a temp folder.
+func copyProject(t testing.TB, src, root string) project {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(src, root)); err != nil {
+		t.Skipf("%s not installed: %v", src, err)
+	}
+	dst := filepath.Join(t.TempDir(), "hw")
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		switch filepath.Ext(p) {
+		case ".kicad_pcb", ".kicad_prl", ".step", ".wrl", ".pdf", ".png", ".bmp":
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stem := strings.TrimSuffix(root, ".kicad_sch")
+	return project{
+		dir:    dst,
+		sch:    filepath.Join(dst, root),
+		board:  filepath.Join(dst, stem+".kicad_pcb"),
+		layout: filepath.Join(filepath.Dir(dst), "docs", "LAYOUT.md"),
+	}
+}
+
+// openTelegraphLayout is the fixture's LAYOUT.md with a stated outline.
+const statedLayout = "# t — Layout intent\n\n## Board outline\n\n- Board: 90 x 70 mm, 2 layers.\n\n## Draft quality\n\n" + draftQualityPlaceholder + "\n"
+
+func TestDraftProjects(t *testing.T) {
+	fixtureLayout, err := os.ReadFile("../../../examples/open-telegraph/docs/LAYOUT.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, src, root string
+		layout          string // LAYOUT.md to start from; "" for none
+		wantW, wantH    float64
+		wantKeepout     string // refdes of an antenna whose keepout must be honoured
+		wantEdge        []string
+		minRouted       int
+	}{
+		{name: "open-telegraph", src: "../../../examples/open-telegraph/hardware", root: "open-telegraph.kicad_sch",
+			layout: string(fixtureLayout), wantKeepout: "U1", wantEdge: []string{"J1", "J2", "J3"}, minRouted: 3},
+		{name: "open-telegraph stated outline", src: "../../../examples/open-telegraph/hardware", root: "open-telegraph.kicad_sch",
+			layout: statedLayout, wantW: 90, wantH: 70, wantKeepout: "U1"},
+		// A hierarchy with one sheet used twice: references per instance path.
+		{name: "complex_hierarchy", src: demosDir + "/complex_hierarchy", root: "complex_hierarchy.kicad_sch",
+			wantEdge: []string{"P101", "P102", "P201", "P202", "P301", "P302"}, minRouted: 10},
+		// Through-hole valves from the project's own footprint library: long
+		// nets between big parts, so rule-based routing finds little to do.
+		{name: "ecc83", src: demosDir + "/ecc83", root: "ecc83-pp.kicad_sch", wantEdge: []string{"P1", "P2"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tool := kicadTool(t)
+			pr := copyProject(t, tc.src, tc.root)
+			if tc.layout != "" {
+				if err := os.MkdirAll(filepath.Dir(pr.layout), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(pr.layout, []byte(tc.layout), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ctx := context.Background()
+			opts := Options{Schematic: pr.sch, Board: pr.board, LayoutDoc: pr.layout}
+			rep, err := Draft(ctx, tool, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("outline %s; %d parts; routed %d, partly %d, unrouted %d; DRC %d violations, %d unconnected, %d parity",
+				rep.Outline.Source, len(rep.Parts), len(rep.Routed), len(rep.Partial), len(rep.Unrouted),
+				rep.DRC.Violations, rep.DRC.Unconnected, rep.DRC.Parity)
+			if !rep.OK() {
+				t.Errorf("gate: %v\n%s", rep.Gate, strings.Join(rep.DRC.Details, "\n"))
+			}
+			if rep.DRC.Unconnected == 0 || len(rep.Unrouted) == 0 {
+				t.Errorf("a rule-based draft of %s should leave ratsnest: %d unconnected, %d unrouted nets", tc.name, rep.DRC.Unconnected, len(rep.Unrouted))
+			}
+			if len(rep.Routed) < tc.minRouted {
+				t.Errorf("%d nets routed, want at least %d", len(rep.Routed), tc.minRouted)
+			}
+			if tc.wantW > 0 && (rep.Outline.WidthMM != tc.wantW || rep.Outline.HeightMM != tc.wantH || !rep.Outline.Stated) {
+				t.Errorf("outline %+v, want the stated %v x %v", rep.Outline, tc.wantW, tc.wantH)
+			}
+
+			// Every netlist component is on the board, once.
+			nl, err := tool.Netlist(ctx, pr.sch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := kicad.LoadBoard(pr.board)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b.Footprints) != len(nl.Components) {
+				t.Errorf("board has %d footprints, netlist %d components", len(b.Footprints), len(nl.Components))
+			}
+			for i := range min(len(b.Footprints), len(nl.Components)) {
+				if fp, c := b.Footprints[i], nl.Components[i]; fp.Refdes != c.Refdes || fp.LibID != c.Footprint || fp.SymbolPath == "" {
+					t.Errorf("footprint %d: %s %s (path %q), netlist %s %s", i, fp.Refdes, fp.LibID, fp.SymbolPath, c.Refdes, c.Footprint)
+				}
+			}
+
+			for _, ref := range tc.wantEdge {
+				if !ruleMet(rep, ref) {
+					t.Errorf("%s: edge rule not met", ref)
+				}
+			}
+			if tc.wantKeepout != "" {
+				found := false
+				for _, k := range rep.Keepouts {
+					found = found || k.Refdes == tc.wantKeepout && !strings.HasPrefix(k.Source, "none")
+				}
+				if !found || !ruleMet(rep, tc.wantKeepout) {
+					t.Errorf("antenna keepout of %s not honoured: %+v", tc.wantKeepout, rep.Keepouts)
+				}
+			}
+
+			// The Draft quality section names every unrouted net.
+			md, err := os.ReadFile(pr.layout)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !HasDraftQuality(md) {
+				t.Fatalf("LAYOUT.md has no Draft quality section:\n%s", md)
+			}
+			section := string(md[bytes.Index(md, []byte("## "+DraftQualityHeading)):])
+			for _, n := range rep.Unrouted {
+				if !strings.Contains(section, n) {
+					t.Errorf("Draft quality does not name unrouted net %s", n)
+				}
+			}
+			if tc.layout != "" && !strings.Contains(string(md), "## Placement") && strings.Contains(tc.layout, "## Placement") {
+				t.Error("the rest of LAYOUT.md was lost")
+			}
+
+			// Same input, same bytes.
+			first, err := os.ReadFile(pr.board)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep2, err := Draft(ctx, tool, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			second, _ := os.ReadFile(pr.board)
+			secondMD, _ := os.ReadFile(pr.layout)
+			if !bytes.Equal(first, second) {
+				t.Error("board differs on re-run")
+			}
+			if !bytes.Equal(md, secondMD) {
+				t.Error("LAYOUT.md differs on re-run")
+			}
+			if !rep2.OK() {
+				t.Errorf("re-run gate: %v", rep2.Gate)
+			}
+			problems, err := Gate(ctx, tool, pr.board, pr.layout)
+			if err != nil || len(problems) > 0 {
+				t.Errorf("Gate = %v, %v", problems, err)
+			}
+		})
+	}
+}
+
+func ruleMet(rep *Report, ref string) bool {
+	for _, r := range rep.Rules {
+		if r.Refdes == ref {
+			return r.Met
+		}
+	}
+	return false
+}
+
+// TestDraftRefusesForeignBoard: a board with footprints that copperhead did
+// not draft is somebody's layout; only Force overwrites it.
+func TestDraftRefusesForeignBoard(t *testing.T) {
+	dir := t.TempDir()
+	board := filepath.Join(dir, "x.kicad_pcb")
+	tests := []struct {
+		name, content string
+		force         bool
+		refused       bool
+	}{
+		{"hand layout", "(kicad_pcb (footprint \"R:R\"))", false, true},
+		{"hand layout forced", "(kicad_pcb (footprint \"R:R\"))", true, false},
+		{"earlier draft", "(kicad_pcb (title_block (comment 1 \"" + DraftMarker + "\")) (footprint \"R:R\"))", false, false},
+		{"empty board", "(kicad_pcb (version 20241229))", false, false},
+	}
+	for _, tc := range tests {
+		if err := os.WriteFile(board, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := checkOverwrite(Options{Board: board, Force: tc.force})
+		if refused := errors.Is(err, ErrNotDraft); refused != tc.refused {
+			t.Errorf("%s: err = %v, want refused %v", tc.name, err, tc.refused)
+		}
+	}
+}
+
+// BenchmarkBuild measures the engine alone (placement, routing, emitting)
+// on the open-telegraph fixture, kicad-cli's netlist fetched once.
+func BenchmarkBuild(b *testing.B) {
+	tool := kicadTool(b)
+	pr := copyProject(b, "../../../examples/open-telegraph/hardware", "open-telegraph.kicad_sch")
+	in, err := loadInput(context.Background(), tool, Options{Schematic: pr.sch, Board: pr.board})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := build(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,566 @@
+package layout
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"copperhead/internal/kicad"
+)
+
+// part is one footprint to place: the schematic component, its library
+// footprint and where the engine put it.
+type part struct {
+	Refdes      string
+	Value       string
+	LibID       string // the symbol's library id
+	FootprintID string
+	SheetName   string // "/" or "/Power/"
+	SheetFile   string
+	Path        string // board path of the symbol, "" when unknown
+	fp          *Footprint
+	pins        map[string]netNode // pad number -> its net
+
+	role      role
+	anchor    *part  // the IC a decoupling cap or crystal serves
+	anchorNet string // decoupling: the power net it filters
+	mate      int    // the side (sideTop...) facing out for edge parts, -1 for none
+
+	// Placement result, board-relative (0,0 is the outline's top-left).
+	placed bool
+	pos    Pt
+	rot    float64
+	edge   int // the board edge an edge part sits on, -1 otherwise
+	note   string
+	// keepout is the antenna keepout the engine added (board coordinates),
+	// for an antenna footprint that marks its antenna but carries no rule
+	// area of its own; empty otherwise.
+	keepout Rect
+}
+
+// netNode is a pin's net as the netlist states it.
+type netNode struct {
+	Net         string
+	PinFunction string
+	PinType     string
+}
+
+// netInfo is a net and its pins, in netlist order.
+type netInfo struct {
+	Name  string
+	Nodes []kicad.NetNode
+}
+
+// Sides of a rectangle and edges of the board, clockwise from the top.
+const (
+	sideTop = iota
+	sideRight
+	sideBottom
+	sideLeft
+)
+
+var sideNames = [4]string{"top", "right", "bottom", "left"}
+
+// Placement constants.
+const (
+	// partGap is the minimum spacing between two parts' keep-clear boxes
+	// (courtyard, silkscreen and pads): enough that courtyards never touch
+	// and a reference on one part never lands on its neighbour.
+	partGap = 0.5
+	// placeGrid is the step of candidate positions: fine enough to pack
+	// 0402 parts, coarse enough to keep the search fast.
+	placeGrid = 0.5
+	// fillFactor is the board area per unit of part area when LAYOUT.md
+	// states no size: about 45% density, room for a first routing pass.
+	fillFactor = 2.2
+	// growFactor enlarges a computed board that did not fit, up to
+	// maxGrowth attempts.
+	growFactor = 1.15
+	maxGrowth  = 12
+	// nearMM is how close a decoupling cap or crystal must end up to the pin
+	// it serves for the rule to count as honoured.
+	nearMM = 6.0
+)
+
+// keepClear is the part's keep-clear area at rotation rot (footprint
+// coordinates): its own box (courtyard, silkscreen, the reference text and
+// pads) and the footprint's rule areas that forbid other footprints.
+func (p *part) keepClear(rot float64) []Rect {
+	out := []Rect{p.outline(rot)}
+	for _, k := range p.fp.Keepouts {
+		if k.Footprints {
+			out = append(out, rotateRect(k.Box, rot))
+		}
+	}
+	return out
+}
+
+// outline is the part's own box, which must lie inside the board: the
+// courtyard (less any stretch outlining a rule area: an antenna module's
+// keepout is meant to overhang the board edge), silkscreen, the reference
+// text and the pads.
+func (p *part) outline(rot float64) Rect {
+	fp := p.fp
+	box := fp.ownCourtyard().union(fp.Silk).union(fp.padsBox())
+	if p.role == roleAntenna {
+		box = box.union(fp.Body)
+	}
+	if fp.Ref.Silk {
+		box = box.union(fp.Ref.box(p.Refdes, 0))
+	}
+	return rotateRect(box, rot)
+}
+
+// hasKeepout reports whether the engine added an antenna keepout for p.
+func (p *part) hasKeepout() bool { return p.keepout != (Rect{}) && !p.keepout.empty() }
+
+// padCenter is the centre of the part's pads at rotation rot.
+func (p *part) padCenter(rot float64) Pt {
+	b := p.fp.padsBox()
+	if b.empty() {
+		return Pt{}
+	}
+	return rotate(b.center(), rot)
+}
+
+// padAt is the board position of pad i once placed.
+func (p *part) padAt(i int) Pt {
+	return p.pos.add(rotate(p.fp.Pads[i].At, p.rot))
+}
+
+// mateSide finds the side of an edge part that belongs at the board edge,
+// in footprint coordinates: for antenna parts the side of the antenna (its
+// rule area, else its "Antenna" note, else the top, where KiCad's module
+// footprints draw it); for connectors the side where the body reaches
+// furthest past the pads (a USB receptacle's mouth, a right-angle header's
+// pins). A symmetric connector has no mating side (-1).
+func mateSide(p *part) int {
+	fp := p.fp
+	pads := fp.padsBox()
+	if pads.empty() {
+		return -1
+	}
+	c := pads.center()
+	if p.role == roleAntenna {
+		target, ok := Pt{}, false
+		for _, k := range fp.Keepouts {
+			target, ok = k.Box.center(), true
+			break
+		}
+		if !ok && fp.HasAntennaText {
+			target, ok = fp.AntennaText, true
+		}
+		if !ok {
+			return sideTop
+		}
+		return sideOf(target.sub(c))
+	}
+	body := fp.Body.union(fp.Courtyard)
+	if body.empty() {
+		return -1
+	}
+	ext := [4]float64{pads.Y0 - body.Y0, body.X1 - pads.X1, body.Y1 - pads.Y1, pads.X0 - body.X0}
+	best, second := -1, math.Inf(-1)
+	for s, e := range ext {
+		if best < 0 || e > ext[best] {
+			if best >= 0 {
+				second = math.Max(second, ext[best])
+			}
+			best = s
+		} else {
+			second = math.Max(second, e)
+		}
+	}
+	// Less than a millimetre of difference is a symmetric body with
+	// courtyard rounding, not a mouth.
+	if ext[best]-second < 1 {
+		return -1
+	}
+	return best
+}
+
+// Antenna keepout the engine adds when a footprint marks its antenna but
+// has no rule area: no copper within antennaMarginMM of the antenna's sides,
+// and at least minAntennaDepthMM deep from the board edge.
+const (
+	antennaMarginMM   = 5.0
+	minAntennaDepthMM = 5.0
+)
+
+// antennaKeepout is the keepout for a placed antenna part whose footprint
+// notes "Antenna" but has no rule area: the antenna end of the body (twice
+// the note's distance from the end, at least minAntennaDepthMM deep),
+// antennaMarginMM wider on both sides, from the board edge inward, clipped
+// to the board.
+func antennaKeepout(p *part, w, h float64) (Rect, bool) {
+	fp := p.fp
+	if len(fp.Keepouts) > 0 || !fp.HasAntennaText || p.mate < 0 {
+		return Rect{}, false
+	}
+	// Work with the antenna end on top, then turn back.
+	k := rotationFor(p.mate, sideTop)
+	body := rotateRect(fp.Body.union(fp.padsBox()), k)
+	text := rotate(fp.AntennaText, k)
+	depth := math.Max(minAntennaDepthMM, 2*(text.Y-body.Y0))
+	// The top reaches past the body's end to the board edge (clipped below).
+	r := Rect{body.X0 - antennaMarginMM, body.Y0 - antennaMarginMM, body.X1 + antennaMarginMM, body.Y0 + depth}
+	r = rotateRect(rotateRect(r, -k), p.rot).shift(p.pos)
+	r = Rect{math.Max(r.X0, 0), math.Max(r.Y0, 0), math.Min(r.X1, w), math.Min(r.Y1, h)}
+	return r, !r.empty()
+}
+
+func sideOf(d Pt) int {
+	if math.Abs(d.Y) >= math.Abs(d.X) {
+		if d.Y < 0 {
+			return sideTop
+		}
+		return sideBottom
+	}
+	if d.X > 0 {
+		return sideRight
+	}
+	return sideLeft
+}
+
+// rotationFor turns side s to face edge e: each 90° counter-clockwise moves
+// a side one step anticlockwise (right becomes top).
+func rotationFor(s, e int) float64 {
+	if s < 0 {
+		return 0
+	}
+	return float64(((s-e)%4+4)%4) * 90
+}
+
+// placer holds the board and what is placed so far.
+type placer struct {
+	w, h   float64
+	inset  float64
+	taken  []Rect // keep-clear areas of placed parts, board coordinates
+	blocks []Rect // areas no footprint may enter (added antenna keepouts)
+}
+
+// fits reports whether a part whose keep-clear area is kc, shifted to at
+// (board coordinates), collides with nothing placed.
+func (pl *placer) fits(kc []Rect, at Pt) bool {
+	for _, r := range kc {
+		r = r.shift(at)
+		for _, t := range pl.taken {
+			if r.overlaps(t) {
+				return false
+			}
+		}
+		for _, b := range pl.blocks {
+			if r.overlaps(b) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+type candidate struct {
+	pos Pt
+	d   float64
+}
+
+// search finds the free position for p at rotation rot closest to target,
+// with its outline inside the board. When edge >= 0 the outline's side on
+// that edge must sit on it. ok is false when no position fits.
+func (pl *placer) search(p *part, rot float64, target Pt, edge int) (Pt, bool) {
+	ol := p.outline(rot)
+	kc := p.keepClear(rot)
+	for i := range kc {
+		kc[i] = kc[i].inflate(partGap / 2)
+	}
+	pc := p.padCenter(rot)
+	lo := Pt{pl.inset - ol.X0, pl.inset - ol.Y0}
+	hi := Pt{pl.w - pl.inset - ol.X1, pl.h - pl.inset - ol.Y1}
+	if lo.X > hi.X+eps || lo.Y > hi.Y+eps {
+		return Pt{}, false
+	}
+	var xs, ys []float64
+	grid := func(a, b float64) []float64 {
+		var out []float64
+		for v := math.Ceil(a/placeGrid-eps) * placeGrid; v <= b+eps; v += placeGrid {
+			out = append(out, round4(v))
+		}
+		if len(out) == 0 {
+			out = append(out, round4(a))
+		}
+		return out
+	}
+	switch edge {
+	case sideTop:
+		xs, ys = grid(lo.X, hi.X), []float64{round4(lo.Y)}
+	case sideBottom:
+		xs, ys = grid(lo.X, hi.X), []float64{round4(hi.Y)}
+	case sideLeft:
+		xs, ys = []float64{round4(lo.X)}, grid(lo.Y, hi.Y)
+	case sideRight:
+		xs, ys = []float64{round4(hi.X)}, grid(lo.Y, hi.Y)
+	default:
+		xs, ys = grid(lo.X, hi.X), grid(lo.Y, hi.Y)
+	}
+	cands := make([]candidate, 0, len(xs)*len(ys))
+	for _, y := range ys {
+		for _, x := range xs {
+			pos := Pt{x, y}
+			cands = append(cands, candidate{pos, pos.add(pc).dist(target)})
+		}
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		if c := cmp.Compare(round4(a.d), round4(b.d)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.pos.Y, b.pos.Y); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.pos.X, b.pos.X)
+	})
+	for _, c := range cands {
+		if pl.fits(kc, c.pos) {
+			return c.pos, true
+		}
+	}
+	return Pt{}, false
+}
+
+func (pl *placer) commit(p *part, pos Pt, rot float64, edge int) {
+	p.pos, p.rot, p.edge, p.placed = pos, rot, edge, true
+	for _, r := range p.keepClear(rot) {
+		pl.taken = append(pl.taken, r.inflate(partGap/2).shift(pos))
+	}
+}
+
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+// placeAll places every part on a w x h board, in rule order. It returns
+// the parts that found no room.
+func placeAll(parts []*part, w, h, inset float64, nets map[string][]*part, kinds netKinds) []*part {
+	pl := &placer{w: w, h: h, inset: inset}
+	for _, p := range parts {
+		p.placed, p.note, p.edge, p.keepout = false, "", -1, Rect{}
+	}
+	var unplaced []*part
+	center := Pt{w / 2, h / 2}
+	edgeMid := func(e int) Pt {
+		return [4]Pt{{w / 2, 0}, {w, h / 2}, {w / 2, h}, {0, h / 2}}[e]
+	}
+	byRole := func(r role) []*part {
+		var out []*part
+		for _, p := range parts {
+			if p.role == r {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+
+	// Antennas first: they need an edge and the most room around them.
+	for _, p := range byRole(roleAntenna) {
+		done := false
+		for _, e := range []int{sideTop, sideRight, sideLeft, sideBottom} {
+			rot := rotationFor(p.mate, e)
+			if pos, ok := pl.search(p, rot, edgeMid(e), e); ok {
+				pl.commit(p, pos, rot, e)
+				p.note = fmt.Sprintf("antenna end on the %s edge", sideNames[e])
+				if r, ok := antennaKeepout(p, w, h); ok {
+					p.keepout = r
+					pl.blocks = append(pl.blocks, r)
+				}
+				done = true
+				break
+			}
+		}
+		if !done {
+			unplaced = append(unplaced, p)
+		}
+	}
+	// Connectors round the edges, mouth outward, starting at the bottom.
+	order := []int{sideBottom, sideLeft, sideRight, sideTop}
+	for i, p := range byRole(roleConnector) {
+		done := false
+		for k := range order {
+			e := order[(i+k)%len(order)]
+			rot := rotationFor(p.mate, e)
+			if pos, ok := pl.search(p, rot, edgeMid(e), e); ok {
+				pl.commit(p, pos, rot, e)
+				p.note = fmt.Sprintf("on the %s edge", sideNames[e])
+				done = true
+				break
+			}
+		}
+		if !done {
+			unplaced = append(unplaced, p)
+		}
+	}
+	corners := []Pt{{0, 0}, {w, 0}, {0, h}, {w, h}}
+	for i, p := range byRole(roleMounting) {
+		if pos, ok := pl.search(p, 0, corners[i%4], -1); ok {
+			pl.commit(p, pos, 0, -1)
+			p.note = "in a corner"
+		} else {
+			unplaced = append(unplaced, p)
+		}
+	}
+	// ICs, largest first, near what they connect to.
+	ics := byRole(roleIC)
+	slices.SortStableFunc(ics, func(a, b *part) int { return cmp.Compare(len(b.fp.Pads), len(a.fp.Pads)) })
+	for _, p := range ics {
+		t := pullTarget(p, nets, kinds, center)
+		if pos, ok := pl.search(p, 0, t, -1); ok {
+			pl.commit(p, pos, 0, -1)
+		} else {
+			unplaced = append(unplaced, p)
+		}
+	}
+	// Crystals and decoupling at the pins they serve.
+	served := map[*part]int{}
+	for _, r := range []role{roleCrystal, roleDecoupling} {
+		for _, p := range byRole(r) {
+			t, ok := servedPin(p, served)
+			if !ok {
+				t = pullTarget(p, nets, kinds, center)
+			}
+			pos, found := pl.search(p, 0, t, -1)
+			if !found {
+				unplaced = append(unplaced, p)
+				continue
+			}
+			pl.commit(p, pos, 0, -1)
+			if ok {
+				d := pos.add(p.padCenter(0)).dist(t)
+				if d <= nearMM {
+					p.note = fmt.Sprintf("next to %s (%.1f mm from its pin)", p.anchor.Refdes, d)
+				} else {
+					p.note = fmt.Sprintf("%.1f mm from %s: no room closer", d, p.anchor.Refdes)
+				}
+			}
+		}
+	}
+	// The rest, most connected to what is placed first.
+	rest := byRole(roleOther)
+	for len(rest) > 0 {
+		best, bestScore := 0, -1
+		for i, p := range rest {
+			if s := connections(p, nets, kinds); s > bestScore {
+				best, bestScore = i, s
+			}
+		}
+		p := rest[best]
+		rest = slices.Delete(rest, best, best+1)
+		t := pullTarget(p, nets, kinds, center)
+		if pos, ok := pl.search(p, 0, t, -1); ok {
+			pl.commit(p, pos, 0, -1)
+		} else {
+			unplaced = append(unplaced, p)
+		}
+	}
+	return unplaced
+}
+
+// signalNets are the nets of p that pull it towards other parts: every net
+// but ground and power (those reach everywhere and would pull everything to
+// the middle).
+func signalNets(p *part, kinds netKinds) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, num := range sortedKeys(p.pins) {
+		n := p.pins[num].Net
+		if n == "" || seen[n] || kinds.power[n] || strings.HasPrefix(n, "unconnected-(") {
+			continue
+		}
+		seen[n] = true
+		out = append(out, n)
+	}
+	return out
+}
+
+// connections counts p's signal-net links to parts already placed.
+func connections(p *part, nets map[string][]*part, kinds netKinds) int {
+	n := 0
+	for _, net := range signalNets(p, kinds) {
+		for _, q := range nets[net] {
+			if q != p && q.placed {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// pullTarget is the centroid of the placed pads p shares a signal net
+// with, or dflt when there are none.
+func pullTarget(p *part, nets map[string][]*part, kinds netKinds, dflt Pt) Pt {
+	var sum Pt
+	n := 0
+	for _, net := range signalNets(p, kinds) {
+		for _, q := range nets[net] {
+			if q == p || !q.placed {
+				continue
+			}
+			for i := range q.fp.Pads {
+				if q.pins[q.fp.Pads[i].Number].Net == net {
+					sum = sum.add(q.padAt(i))
+					n++
+				}
+			}
+		}
+	}
+	if n == 0 {
+		return dflt
+	}
+	return sum.scale(1 / float64(n))
+}
+
+// servedPin is where a decoupling cap or crystal should go: for a cap, the
+// next of its IC's pins on the cap's power net (round robin, so three caps
+// on one IC spread over its supply pins); for a crystal, the centroid of the
+// IC pins it shares nets with.
+func servedPin(p *part, served map[*part]int) (Pt, bool) {
+	ic := p.anchor
+	if ic == nil || !ic.placed {
+		return Pt{}, false
+	}
+	var pins []int
+	for i := range ic.fp.Pads {
+		n := ic.pins[ic.fp.Pads[i].Number].Net
+		switch p.role {
+		case roleDecoupling:
+			if n == p.anchorNet {
+				pins = append(pins, i)
+			}
+		case roleCrystal:
+			for _, pn := range p.pins {
+				if pn.Net == n && n != "" {
+					pins = append(pins, i)
+					break
+				}
+			}
+		}
+	}
+	if len(pins) == 0 {
+		return Pt{}, false
+	}
+	if p.role == roleDecoupling {
+		k := served[ic]
+		served[ic] = k + 1
+		return ic.padAt(pins[k%len(pins)]), true
+	}
+	var sum Pt
+	for _, i := range pins {
+		sum = sum.add(ic.padAt(i))
+	}
+	return sum.scale(1 / float64(len(pins))), true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, kicad.CompareRefdes)
+	return keys
+}

@@ -1,0 +1,181 @@
+package layout
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"copperhead/internal/kicad"
+	"copperhead/internal/sexpr"
+)
+
+// designRules are the numbers from the project's .kicad_pro that decide
+// whether a track passes DRC. Checks use the largest clearance any net class
+// asks for, so a draft never depends on which class a net falls into.
+type designRules struct {
+	Clearance     float64 // copper to copper
+	HoleClearance float64 // copper to a hole of another net
+	EdgeClearance float64 // copper to the board edge
+	SignalWidth   float64
+	PowerWidth    float64
+}
+
+// KiCad 9's defaults for a project without a .kicad_pro (or one that leaves
+// a number out).
+const (
+	defaultClearance     = 0.2
+	defaultHoleClearance = 0.25
+	defaultEdgeClearance = 0.5
+	defaultTrackWidth    = 0.25
+	// powerTrackWidth is the draft's width for power nets: twice a signal
+	// track, comfortably above 1 A on outer 1 oz copper for short runs. A
+	// human sizes it properly (the Draft quality section says so).
+	powerTrackWidth = 0.5
+)
+
+// proFile is the part of a .kicad_pro the engine reads.
+type proFile struct {
+	Board struct {
+		DesignSettings struct {
+			Rules map[string]any `json:"rules"`
+		} `json:"design_settings"`
+	} `json:"board"`
+	NetSettings struct {
+		Classes []struct {
+			Name       string  `json:"name"`
+			Clearance  float64 `json:"clearance"`
+			TrackWidth float64 `json:"track_width"`
+		} `json:"classes"`
+	} `json:"net_settings"`
+}
+
+// readDesignRules reads the design rules from the .kicad_pro at path; a
+// missing file gives KiCad's defaults.
+func readDesignRules(path string) (designRules, error) {
+	r := designRules{
+		Clearance: defaultClearance, HoleClearance: defaultHoleClearance, EdgeClearance: defaultEdgeClearance,
+		SignalWidth: defaultTrackWidth,
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		r.PowerWidth = powerTrackWidth
+		return r, nil
+	}
+	if err != nil {
+		return r, fmt.Errorf("read design rules: %w", err)
+	}
+	var pro proFile
+	if err := json.Unmarshal(data, &pro); err != nil {
+		return r, fmt.Errorf("read design rules from %s: %w", filepath.Base(path), err)
+	}
+	num := func(key string) float64 {
+		if v, ok := pro.Board.DesignSettings.Rules[key].(float64); ok && v >= 0 && v < 100 {
+			return v
+		}
+		return 0
+	}
+	minTrack := num("min_track_width")
+	r.Clearance = math.Max(r.Clearance, num("min_clearance"))
+	r.HoleClearance = math.Max(r.HoleClearance, num("min_hole_clearance"))
+	if v, ok := pro.Board.DesignSettings.Rules["min_copper_edge_clearance"].(float64); ok && v >= 0 && v < 100 {
+		r.EdgeClearance = math.Max(v, defaultEdgeClearance)
+	}
+	for _, c := range pro.NetSettings.Classes {
+		if c.Clearance > 0 && c.Clearance < 100 {
+			r.Clearance = math.Max(r.Clearance, c.Clearance)
+		}
+		if c.Name == "Default" && c.TrackWidth > 0 && c.TrackWidth < 100 {
+			r.SignalWidth = c.TrackWidth
+		}
+	}
+	r.SignalWidth = math.Max(r.SignalWidth, minTrack)
+	r.PowerWidth = math.Max(powerTrackWidth, r.SignalWidth)
+	return r, nil
+}
+
+// symbolPaths maps each reference to the board path of the symbol it was
+// placed from ("/<sheet uuids>/<symbol uuid>", the root sheet left out), the
+// link KiCad's "Update PCB from Schematic" follows. The instance data of
+// every sheet file is read; a multi-unit symbol links through its lowest
+// unit. KiCad 6 files keep the same data in the root's symbol_instances.
+func symbolPaths(sch *kicad.Schematic) (map[string]string, error) {
+	rootDir := filepath.Dir(sch.Root)
+	rootNode, _, err := sexpr.ParseFile(sch.Root)
+	if err != nil {
+		return nil, fmt.Errorf("read symbol paths: %w", err)
+	}
+	type best struct {
+		path string
+		unit int
+	}
+	found := map[string]best{}
+	offer := func(ref, path string, unit int) {
+		if b, ok := found[ref]; !ok || unit < b.unit {
+			found[ref] = best{path, unit}
+		}
+	}
+	if si := rootNode.Child("symbol_instances"); si != nil {
+		for p := range si.All("path") {
+			unit := atoiOr(p.Value1("unit"), 1)
+			offer(p.Value1("reference"), p.Arg(0), unit)
+		}
+	}
+	rootPrefix := "/" + rootNode.Value1("uuid")
+	files := []string{sch.Root}
+	for _, s := range sch.Sheets {
+		f := filepath.Join(rootDir, filepath.FromSlash(s.File))
+		if !slices.Contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	for i, f := range files {
+		n := rootNode
+		if i > 0 {
+			if n, _, err = sexpr.ParseFile(f); err != nil {
+				return nil, fmt.Errorf("read symbol paths: %w", err)
+			}
+		}
+		for sym := range n.All("symbol") {
+			uuid := sym.Value1("uuid")
+			inst := sym.Child("instances")
+			if uuid == "" || inst == nil {
+				continue
+			}
+			unit := atoiOr(sym.Value1("unit"), 1)
+			for proj := range inst.All("project") {
+				for p := range proj.All("path") {
+					sheet, ok := strings.CutPrefix(p.Arg(0), rootPrefix)
+					if !ok || rootPrefix == "/" {
+						continue
+					}
+					offer(p.Value1("reference"), strings.TrimSuffix(sheet, "/")+"/"+uuid, unit)
+				}
+			}
+		}
+	}
+	out := make(map[string]string, len(found))
+	for ref, b := range found {
+		out[ref] = b.path
+	}
+	return out, nil
+}
+
+func atoiOr(s string, dflt int) int {
+	n := 0
+	if s == "" {
+		return dflt
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' || n > 1e6 {
+			return dflt
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
