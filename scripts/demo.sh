@@ -2,7 +2,8 @@
 # demo.sh: the main job on the bundled demo board, from a fresh machine.
 # Installs what is missing (scripts/setup.sh), builds copperhead, copies
 # examples/open-telegraph into a new git repository in a temporary folder and
-# runs `copperhead init` and `copperhead check` there. No API key is needed;
+# runs `copperhead init`, `copperhead check` and the fab exports
+# (`copperhead outputs`) there. No API key is needed;
 # with a model configured it also runs one agent request.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -30,6 +31,9 @@ echo
 echo "demo: copperhead check"
 status=0
 "$bin" check || status=$?
+echo
+echo "demo: copperhead outputs  (gerbers + drill, DXF, STEP, SVGs, 3D render, ordering BOM)"
+"$bin" outputs || status=$?
 
 # With a model configured (ANTHROPIC_API_KEY, OPENAI_API_KEY, COPPERHEAD_MODEL
 # or compat:), the agent gets the money demo: a request that would break the
@@ -48,4 +52,6 @@ echo
 echo "demo: the design docs are in $work/docs:"
 ls -1 "$work/docs"
 echo "demo: config in $work/.copperhead/config.json"
+echo "demo: the fab package is in $work/outputs:"
+ls -1 "$work/outputs" 2>/dev/null || true
 exit "$status"
