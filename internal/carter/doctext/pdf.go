@@ -7,15 +7,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
-	"syscall"
 	"time"
+
+	"copperhead/internal/poppler"
 )
 
-// This file is carter's one subprocess: poppler's pdftotext. (The datasheet
-// cache wraps the same program for its own layout; its helpers are not
-// exported.)
+// This file is carter's one subprocess: poppler's pdftotext, run through
+// internal/poppler like the datasheet cache's.
 
 // PDFToText names the program; tests point it at one that does not exist.
 var PDFToText = "pdftotext"
@@ -56,65 +54,18 @@ func PDF(ctx context.Context, data []byte) (text, version string, err error) {
 	}
 	_, vErr, _ := run(ctx, bin, "-v")
 	version = "unknown"
-	if _, rest, ok := strings.Cut(string(vErr), "version "); ok {
-		version, _, _ = strings.Cut(rest, "\n")
-		version = strings.TrimSpace(version)
+	if v, ok := poppler.ParseVersion(string(vErr)); ok {
+		version = v
 	}
-	out, stderr, err := run(ctx, bin, "-layout", "-enc", "UTF-8", f.Name(), "-")
+	out, _, err := run(ctx, bin, "-layout", "-enc", "UTF-8", f.Name(), "-")
 	if err != nil {
-		return "", "", fmt.Errorf("pdftotext: %v: %s", err, quoteStderr(stderr))
+		return "", "", fmt.Errorf("pdf: %w", err)
 	}
 	return plain(string(out)), version, nil
 }
 
-// run runs one poppler command in its own process group with a fixed
-// locale, killing the group on timeout.
+// run runs one poppler command through internal/poppler, bounded by
+// pdfTimeout and maxPDFText.
 func run(ctx context.Context, bin string, args ...string) (stdout, stderr []byte, err error) {
-	ctx, cancel := context.WithTimeout(ctx, pdfTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = []string{"LC_ALL=C.UTF-8", "PATH=/usr/bin:/bin"}
-	cmd.Dir = os.TempDir()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	var out, errb capped
-	out.max, errb.max = maxPDFText, 64<<10
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	if ctx.Err() != nil {
-		return nil, errb.Bytes(), fmt.Errorf("timed out or cancelled: %w", ctx.Err())
-	}
-	if out.over {
-		return nil, errb.Bytes(), fmt.Errorf("output exceeds %d bytes", maxPDFText)
-	}
-	return out.Bytes(), errb.Bytes(), err
-}
-
-type capped struct {
-	bytes.Buffer
-	max  int
-	over bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - c.Len(); len(p) > room {
-		c.over = true
-		if room > 0 {
-			c.Buffer.Write(p[:room])
-		}
-		return len(p), nil
-	}
-	return c.Buffer.Write(p)
-}
-
-func quoteStderr(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if s == "" {
-		return "(no output on stderr)"
-	}
-	if len(s) > 300 {
-		s = s[:300] + "..."
-	}
-	return strconv.Quote(s)
+	return poppler.Run(ctx, pdfTimeout, maxPDFText, bin, args...)
 }

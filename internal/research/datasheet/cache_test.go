@@ -17,6 +17,7 @@ import (
 
 	"copperhead/internal/datasheets"
 	"copperhead/internal/research/egress"
+	"copperhead/internal/research/researchtest"
 )
 
 // testPages is the fake supplier's three-page datasheet. Page 3 carries an
@@ -74,7 +75,7 @@ func newTestCache(t *testing.T) *Cache {
 
 func TestFetchStoresPDFTextAndIndex(t *testing.T) {
 	requirePoppler(t)
-	pdf := makePDF("TPS63020 datasheet", testPages)
+	pdf := researchtest.PDF("TPS63020 datasheet", testPages)
 	s := newSupplier(t, pdf)
 	c := newTestCache(t)
 	ctx := context.Background()
@@ -133,7 +134,7 @@ func TestFetchStoresPDFTextAndIndex(t *testing.T) {
 
 func TestFetchIdempotentAndDeterministic(t *testing.T) {
 	requirePoppler(t)
-	s := newSupplier(t, makePDF("", testPages))
+	s := newSupplier(t, researchtest.PDF("", testPages))
 	c := newTestCache(t)
 	ctx := context.Background()
 	first, err := c.Fetch(ctx, testClient(), s.srv.URL+"/ds.pdf", "TPS63020", 0)
@@ -160,7 +161,7 @@ func TestFetchIdempotentAndDeterministic(t *testing.T) {
 
 	// The same documents fetched into another cache in the other order
 	// yield byte-identical index.json.
-	s.pdf = makePDF("Other part", [][]string{{"LM358 dual op amp"}})
+	s.pdf = researchtest.PDF("Other part", [][]string{{"LM358 dual op amp"}})
 	if _, err := c.Fetch(ctx, testClient(), s.srv.URL+"/download", "LM358", 0); err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func TestFetchIdempotentAndDeterministic(t *testing.T) {
 	if _, err := c2.Fetch(ctx, testClient(), s.srv.URL+"/download", "LM358", 0); err != nil {
 		t.Fatal(err)
 	}
-	s.pdf = makePDF("", testPages)
+	s.pdf = researchtest.PDF("", testPages)
 	c2.now = func() time.Time { return time.Date(2025, 3, 1, 11, 0, 0, 0, time.UTC) }
 	if _, err := c2.Fetch(ctx, testClient(), s.srv.URL+"/ds.pdf", "TPS63020", 0); err != nil {
 		t.Fatal(err)
@@ -187,14 +188,14 @@ func TestFetchIdempotentAndDeterministic(t *testing.T) {
 
 func TestFetchChangedHashSupersedes(t *testing.T) {
 	requirePoppler(t)
-	s := newSupplier(t, makePDF("rev A", testPages))
+	s := newSupplier(t, researchtest.PDF("rev A", testPages))
 	c := newTestCache(t)
 	ctx := context.Background()
 	old, err := c.Fetch(ctx, testClient(), s.srv.URL+"/ds.pdf", "TPS63020", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.pdf = makePDF("rev B", testPages)
+	s.pdf = researchtest.PDF("rev B", testPages)
 	c.now = func() time.Time { return time.Date(2025, 4, 1, 0, 0, 0, 0, time.UTC) }
 	e, err := c.Fetch(ctx, testClient(), s.srv.URL+"/ds.pdf", "TPS63020", 0)
 	if err != nil {
@@ -210,7 +211,7 @@ func TestFetchChangedHashSupersedes(t *testing.T) {
 
 func TestFetchMislabelledAndNotPDF(t *testing.T) {
 	requirePoppler(t)
-	s := newSupplier(t, makePDF("x", testPages))
+	s := newSupplier(t, researchtest.PDF("x", testPages))
 	c := newTestCache(t)
 	e, err := c.Fetch(context.Background(), testClient(), s.srv.URL+"/download", "TPS63020", 0)
 	if err != nil || e.Status != StatusCached {
@@ -227,7 +228,7 @@ func TestFetchMislabelledAndNotPDF(t *testing.T) {
 
 func TestFetchOversizedIsNotCached(t *testing.T) {
 	requirePoppler(t)
-	s := newSupplier(t, makePDF("x", testPages))
+	s := newSupplier(t, researchtest.PDF("x", testPages))
 	c := newTestCache(t)
 	url := s.srv.URL + "/big.pdf"
 	e, err := c.Fetch(context.Background(), testClient(), url, "TPS63020", 1)
@@ -252,7 +253,7 @@ func TestFetchOversizedIsNotCached(t *testing.T) {
 
 func TestCite(t *testing.T) {
 	requirePoppler(t)
-	s := newSupplier(t, makePDF("x", testPages))
+	s := newSupplier(t, researchtest.PDF("x", testPages))
 	c := newTestCache(t)
 	e, err := c.Fetch(context.Background(), testClient(), s.srv.URL+"/ds.pdf", "TPS63020", 0)
 	if err != nil {
@@ -297,7 +298,7 @@ func TestPopplerMissing(t *testing.T) {
 	if _, err := findExtractor(context.Background()); err == nil {
 		t.Fatal("findExtractor succeeded without pdftotext")
 	}
-	s = newSupplier(t, makePDF("x", testPages))
+	s = newSupplier(t, researchtest.PDF("x", testPages))
 	c := newTestCache(t)
 	_, err := c.Fetch(context.Background(), testClient(), s.srv.URL+"/ds.pdf", "X", 0)
 	if err == nil || !errors.Is(err, ErrNoPoppler) || !strings.Contains(err.Error(), "poppler-utils") {

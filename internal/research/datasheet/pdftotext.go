@@ -6,12 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"copperhead/internal/poppler"
 )
 
 // This file is the one place the datasheet cache runs a subprocess: poppler's
@@ -37,14 +37,6 @@ const popplerTimeout = time.Minute
 // maxPopplerOutput caps what one poppler run may print. A page of text is a
 // few kilobytes; a PDF built to expand on extraction stops here.
 const maxPopplerOutput = 16 << 20
-
-// maxQuoted caps how much of poppler's stderr an error quotes, so a chatty
-// failure still fits the CLI's one-line error.
-const maxQuoted = 500
-
-// waitDelay is how long Wait waits for poppler's pipes to close once its
-// process group has been killed.
-const waitDelay = 5 * time.Second
 
 // ErrNoPoppler is wrapped by the error returned when pdftotext or pdfinfo is
 // not installed, so a caller can tell "the machine is not set up" from a bad
@@ -81,22 +73,14 @@ func findExtractor(ctx context.Context) (*extractor, error) {
 		if err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%s -v: cannot read a version from %s", x.pdftotext, quote(stderr))
+		return nil, fmt.Errorf("%s -v: cannot read a version from %s", x.pdftotext, poppler.Quote(stderr))
 	}
 	x.version = v
 	return &x, nil
 }
 
 // parsePopplerVersion finds "version X.Y.Z" in poppler's banner.
-func parsePopplerVersion(out string) (string, bool) {
-	_, rest, ok := strings.Cut(out, "version ")
-	if !ok {
-		return "", false
-	}
-	v, _, _ := strings.Cut(rest, "\n")
-	v = strings.TrimSpace(v)
-	return v, v != ""
-}
+func parsePopplerVersion(out string) (string, bool) { return poppler.ParseVersion(out) }
 
 // pdfInfo is what pdfinfo reports about a document that the cache records.
 type pdfInfo struct {
@@ -146,70 +130,8 @@ func (x *extractor) page(ctx context.Context, path string, n int) (string, error
 	return string(bytes.TrimSuffix(stdout, []byte("\f"))), nil
 }
 
-// runPoppler runs one poppler program in its own process group with a
-// minimal environment, bounded by popplerTimeout and the caller's context;
-// on timeout or cancellation the whole group is killed. Errors name the
-// command and quote its stderr.
+// runPoppler runs one poppler program through internal/poppler, bounded by
+// popplerTimeout and maxPopplerOutput.
 func runPoppler(ctx context.Context, bin string, args ...string) (stdout, stderr []byte, err error) {
-	label := bin + " " + strings.Join(args, " ")
-	runCtx, cancel := context.WithTimeout(ctx, popplerTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(runCtx, bin, args...)
-	// Poppler needs no environment of ours; a fixed locale keeps its output
-	// stable.
-	cmd.Env = []string{"LC_ALL=C.UTF-8", "PATH=/usr/bin:/bin"}
-	cmd.Dir = os.TempDir()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		// A negative pid signals the whole process group poppler leads.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	cmd.WaitDelay = waitDelay
-	var outBuf, errBuf cappedBuffer
-	outBuf.max, errBuf.max = maxPopplerOutput, maxPopplerOutput
-	cmd.Stdout, cmd.Stderr = &outBuf, &errBuf
-	runErr := cmd.Run()
-	stdout, stderr = outBuf.Bytes(), errBuf.Bytes()
-	switch {
-	case runCtx.Err() != nil && ctx.Err() == nil:
-		return stdout, stderr, fmt.Errorf("%s: timed out after %s", label, popplerTimeout)
-	case ctx.Err() != nil:
-		return stdout, stderr, fmt.Errorf("%s: %w", label, ctx.Err())
-	case runErr != nil:
-		return stdout, stderr, fmt.Errorf("%s: %v: %s", label, runErr, quote(stderr))
-	case outBuf.overflow:
-		return stdout, stderr, fmt.Errorf("%s: output exceeds %d bytes", label, maxPopplerOutput)
-	}
-	return stdout, stderr, nil
-}
-
-// cappedBuffer keeps at most max bytes and notes whether more arrived.
-type cappedBuffer struct {
-	bytes.Buffer
-	max      int
-	overflow bool
-}
-
-func (b *cappedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); len(p) > room {
-		b.overflow = true
-		if room > 0 {
-			b.Buffer.Write(p[:room])
-		}
-		return len(p), nil
-	}
-	return b.Buffer.Write(p)
-}
-
-// quote renders a program's stderr for an error message: trimmed, capped,
-// and Go-quoted so control bytes from a hostile PDF cannot reach a terminal.
-func quote(stderr []byte) string {
-	s := strings.TrimSpace(string(stderr))
-	if s == "" {
-		return "(no output on stderr)"
-	}
-	if len(s) > maxQuoted {
-		s = s[:maxQuoted] + "..."
-	}
-	return strconv.Quote(s)
+	return poppler.Run(ctx, popplerTimeout, maxPopplerOutput, bin, args...)
 }
