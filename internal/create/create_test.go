@@ -46,6 +46,7 @@ func TestPromptCarriesGuidance(t *testing.T) {
 // fakeRunner plays a model: each stage run calls the stage's function,
 // which writes what a model would.
 type fakeRunner struct {
+	turns  map[string]int
 	repo   string
 	do     map[string]func(repo string)
 	calls  []string
@@ -54,6 +55,10 @@ type fakeRunner struct {
 
 func (f *fakeRunner) Stage(ctx context.Context, st Stage, request string, maxTurns int) (StageRun, error) {
 	f.calls = append(f.calls, st.Name)
+	if f.turns == nil {
+		f.turns = map[string]int{}
+	}
+	f.turns[st.Name] = maxTurns
 	if i := strings.Index(request, "Diagnosis and guidance:"); i >= 0 {
 		f.guided = append(f.guided, st.Name)
 	}
@@ -104,7 +109,9 @@ func TestRunGatesRetriesAndResume(t *testing.T) {
 			}
 		},
 	}}
-	in := Input{Env: Env{Repo: repo, Config: design.DefaultConfig()}, Runner: f, MaxStageRetries: 1}
+	cfg := design.DefaultConfig()
+	cfg.StageMaxTurns = map[string]int{"architecture": 7} // AC-15.18
+	in := Input{Env: Env{Repo: repo, Config: cfg}, Runner: f, MaxStageRetries: 1}
 	rep, err := Run(context.Background(), in)
 	if !errors.Is(err, ErrStopped) {
 		t.Fatalf("Run = %v, want ErrStopped", err)
@@ -115,6 +122,9 @@ func TestRunGatesRetriesAndResume(t *testing.T) {
 	want := "spec-seed architecture diagnose architecture architecture part-selection diagnose part-selection part-selection"
 	if got := strings.Join(f.calls, " "); got != want {
 		t.Errorf("calls:\n%s\nwant:\n%s", got, want)
+	}
+	if f.turns["architecture"] != 7 || f.turns["spec-seed"] != design.DefaultMaxTurns {
+		t.Errorf("turn budgets %v: want architecture 7 (stageMaxTurns), the rest maxTurns", f.turns)
 	}
 	if strings.Join(f.guided, ",") != "architecture,part-selection" {
 		t.Errorf("retries without the diagnosis: %v", f.guided)
