@@ -28,3 +28,5 @@ func removeChildren(n *sexpr.Node, names ...string) { kigen.RemoveChildren(n, na
 func insertAfter(n *sexpr.Node, after string, kids ...sexpr.Node) {
 	kigen.InsertAfter(n, after, kids...)
 }
+
+func twoLayerStack() sexpr.Node { return kigen.TwoLayerStack() }

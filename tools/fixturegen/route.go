@@ -129,7 +129,7 @@ func (r *router) segOK(a, b Pt, l, net int) bool {
 			return false
 		}
 	}
-	box := Rect{math.Min(a.X, b.X), math.Min(a.Y, b.Y), math.Max(a.X, b.X), math.Max(a.Y, b.Y)}
+	box := Rect{X0: math.Min(a.X, b.X), Y0: math.Min(a.Y, b.Y), X1: math.Max(a.X, b.X), Y1: math.Max(a.Y, b.Y)}
 	return r.near(box, hw+clearance+eps+0.05, func(o *obstacle) bool {
 		if !o.layers[l] {
 			return true
@@ -155,7 +155,7 @@ func (r *router) viaOK(p Pt, net int) bool {
 	if p.X < lim || p.Y < lim || p.X > r.w-lim || p.Y > r.h-lim {
 		return false
 	}
-	box := Rect{p.X, p.Y, p.X, p.Y}
+	box := Rect{X0: p.X, Y0: p.Y, X1: p.X, Y1: p.Y}
 	return r.near(box, vr+clearance+eps+0.3, func(o *obstacle) bool {
 		if o.keep {
 			return o.sh.segDist(p, p) > vr+eps
@@ -176,7 +176,7 @@ func (r *router) viaOK(p Pt, net int) bool {
 	})
 }
 
-func (r *router) pt(i, j int) Pt { return Pt{float64(i) * r.g, float64(j) * r.g} }
+func (r *router) pt(i, j int) Pt { return Pt{X: float64(i) * r.g, Y: float64(j) * r.g} }
 
 func (r *router) id(i, j, l int) int { return (l*r.ny+j)*r.nx + i }
 
@@ -539,8 +539,8 @@ func (r *router) tracks() ([]segment, []struct {
 				used[norm(b, nxt)] = true
 				b = nxt
 			}
-			segs = append(segs, segment{a: Pt{float64(a.x) / 1e4, float64(a.y) / 1e4},
-				b: Pt{float64(b.x) / 1e4, float64(b.y) / 1e4}, l: a.l, net: net})
+			segs = append(segs, segment{a: Pt{X: float64(a.x) / 1e4, Y: float64(a.y) / 1e4},
+				b: Pt{X: float64(b.x) / 1e4, Y: float64(b.y) / 1e4}, l: a.l, net: net})
 		}
 		var vk []gnode
 		for v := range viaAt {
@@ -553,7 +553,7 @@ func (r *router) tracks() ([]segment, []struct {
 			return vk[a].y < vk[b].y
 		})
 		for _, v := range vk {
-			vias = append(vias, viaT{Pt{float64(v.x) / 1e4, float64(v.y) / 1e4}, net})
+			vias = append(vias, viaT{Pt{X: float64(v.x) / 1e4, Y: float64(v.y) / 1e4}, net})
 		}
 	}
 	return segs, vias

@@ -48,17 +48,17 @@ func effects(justify ...string) sexpr.Node {
 // pinPoint is a pin's connection point in schematic coordinates and the unit
 // vector pointing away from the symbol body.
 func pinPoint(p *Part, pin Pin) (Pt, Pt) {
-	pos := Pt{p.SX + pin.X, p.SY - pin.Y}
+	pos := Pt{X: p.SX + pin.X, Y: p.SY - pin.Y}
 	var out Pt
 	switch int(math.Round(pin.Angle)) {
 	case 0:
-		out = Pt{-1, 0}
+		out = Pt{X: -1, Y: 0}
 	case 90:
-		out = Pt{0, 1}
+		out = Pt{X: 0, Y: 1}
 	case 180:
-		out = Pt{1, 0}
+		out = Pt{X: 1, Y: 0}
 	default:
-		out = Pt{0, -1}
+		out = Pt{X: 0, Y: -1}
 	}
 	return pos, out
 }
@@ -296,10 +296,10 @@ func buildSchematics(lib *Library, parts []*Part) (root, power string, pinNets m
 		py := sy + 5.08 + float64(i)*5.08
 		pins = append(pins, N("pin", net, Sym("bidirectional"), N("at", sx, py, 180),
 			N("uuid", uid("sheetpin/"+net)), effects("left")))
-		a := Pt{sx, py}
-		c := Pt{sx - stub, py}
+		a := Pt{X: sx, Y: py}
+		c := Pt{X: sx - stub, Y: py}
 		b.wire("root", "sheetpin/"+net, a, c)
-		b.connect("root", "sheetpin/"+net, net, c, Pt{-1, 0})
+		b.connect("root", "sheetpin/"+net, net, c, Pt{X: -1, Y: 0})
 	}
 	sheetArgs := []any{
 		N("at", sx, sy), N("size", sw, sh),

@@ -3,7 +3,6 @@ package layout
 import (
 	"crypto/sha1"
 	"fmt"
-	"strconv"
 
 	"copperhead/internal/kicad/kigen"
 	"copperhead/internal/sexpr"
@@ -193,7 +192,7 @@ func (bw *boardWriter) zoneToBoard(c *sexpr.Node, p *part) {
 			if !ok {
 				continue
 			}
-			x, y := abs(p.pos.add(rotate(q, p.rot)))
+			x, y := abs(p.pos.Add(rotate(q, p.rot)))
 			*xy = kigen.N("xy", x, y)
 		}
 	}
@@ -202,8 +201,8 @@ func (bw *boardWriter) zoneToBoard(c *sexpr.Node, p *part) {
 // keepoutZone is a board-level rule area: no tracks, vias or copper pour,
 // footprints allowed (the module it protects overlaps it).
 func (bw *boardWriter) keepoutZone(name string, r Rect) sexpr.Node {
-	x0, y0 := abs(Pt{r.X0, r.Y0})
-	x1, y1 := abs(Pt{r.X1, r.Y1})
+	x0, y0 := abs(Pt{X: r.X0, Y: r.Y0})
+	x1, y1 := abs(Pt{X: r.X1, Y: r.Y1})
 	return kigen.N("zone",
 		kigen.N("net", 0), kigen.N("net_name", ""),
 		kigen.N("layers", "F.Cu", "B.Cu"),
@@ -224,36 +223,6 @@ func (bw *boardWriter) keepoutZone(name string, r Rect) sexpr.Node {
 		kigen.N("polygon", kigen.N("pts",
 			kigen.N("xy", x0, y0), kigen.N("xy", x1, y0), kigen.N("xy", x1, y1), kigen.N("xy", x0, y1))),
 	)
-}
-
-// layersNode is a two-layer board's layer table, as KiCad 9 writes it.
-func layersNode() sexpr.Node {
-	type layer struct {
-		id         int
-		name, kind string
-		user       string
-	}
-	ls := []layer{
-		{0, "F.Cu", "signal", ""}, {2, "B.Cu", "signal", ""},
-		{9, "F.Adhes", "user", "F.Adhesive"}, {11, "B.Adhes", "user", "B.Adhesive"},
-		{13, "F.Paste", "user", ""}, {15, "B.Paste", "user", ""},
-		{5, "F.SilkS", "user", "F.Silkscreen"}, {7, "B.SilkS", "user", "B.Silkscreen"},
-		{1, "F.Mask", "user", ""}, {3, "B.Mask", "user", ""},
-		{17, "Dwgs.User", "user", "User.Drawings"}, {19, "Cmts.User", "user", "User.Comments"},
-		{21, "Eco1.User", "user", "User.Eco1"}, {23, "Eco2.User", "user", "User.Eco2"},
-		{25, "Edge.Cuts", "user", ""}, {27, "Margin", "user", ""},
-		{31, "F.CrtYd", "user", "F.Courtyard"}, {29, "B.CrtYd", "user", "B.Courtyard"},
-		{35, "F.Fab", "user", ""}, {33, "B.Fab", "user", ""},
-	}
-	var kids []any
-	for _, l := range ls {
-		args := []any{l.name, kigen.Sym(l.kind)}
-		if l.user != "" {
-			args = append(args, l.user)
-		}
-		kids = append(kids, kigen.N(strconv.Itoa(l.id), args...))
-	}
-	return kigen.N("layers", kids...)
 }
 
 // setupNode is KiCad 9's board setup for a fresh two-layer board. Design

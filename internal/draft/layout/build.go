@@ -112,7 +112,7 @@ func build(in input) (*draftResult, error) {
 		}
 		for _, k := range p.fp.Keepouts {
 			if k.Tracks {
-				box := rotateRect(k.Box, p.rot).shift(p.pos)
+				box := rotateRect(k.Box, p.rot).Shift(p.pos)
 				r.obstacles = append(r.obstacles, obstacle{sh: shape{kind: shapeRect, box: box}, layers: [2]bool{true, true}, keep: true})
 			}
 		}
@@ -323,16 +323,16 @@ func computedSize(parts []*part, inset float64) (float64, float64) {
 	area, maxW, maxH := 0.0, 0.0, 0.0
 	for _, p := range parts {
 		for _, r := range p.keepClear(0) {
-			rr := r.inflate(partGap / 2)
-			area += rr.w() * rr.h()
+			rr := r.Inflate(partGap / 2)
+			area += rr.W() * rr.H()
 		}
-		o := p.outline(0).inflate(partGap / 2)
-		d := math.Max(o.w(), o.h())
+		o := p.outline(0).Inflate(partGap / 2)
+		d := math.Max(o.W(), o.H())
 		if p.role == roleAntenna || p.role == roleConnector {
 			// Edge parts may turn: allow for the longer side either way.
 			maxW, maxH = math.Max(maxW, d), math.Max(maxH, d)
 		} else {
-			maxW, maxH = math.Max(maxW, o.w()), math.Max(maxH, o.h())
+			maxW, maxH = math.Max(maxW, o.W()), math.Max(maxH, o.H())
 		}
 	}
 	area *= fillFactor
@@ -352,7 +352,7 @@ func emit(in input, res *draftResult, tracks []track) []byte {
 		kigen.N("paper", "A4"),
 		kigen.N("title_block", kigen.N("title", in.project),
 			kigen.N("comment", 1, DraftMarker+": placement and routing are a first draft, see LAYOUT.md Draft quality")),
-		layersNode(),
+		kigen.TwoLayerStack(),
 		setupNode(),
 		kigen.N("net", 0, ""),
 	}
@@ -363,8 +363,8 @@ func emit(in input, res *draftResult, tracks []track) []byte {
 	for _, p := range res.parts {
 		args = append(args, bw.footprintNode(p))
 	}
-	x0, y0 := abs(Pt{0, 0})
-	x1, y1 := abs(Pt{res.w, res.h})
+	x0, y0 := abs(Pt{X: 0, Y: 0})
+	x1, y1 := abs(Pt{X: res.w, Y: res.h})
 	args = append(args, kigen.N("gr_rect",
 		kigen.N("start", x0, y0), kigen.N("end", x1, y1),
 		kigen.N("stroke", kigen.N("width", 0.05), kigen.N("type", kigen.Sym("default"))),

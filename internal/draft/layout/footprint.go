@@ -82,17 +82,17 @@ func (t TextBox) box(text string, rot float64) Rect {
 	var r Rect
 	switch t.Justify {
 	case "left":
-		r = Rect{0, -h / 2, w, h / 2}
+		r = Rect{X0: 0, Y0: -h / 2, X1: w, Y1: h / 2}
 	case "right":
-		r = Rect{-w, -h / 2, 0, h / 2}
+		r = Rect{X0: -w, Y0: -h / 2, X1: 0, Y1: h / 2}
 	default:
-		r = Rect{-w / 2, -h / 2, w / 2, h / 2}
+		r = Rect{X0: -w / 2, Y0: -h / 2, X1: w / 2, Y1: h / 2}
 	}
 	// The text turns with its own angle about its anchor; the anchor turns
 	// with the footprint. Both are multiples of 90 in practice; anything else
 	// gets the enclosing box of the rotated box.
 	r = rotateBox(r, t.Angle+rot)
-	return r.shift(rotate(t.At, rot))
+	return r.Shift(rotate(t.At, rot))
 }
 
 // rotateBox is rotateRect for any angle: the box enclosing r turned by deg.
@@ -101,8 +101,8 @@ func rotateBox(r Rect, deg float64) Rect {
 		return rotateRect(r, deg)
 	}
 	out := emptyRect
-	for _, p := range []Pt{{r.X0, r.Y0}, {r.X1, r.Y0}, {r.X1, r.Y1}, {r.X0, r.Y1}} {
-		out = out.addPt(rotate(p, deg))
+	for _, p := range []Pt{{X: r.X0, Y: r.Y0}, {X: r.X1, Y: r.Y0}, {X: r.X1, Y: r.Y1}, {X: r.X0, Y: r.Y1}} {
+		out = out.AddPt(rotate(p, deg))
 	}
 	return out
 }
@@ -141,12 +141,12 @@ func ParseFootprint(name string, src []byte) (*Footprint, error) {
 			box := graphicBox(c)
 			switch c.Value1("layer") {
 			case "F.CrtYd", "B.CrtYd":
-				fp.Courtyard = fp.Courtyard.union(box)
+				fp.Courtyard = fp.Courtyard.Union(box)
 				fp.courtyardEdges = append(fp.courtyardEdges, outlineEdges(c, box)...)
 			case "F.SilkS", "B.SilkS":
-				fp.Silk = fp.Silk.union(box)
+				fp.Silk = fp.Silk.Union(box)
 			case "F.Fab", "B.Fab":
-				fp.Body = fp.Body.union(box)
+				fp.Body = fp.Body.Union(box)
 			}
 		case "property", "fp_text":
 			t := readText(c)
@@ -160,7 +160,7 @@ func ParseFootprint(name string, src []byte) (*Footprint, error) {
 					fp.AntennaText, fp.HasAntennaText = t.At, true
 				}
 				if t.Silk {
-					fp.Silk = fp.Silk.union(t.box(text, 0))
+					fp.Silk = fp.Silk.Union(t.box(text, 0))
 				}
 			}
 		case "zone":
@@ -178,7 +178,7 @@ func pt(n *sexpr.Node) (Pt, bool) {
 	}
 	x, ok1 := n.Float(0)
 	y, ok2 := n.Float(1)
-	return Pt{x, y}, ok1 && ok2 && !math.IsNaN(x+y) && !math.IsInf(x+y, 0)
+	return Pt{X: x, Y: y}, ok1 && ok2 && !math.IsNaN(x+y) && !math.IsInf(x+y, 0)
 }
 
 func readPad(c *sexpr.Node) (Pad, bool) {
@@ -206,9 +206,9 @@ func readPad(c *sexpr.Node) (Pad, bool) {
 			if !ok {
 				h = w
 			}
-			p.Drill = Pt{w, h}
+			p.Drill = Pt{X: w, Y: h}
 		} else if w, ok := d.Float(0); ok {
-			p.Drill = Pt{w, w}
+			p.Drill = Pt{X: w, Y: w}
 		}
 	}
 	if ls := c.Child("layers"); ls != nil {
@@ -225,11 +225,11 @@ func readPad(c *sexpr.Node) (Pad, bool) {
 	}
 	p.Clearance = positive(c.Child("clearance"))
 	p.MaskMargin = positive(c.Child("solder_mask_margin"))
-	p.Extent = Rect{-size.X / 2, -size.Y / 2, size.X / 2, size.Y / 2}.shift(p.Offset)
+	p.Extent = Rect{X0: -size.X / 2, Y0: -size.Y / 2, X1: size.X / 2, Y1: size.Y / 2}.Shift(p.Offset)
 	if prims := c.Child("primitives"); prims != nil && p.Shape == "custom" {
 		for i := range prims.Children {
 			if g := &prims.Children[i]; g.Kind == sexpr.List {
-				p.Extent = p.Extent.union(graphicBox(g).shift(p.Offset))
+				p.Extent = p.Extent.Union(graphicBox(g).Shift(p.Offset))
 			}
 		}
 	}
@@ -254,24 +254,24 @@ func graphicBox(c *sexpr.Node) Rect {
 	box := emptyRect
 	for _, k := range []string{"start", "end", "mid", "center"} {
 		if p, ok := pt(c.Child(k)); ok {
-			box = box.addPt(p)
+			box = box.AddPt(p)
 		}
 	}
 	switch c.Head() {
 	case "fp_circle", "gr_circle":
 		if ctr, ok := pt(c.Child("center")); ok {
 			if e, ok := pt(c.Child("end")); ok {
-				r := ctr.dist(e)
-				box = box.union(Rect{ctr.X - r, ctr.Y - r, ctr.X + r, ctr.Y + r})
+				r := ctr.Dist(e)
+				box = box.Union(Rect{X0: ctr.X - r, Y0: ctr.Y - r, X1: ctr.X + r, Y1: ctr.Y + r})
 			}
 		}
 	case "fp_arc", "gr_arc":
-		box = box.union(arcBox(c))
+		box = box.Union(arcBox(c))
 	}
 	if pts := c.Child("pts"); pts != nil {
 		for xy := range pts.All("xy") {
 			if p, ok := pt(xy); ok {
-				box = box.addPt(p)
+				box = box.AddPt(p)
 			}
 		}
 	}
@@ -281,10 +281,10 @@ func graphicBox(c *sexpr.Node) Rect {
 	} else if wn := c.Child("width"); wn != nil {
 		w, _ = wn.Float(0)
 	}
-	if box.empty() || math.IsNaN(w) || w < 0 || w > 100 {
+	if box.Empty() || math.IsNaN(w) || w < 0 || w > 100 {
 		return box
 	}
-	return box.inflate(w / 2)
+	return box.Inflate(w / 2)
 }
 
 // arcBox bounds an arc given by start, mid and end by its circle's extreme
@@ -300,14 +300,14 @@ func arcBox(c *sexpr.Node) Rect {
 	if !ok {
 		return emptyRect
 	}
-	box := emptyRect.addPt(s).addPt(m).addPt(e)
+	box := emptyRect.AddPt(s).AddPt(m).AddPt(e)
 	a0 := math.Atan2(s.Y-ctr.Y, s.X-ctr.X)
 	am := math.Atan2(m.Y-ctr.Y, m.X-ctr.X)
 	a1 := math.Atan2(e.Y-ctr.Y, e.X-ctr.X)
 	for k := range 4 {
 		a := float64(k) * math.Pi / 2
 		if onArc(a0, am, a1, a) {
-			box = box.addPt(Pt{ctr.X + r*math.Cos(a), ctr.Y + r*math.Sin(a)})
+			box = box.AddPt(Pt{X: ctr.X + r*math.Cos(a), Y: ctr.Y + r*math.Sin(a)})
 		}
 	}
 	return box
@@ -318,9 +318,9 @@ func circleThrough(a, b, c Pt) (Pt, float64, bool) {
 	if math.Abs(d) < 1e-12 {
 		return Pt{}, 0, false
 	}
-	a2, b2, c2 := a.dot(a), b.dot(b), c.dot(c)
-	ctr := Pt{(a2*(b.Y-c.Y) + b2*(c.Y-a.Y) + c2*(a.Y-b.Y)) / d, (a2*(c.X-b.X) + b2*(a.X-c.X) + c2*(b.X-a.X)) / d}
-	return ctr, ctr.dist(a), true
+	a2, b2, c2 := a.Dot(a), b.Dot(b), c.Dot(c)
+	ctr := Pt{X: (a2*(b.Y-c.Y) + b2*(c.Y-a.Y) + c2*(a.Y-b.Y)) / d, Y: (a2*(c.X-b.X) + b2*(a.X-c.X) + c2*(b.X-a.X)) / d}
+	return ctr, ctr.Dist(a), true
 }
 
 // onArc reports whether angle a lies on the arc from a0 through am to a1.
@@ -333,7 +333,7 @@ func onArc(a0, am, a1, a float64) bool {
 }
 
 func readText(c *sexpr.Node) TextBox {
-	t := TextBox{Size: Pt{1, 1}, Thick: 0.15}
+	t := TextBox{Size: Pt{X: 1, Y: 1}, Thick: 0.15}
 	if at, ok := pt(c.Child("at")); ok {
 		t.At = at
 		t.Angle, _ = c.Child("at").Float(2)
@@ -347,7 +347,7 @@ func readText(c *sexpr.Node) TextBox {
 		if font := eff.Child("font"); font != nil {
 			if s, ok := pt(font.Child("size")); ok && s.X > 0 && s.Y > 0 && s.X < 100 && s.Y < 100 {
 				// KiCad writes (size height width).
-				t.Size = Pt{s.Y, s.X}
+				t.Size = Pt{X: s.Y, Y: s.X}
 			}
 			if th, ok := font.Child("thickness").Float(0); ok && th >= 0 && th < 10 {
 				t.Thick = th
@@ -378,12 +378,12 @@ func readKeepout(c *sexpr.Node) (Keepout, bool) {
 		if pts := poly.Child("pts"); pts != nil {
 			for xy := range pts.All("xy") {
 				if p, ok := pt(xy); ok {
-					k.Box = k.Box.addPt(p)
+					k.Box = k.Box.AddPt(p)
 				}
 			}
 		}
 	}
-	if k.Box.empty() {
+	if k.Box.Empty() {
 		return k, false
 	}
 	k.Tracks = ko.Value1("tracks") == "not_allowed"
@@ -419,17 +419,17 @@ func outlineEdges(c *sexpr.Node, box Rect) [][2]Pt {
 		}
 		return out
 	}
-	if box.empty() {
+	if box.Empty() {
 		return nil
 	}
 	if c.Head() == "fp_rect" {
 		a, ok1 := pt(c.Child("start"))
 		b, ok2 := pt(c.Child("end"))
 		if ok1 && ok2 {
-			box = emptyRect.addPt(a).addPt(b)
+			box = emptyRect.AddPt(a).AddPt(b)
 		}
 	}
-	p := [4]Pt{{box.X0, box.Y0}, {box.X1, box.Y0}, {box.X1, box.Y1}, {box.X0, box.Y1}}
+	p := [4]Pt{{X: box.X0, Y: box.Y0}, {X: box.X1, Y: box.Y0}, {X: box.X1, Y: box.Y1}, {X: box.X0, Y: box.Y1}}
 	return [][2]Pt{{p[0], p[1]}, {p[1], p[2]}, {p[2], p[3]}, {p[3], p[0]}}
 }
 
@@ -442,7 +442,7 @@ func (fp *Footprint) ownCourtyard() Rect {
 	}
 	inKeepout := func(p Pt) bool {
 		for _, k := range fp.Keepouts {
-			if k.Box.inflate(eps).contains(p) {
+			if k.Box.Inflate(eps).Contains(p) {
 				return true
 			}
 		}
@@ -453,7 +453,7 @@ func (fp *Footprint) ownCourtyard() Rect {
 		if inKeepout(e[0]) && inKeepout(e[1]) {
 			continue
 		}
-		box = box.addPt(e[0]).addPt(e[1])
+		box = box.AddPt(e[0]).AddPt(e[1])
 	}
 	return box
 }
@@ -463,7 +463,7 @@ func (fp *Footprint) padsBox() Rect {
 	box := emptyRect
 	for i := range fp.Pads {
 		p := &fp.Pads[i]
-		box = box.union(rotateBox(p.Extent, p.Angle).shift(p.At))
+		box = box.Union(rotateBox(p.Extent, p.Angle).Shift(p.At))
 	}
 	return box
 }

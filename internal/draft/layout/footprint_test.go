@@ -32,15 +32,15 @@ func TestParseFootprintInstalled(t *testing.T) {
 		connector bool // treat as a connector to test its mating side
 		wantMate  int
 	}{
-		{"Capacitor_SMD", "C_0603_1608Metric", 2, Rect{-1.48, -0.73, 1.48, 0.73}, 0, false, false, -1},
+		{"Capacitor_SMD", "C_0603_1608Metric", 2, Rect{X0: -1.48, Y0: -0.73, X1: 1.48, Y1: 0.73}, 0, false, false, -1},
 		// The mouth of a USB-C receptacle faces +Y in KiCad's library.
-		{"Connector_USB", "USB_C_Receptacle_HRO_TYPE-C-31-M-12", 0, Rect{-5.32, -5.27, 5.32, 4.15}, 0, false, true, sideBottom},
+		{"Connector_USB", "USB_C_Receptacle_HRO_TYPE-C-31-M-12", 0, Rect{X0: -5.32, Y0: -5.27, X1: 5.32, Y1: 4.15}, 0, false, true, sideBottom},
 		// A right-angle header's pins point +X.
 		{"Connector_PinHeader_2.54mm", "PinHeader_1x04_P2.54mm_Horizontal", 4, Rect{}, 0, false, true, sideRight},
 		// A vertical header is symmetric: no mating side.
 		{"Connector_PinHeader_2.54mm", "PinHeader_1x04_P2.54mm_Vertical", 4, Rect{}, 0, false, true, -1},
 		// The ESP32 module's antenna keepout is above its body.
-		{"RF_Module", "ESP32-S3-WROOM-1", 0, Rect{-24, -27.75, 24, 13.45}, 1, true, false, sideTop},
+		{"RF_Module", "ESP32-S3-WROOM-1", 0, Rect{X0: -24, Y0: -27.75, X1: 24, Y1: 13.45}, 1, true, false, sideTop},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,7 +49,7 @@ func TestParseFootprintInstalled(t *testing.T) {
 				t.Errorf("pads = %d, want %d", len(fp.Pads), tc.pads)
 			}
 			if tc.courtyard != (Rect{}) {
-				c := fp.Courtyard.inflate(-0.025) // the courtyard's stroke
+				c := fp.Courtyard.Inflate(-0.025) // the courtyard's stroke
 				if !near(c.X0, tc.courtyard.X0) || !near(c.Y0, tc.courtyard.Y0) || !near(c.X1, tc.courtyard.X1) || !near(c.Y1, tc.courtyard.Y1) {
 					t.Errorf("courtyard = %+v, want %+v", c, tc.courtyard)
 				}
@@ -178,7 +178,7 @@ func TestRotationFor(t *testing.T) {
 		}
 		if tc.side >= 0 {
 			// The rotated side's outward direction must point at the edge.
-			dir := [4]Pt{{0, -1}, {1, 0}, {0, 1}, {-1, 0}}
+			dir := [4]Pt{{X: 0, Y: -1}, {X: 1, Y: 0}, {X: 0, Y: 1}, {X: -1, Y: 0}}
 			if sideOf(rotate(dir[tc.side], got)) != tc.edge {
 				t.Errorf("side %d turned %v faces %d, want %d", tc.side, got, sideOf(rotate(dir[tc.side], got)), tc.edge)
 			}
@@ -256,12 +256,12 @@ func TestAntennaKeepoutAdded(t *testing.T) {
 		t.Fatal("no keepout added")
 	}
 	k := u1.keepout
-	if k.Y0 != 0 || k.h() < minAntennaDepthMM {
+	if k.Y0 != 0 || k.H() < minAntennaDepthMM {
 		t.Errorf("keepout %+v should reach the top edge and be at least %v mm deep", k, minAntennaDepthMM)
 	}
 	for _, p := range parts[1:] {
 		for _, r := range p.keepClear(p.rot) {
-			if r.shift(p.pos).overlaps(k) {
+			if r.Shift(p.pos).Overlaps(k) {
 				t.Errorf("%s at %+v lies in the antenna keepout %+v", p.Refdes, p.pos, k)
 			}
 		}

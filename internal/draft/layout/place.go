@@ -103,31 +103,31 @@ func (p *part) keepClear(rot float64) []Rect {
 // text and the pads.
 func (p *part) outline(rot float64) Rect {
 	fp := p.fp
-	box := fp.ownCourtyard().union(fp.Silk).union(fp.padsBox())
+	box := fp.ownCourtyard().Union(fp.Silk).Union(fp.padsBox())
 	if p.role == roleAntenna {
-		box = box.union(fp.Body)
+		box = box.Union(fp.Body)
 	}
 	if fp.Ref.Silk {
-		box = box.union(fp.Ref.box(p.Refdes, 0))
+		box = box.Union(fp.Ref.box(p.Refdes, 0))
 	}
 	return rotateRect(box, rot)
 }
 
 // hasKeepout reports whether the engine added an antenna keepout for p.
-func (p *part) hasKeepout() bool { return p.keepout != (Rect{}) && !p.keepout.empty() }
+func (p *part) hasKeepout() bool { return p.keepout != (Rect{}) && !p.keepout.Empty() }
 
 // padCenter is the centre of the part's pads at rotation rot.
 func (p *part) padCenter(rot float64) Pt {
 	b := p.fp.padsBox()
-	if b.empty() {
+	if b.Empty() {
 		return Pt{}
 	}
-	return rotate(b.center(), rot)
+	return rotate(b.Center(), rot)
 }
 
 // padAt is the board position of pad i once placed.
 func (p *part) padAt(i int) Pt {
-	return p.pos.add(rotate(p.fp.Pads[i].At, p.rot))
+	return p.pos.Add(rotate(p.fp.Pads[i].At, p.rot))
 }
 
 // mateSide finds the side of an edge part that belongs at the board edge,
@@ -139,14 +139,14 @@ func (p *part) padAt(i int) Pt {
 func mateSide(p *part) int {
 	fp := p.fp
 	pads := fp.padsBox()
-	if pads.empty() {
+	if pads.Empty() {
 		return -1
 	}
-	c := pads.center()
+	c := pads.Center()
 	if p.role == roleAntenna {
 		target, ok := Pt{}, false
 		for _, k := range fp.Keepouts {
-			target, ok = k.Box.center(), true
+			target, ok = k.Box.Center(), true
 			break
 		}
 		if !ok && fp.HasAntennaText {
@@ -155,10 +155,10 @@ func mateSide(p *part) int {
 		if !ok {
 			return sideTop
 		}
-		return sideOf(target.sub(c))
+		return sideOf(target.Sub(c))
 	}
-	body := fp.Body.union(fp.Courtyard)
-	if body.empty() {
+	body := fp.Body.Union(fp.Courtyard)
+	if body.Empty() {
 		return -1
 	}
 	ext := [4]float64{pads.Y0 - body.Y0, body.X1 - pads.X1, body.Y1 - pads.Y1, pads.X0 - body.X0}
@@ -201,14 +201,14 @@ func antennaKeepout(p *part, w, h float64) (Rect, bool) {
 	}
 	// Work with the antenna end on top, then turn back.
 	k := rotationFor(p.mate, sideTop)
-	body := rotateRect(fp.Body.union(fp.padsBox()), k)
+	body := rotateRect(fp.Body.Union(fp.padsBox()), k)
 	text := rotate(fp.AntennaText, k)
 	depth := math.Max(minAntennaDepthMM, 2*(text.Y-body.Y0))
 	// The top reaches past the body's end to the board edge (clipped below).
-	r := Rect{body.X0 - antennaMarginMM, body.Y0 - antennaMarginMM, body.X1 + antennaMarginMM, body.Y0 + depth}
-	r = rotateRect(rotateRect(r, -k), p.rot).shift(p.pos)
-	r = Rect{math.Max(r.X0, 0), math.Max(r.Y0, 0), math.Min(r.X1, w), math.Min(r.Y1, h)}
-	return r, !r.empty()
+	r := Rect{X0: body.X0 - antennaMarginMM, Y0: body.Y0 - antennaMarginMM, X1: body.X1 + antennaMarginMM, Y1: body.Y0 + depth}
+	r = rotateRect(rotateRect(r, -k), p.rot).Shift(p.pos)
+	r = Rect{X0: math.Max(r.X0, 0), Y0: math.Max(r.Y0, 0), X1: math.Min(r.X1, w), Y1: math.Min(r.Y1, h)}
+	return r, !r.Empty()
 }
 
 func sideOf(d Pt) int {
@@ -245,14 +245,14 @@ type placer struct {
 // (board coordinates), collides with nothing placed.
 func (pl *placer) fits(kc []Rect, at Pt) bool {
 	for _, r := range kc {
-		r = r.shift(at)
+		r = r.Shift(at)
 		for _, t := range pl.taken {
-			if r.overlaps(t) {
+			if r.Overlaps(t) {
 				return false
 			}
 		}
 		for _, b := range pl.blocks {
-			if r.overlaps(b) {
+			if r.Overlaps(b) {
 				return false
 			}
 		}
@@ -272,11 +272,11 @@ func (pl *placer) search(p *part, rot float64, target Pt, edge int) (Pt, bool) {
 	ol := p.outline(rot)
 	kc := p.keepClear(rot)
 	for i := range kc {
-		kc[i] = kc[i].inflate(partGap / 2)
+		kc[i] = kc[i].Inflate(partGap / 2)
 	}
 	pc := p.padCenter(rot)
-	lo := Pt{pl.inset - ol.X0, pl.inset - ol.Y0}
-	hi := Pt{pl.w - pl.inset - ol.X1, pl.h - pl.inset - ol.Y1}
+	lo := Pt{X: pl.inset - ol.X0, Y: pl.inset - ol.Y0}
+	hi := Pt{X: pl.w - pl.inset - ol.X1, Y: pl.h - pl.inset - ol.Y1}
 	if lo.X > hi.X+eps || lo.Y > hi.Y+eps {
 		return Pt{}, false
 	}
@@ -306,8 +306,8 @@ func (pl *placer) search(p *part, rot float64, target Pt, edge int) (Pt, bool) {
 	cands := make([]candidate, 0, len(xs)*len(ys))
 	for _, y := range ys {
 		for _, x := range xs {
-			pos := Pt{x, y}
-			cands = append(cands, candidate{pos, pos.add(pc).dist(target)})
+			pos := Pt{X: x, Y: y}
+			cands = append(cands, candidate{pos, pos.Add(pc).Dist(target)})
 		}
 	}
 	slices.SortFunc(cands, func(a, b candidate) int {
@@ -330,7 +330,7 @@ func (pl *placer) search(p *part, rot float64, target Pt, edge int) (Pt, bool) {
 func (pl *placer) commit(p *part, pos Pt, rot float64, edge int) {
 	p.pos, p.rot, p.edge, p.placed = pos, rot, edge, true
 	for _, r := range p.keepClear(rot) {
-		pl.taken = append(pl.taken, r.inflate(partGap/2).shift(pos))
+		pl.taken = append(pl.taken, r.Inflate(partGap/2).Shift(pos))
 	}
 }
 
@@ -344,9 +344,9 @@ func placeAll(parts []*part, w, h, inset float64, nets map[string][]*part, kinds
 		p.placed, p.note, p.edge, p.keepout = false, "", -1, Rect{}
 	}
 	var unplaced []*part
-	center := Pt{w / 2, h / 2}
+	center := Pt{X: w / 2, Y: h / 2}
 	edgeMid := func(e int) Pt {
-		return [4]Pt{{w / 2, 0}, {w, h / 2}, {w / 2, h}, {0, h / 2}}[e]
+		return [4]Pt{{X: w / 2, Y: 0}, {X: w, Y: h / 2}, {X: w / 2, Y: h}, {X: 0, Y: h / 2}}[e]
 	}
 	byRole := func(r role) []*part {
 		var out []*part
@@ -396,7 +396,7 @@ func placeAll(parts []*part, w, h, inset float64, nets map[string][]*part, kinds
 			unplaced = append(unplaced, p)
 		}
 	}
-	corners := []Pt{{0, 0}, {w, 0}, {0, h}, {w, h}}
+	corners := []Pt{{X: 0, Y: 0}, {X: w, Y: 0}, {X: 0, Y: h}, {X: w, Y: h}}
 	for i, p := range byRole(roleMounting) {
 		if pos, ok := pl.search(p, 0, corners[i%4], -1); ok {
 			pl.commit(p, pos, 0, -1)
@@ -431,7 +431,7 @@ func placeAll(parts []*part, w, h, inset float64, nets map[string][]*part, kinds
 			}
 			pl.commit(p, pos, 0, -1)
 			if ok {
-				d := pos.add(p.padCenter(0)).dist(t)
+				d := pos.Add(p.padCenter(0)).Dist(t)
 				if d <= nearMM {
 					p.note = fmt.Sprintf("next to %s (%.1f mm from its pin)", p.anchor.Refdes, d)
 				} else {
@@ -503,7 +503,7 @@ func pullTarget(p *part, nets map[string][]*part, kinds netKinds, dflt Pt) Pt {
 			}
 			for i := range q.fp.Pads {
 				if q.pins[q.fp.Pads[i].Number].Net == net {
-					sum = sum.add(q.padAt(i))
+					sum = sum.Add(q.padAt(i))
 					n++
 				}
 			}
@@ -512,7 +512,7 @@ func pullTarget(p *part, nets map[string][]*part, kinds netKinds, dflt Pt) Pt {
 	if n == 0 {
 		return dflt
 	}
-	return sum.scale(1 / float64(n))
+	return sum.Scale(1 / float64(n))
 }
 
 // servedPin is where a decoupling cap or crystal should go: for a cap, the
@@ -551,9 +551,9 @@ func servedPin(p *part, served map[*part]int) (Pt, bool) {
 	}
 	var sum Pt
 	for _, i := range pins {
-		sum = sum.add(ic.padAt(i))
+		sum = sum.Add(ic.padAt(i))
 	}
-	return sum.scale(1 / float64(len(pins))), true
+	return sum.Scale(1 / float64(len(pins))), true
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -72,7 +72,7 @@ func (r *router) segOK(a, b Pt, layer int, net string, width float64) bool {
 			return false
 		}
 	}
-	seg := emptyRect.addPt(a).addPt(b)
+	seg := emptyRect.AddPt(a).AddPt(b)
 	reach := math.Max(r.rules.Clearance, r.rules.HoleClearance) + half + routeMargin + 1
 	if r.maxObstacleClearance > reach {
 		reach = r.maxObstacleClearance + half + routeMargin + 1
@@ -97,7 +97,7 @@ func (r *router) segOK(a, b Pt, layer int, net string, width float64) bool {
 			}
 			need = math.Max(r.rules.Clearance, o.clearance) + half + routeMargin
 		}
-		if !o.sh.bbox().inflate(reach).overlaps(seg) {
+		if !o.sh.bbox().Inflate(reach).Overlaps(seg) {
 			continue
 		}
 		if o.sh.segDist(a, b) < need {
@@ -123,7 +123,7 @@ func (r *router) connect(pa, pb routePad, net string, widths []float64) bool {
 	a, b := pa.at, pb.at
 	paths := [][]Pt{{a, b}}
 	if math.Abs(a.X-b.X) > eps && math.Abs(a.Y-b.Y) > eps {
-		paths = append(paths, []Pt{a, {b.X, a.Y}, b}, []Pt{a, {a.X, b.Y}, b})
+		paths = append(paths, []Pt{a, {X: b.X, Y: a.Y}, b}, []Pt{a, {X: a.X, Y: b.Y}, b})
 	}
 	for l := range 2 {
 		if !pa.layers[l] || !pb.layers[l] {
@@ -139,7 +139,7 @@ func (r *router) connect(pa, pb routePad, net string, widths []float64) bool {
 					continue
 				}
 				for i := 0; i+1 < len(path); i++ {
-					if path[i].dist(path[i+1]) > eps {
+					if path[i].Dist(path[i+1]) > eps {
 						r.tracks = append(r.tracks, track{a: path[i], b: path[i+1], layer: l, net: net, width: w})
 					}
 				}
@@ -173,7 +173,7 @@ func spanningTree(pads []routePad) [][2]int {
 	}
 	in[0] = true
 	for j := 1; j < n; j++ {
-		best[j], from[j] = pads[0].at.dist(pads[j].at), 0
+		best[j], from[j] = pads[0].at.Dist(pads[j].at), 0
 	}
 	var edges [][2]int
 	for range n - 1 {
@@ -184,11 +184,11 @@ func spanningTree(pads []routePad) [][2]int {
 			}
 		}
 		in[k] = true
-		if !pads[k].sh.bbox().overlaps(pads[from[k]].sh.bbox()) {
+		if !pads[k].sh.bbox().Overlaps(pads[from[k]].sh.bbox()) {
 			edges = append(edges, [2]int{from[k], k})
 		}
 		for j := range n {
-			if d := pads[k].at.dist(pads[j].at); !in[j] && d < best[j] {
+			if d := pads[k].at.Dist(pads[j].at); !in[j] && d < best[j] {
 				best[j], from[j] = d, k
 			}
 		}
@@ -216,8 +216,8 @@ func (r *router) routeNets(padsByNet map[string][]routePad, kinds netKinds, skip
 			jobs = append(jobs, job{net, 2, float64(len(pads))})
 		case kinds.power[net]:
 			jobs = append(jobs, job{net, 1, float64(len(pads))})
-		case len(pads) == 2 && pads[0].at.dist(pads[1].at) <= shortNetMM:
-			jobs = append(jobs, job{net, 0, pads[0].at.dist(pads[1].at)})
+		case len(pads) == 2 && pads[0].at.Dist(pads[1].at) <= shortNetMM:
+			jobs = append(jobs, job{net, 0, pads[0].at.Dist(pads[1].at)})
 		}
 	}
 	slices.SortFunc(jobs, func(a, b job) int {
@@ -262,7 +262,7 @@ func padShape(p *Pad, at Pt, rot float64) shape {
 		return shape{kind: shapeCircle, a: at, r: r}
 	}
 	// The copper sits at the pad position plus its offset from the hole.
-	at = at.add(rotate(p.Offset, ang))
+	at = at.Add(rotate(p.Offset, ang))
 	w, h := p.Size.X, p.Size.Y
 	if ang == 90 || ang == 270 {
 		w, h = h, w
@@ -272,13 +272,13 @@ func padShape(p *Pad, at Pt, rot float64) shape {
 		return shape{kind: shapeCircle, a: at, r: w / 2}
 	case "oval":
 		if w > h {
-			return shape{kind: shapeCapsule, a: Pt{at.X - (w-h)/2, at.Y}, b: Pt{at.X + (w-h)/2, at.Y}, r: h / 2}
+			return shape{kind: shapeCapsule, a: Pt{X: at.X - (w-h)/2, Y: at.Y}, b: Pt{X: at.X + (w-h)/2, Y: at.Y}, r: h / 2}
 		}
-		return shape{kind: shapeCapsule, a: Pt{at.X, at.Y - (h-w)/2}, b: Pt{at.X, at.Y + (h-w)/2}, r: w / 2}
+		return shape{kind: shapeCapsule, a: Pt{X: at.X, Y: at.Y - (h-w)/2}, b: Pt{X: at.X, Y: at.Y + (h-w)/2}, r: w / 2}
 	case "custom":
-		return shape{kind: shapeRect, box: rotateRect(p.Extent.shift(p.Offset.scale(-1)), ang).shift(at)}
+		return shape{kind: shapeRect, box: rotateRect(p.Extent.Shift(p.Offset.Scale(-1)), ang).Shift(at)}
 	}
-	return shape{kind: shapeRect, box: Rect{at.X - w/2, at.Y - h/2, at.X + w/2, at.Y + h/2}}
+	return shape{kind: shapeRect, box: Rect{X0: at.X - w/2, Y0: at.Y - h/2, X1: at.X + w/2, Y1: at.Y + h/2}}
 }
 
 // holeShape is a pad's drilled hole in board coordinates.
@@ -292,7 +292,7 @@ func holeShape(p *Pad, at Pt, rot float64) shape {
 	case w == h || math.Mod(ang, 90) != 0:
 		return shape{kind: shapeCircle, a: at, r: math.Max(w, h) / 2}
 	case w > h:
-		return shape{kind: shapeCapsule, a: Pt{at.X - (w-h)/2, at.Y}, b: Pt{at.X + (w-h)/2, at.Y}, r: h / 2}
+		return shape{kind: shapeCapsule, a: Pt{X: at.X - (w-h)/2, Y: at.Y}, b: Pt{X: at.X + (w-h)/2, Y: at.Y}, r: h / 2}
 	}
-	return shape{kind: shapeCapsule, a: Pt{at.X, at.Y - (h-w)/2}, b: Pt{at.X, at.Y + (h-w)/2}, r: w / 2}
+	return shape{kind: shapeCapsule, a: Pt{X: at.X, Y: at.Y - (h-w)/2}, b: Pt{X: at.X, Y: at.Y + (h-w)/2}, r: w / 2}
 }
