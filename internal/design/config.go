@@ -93,10 +93,7 @@ func ParseConfig(data []byte, name string) (cfg Config, err error) {
 	if raw == nil {
 		return Config{}, fmt.Errorf("%s: top level must be a JSON object", name)
 	}
-	fields := []struct {
-		key string
-		dst any
-	}{
+	if err := decodeKeys(raw, name, "", []configKey{
 		{"schematic", &cfg.Schematic},
 		{"board", &cfg.Board},
 		{"docs", &cfg.Docs},
@@ -108,19 +105,8 @@ func ParseConfig(data []byte, name string) (cfg Config, err error) {
 		{"stageMaxTurns", &cfg.StageMaxTurns},
 		{"budgets", &cfg.Budgets},
 		{"generated", &cfg.Generated},
-	}
-	for _, f := range fields {
-		v, ok := raw[f.key]
-		if !ok {
-			continue
-		}
-		delete(raw, f.key)
-		if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
-			continue
-		}
-		if err := json.Unmarshal(v, f.dst); err != nil {
-			return Config{}, fmt.Errorf("%s: key %q: %v", name, f.key, typeErrorText(err))
-		}
+	}); err != nil {
+		return Config{}, err
 	}
 	if v, ok := raw["research"]; ok {
 		delete(raw, "research")
@@ -287,4 +273,31 @@ func marshalSorted(v any) []byte {
 		panic(fmt.Sprintf("design: marshal: %v", err))
 	}
 	return buf.Bytes()
+}
+
+// configKey is one known key of a config.json object and where it decodes.
+type configKey struct {
+	key string
+	dst any
+}
+
+// decodeKeys decodes the known keys of raw into their destinations and
+// deletes them from raw, so what remains is the unknown keys, kept as they
+// are. A null is a key left out. Errors name the key, under prefix
+// ("research." for the research block).
+func decodeKeys(raw map[string]json.RawMessage, name, prefix string, keys []configKey) error {
+	for _, f := range keys {
+		v, ok := raw[f.key]
+		if !ok {
+			continue
+		}
+		delete(raw, f.key)
+		if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+			continue
+		}
+		if err := json.Unmarshal(v, f.dst); err != nil {
+			return fmt.Errorf("%s: key %q: %v", name, prefix+f.key, typeErrorText(err))
+		}
+	}
+	return nil
 }

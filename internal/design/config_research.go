@@ -69,28 +69,14 @@ func parseResearch(v json.RawMessage, name string) (ResearchConfig, error) {
 	if err := json.Unmarshal(v, &raw); err != nil || raw == nil {
 		return ResearchConfig{}, fmt.Errorf("%s: key \"research\": expected an object, got %s", name, jsonKind(v))
 	}
-	fields := []struct {
-		key string
-		dst any
-	}{
+	if err := decodeKeys(raw, name, "research.", []configKey{
 		{"enabled", &r.Enabled},
 		{"allowHosts", &r.AllowHosts},
 		{"fetchPages", &r.FetchPages},
 		{"maxPdfMB", &r.MaxPdfMB},
 		{"stalenessDays", &r.StalenessDays},
-	}
-	for _, f := range fields {
-		v, ok := raw[f.key]
-		if !ok {
-			continue
-		}
-		delete(raw, f.key)
-		if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
-			continue
-		}
-		if err := json.Unmarshal(v, f.dst); err != nil {
-			return ResearchConfig{}, fmt.Errorf("%s: key \"research.%s\": %v", name, f.key, typeErrorText(err))
-		}
+	}); err != nil {
+		return ResearchConfig{}, err
 	}
 	if len(raw) > 0 {
 		r.Extra = raw
