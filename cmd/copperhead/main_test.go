@@ -12,9 +12,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -80,6 +82,7 @@ func TestScripts(t *testing.T) {
 			"fakemodel":     func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeModel(t, ts, neg, args) },
 			"fakerequest":   cmdFakeRequest,
 			"fakerequests":  cmdFakeRequests,
+			"fakewait":      cmdFakeWait,
 			"nosecret":      cmdNoSecret,
 			"globcp":        cmdGlobCp,
 			"copytree":      cmdCopyTree,
@@ -224,9 +227,16 @@ func cmdFakeModel(t *testing.T, ts *testscript.TestScript, neg bool, args []stri
 			Stop      llm.StopReason    `json:"stop"`
 			Status    int               `json:"status"`
 			Header    map[string]string `json:"header"`
+			DelayMS   int               `json:"delay_ms"`
 		}
 		ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[2])), &steps))
 		for i, st := range steps {
+			if st.DelayMS > 0 {
+				// A model that does not answer in time: the test kills
+				// the run while it waits (see fakewait).
+				script = append(script, llmtest.Slow{Delay: time.Duration(st.DelayMS) * time.Millisecond})
+				continue
+			}
 			if st.Status != 0 {
 				script = append(script, llmtest.Status{Code: st.Status, Header: st.Header})
 				continue
@@ -284,6 +294,24 @@ func cmdFakeRequests(ts *testscript.TestScript, neg bool, args []string) {
 	if (got == args[0]) == neg {
 		ts.Fatalf("fake model received %s requests, want %s", got, args[0])
 	}
+}
+
+// fakewait N waits (up to a minute) until the fake model has received N
+// requests: a script can then act on a background run at a known point,
+// e.g. kill it while the model is thinking.
+func cmdFakeWait(ts *testscript.TestScript, neg bool, args []string) {
+	v, ok := fakeModels.Load(ts)
+	if neg || !ok || len(args) != 1 {
+		ts.Fatalf("usage: fakewait N (after fakemodel)")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if len(v.(*llmtest.Server).Requests()) >= n {
+			return
+		}
+	}
+	ts.Fatalf("fake model received %d requests after a minute, want %d", len(v.(*llmtest.Server).Requests()), n)
 }
 
 // nosecret DIR VALUE asserts that no file below DIR contains VALUE.
