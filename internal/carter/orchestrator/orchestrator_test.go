@@ -214,3 +214,36 @@ func TestValidateRefusesContentFreeQuestion(t *testing.T) {
 		t.Error("a refused run left files behind")
 	}
 }
+
+// slowSynth is a model that never answers: it waits for its context.
+type slowSynth struct{}
+
+func (slowSynth) Name() string { return "llm" }
+func (slowSynth) Synthesize(ctx context.Context, _ synth.Input) (synth.Output, error) {
+	<-ctx.Done()
+	return synth.Output{ModelCalls: 1}, ctx.Err()
+}
+
+// The time budget covers synthesis too: a model that does not answer is cut
+// off at --max-minutes and the run still ends with an extractive brief.
+func TestSlowSynthesizerBoundedByMinutes(t *testing.T) {
+	done := make(chan struct{})
+	var res Result
+	var err error
+	go func() {
+		defer close(done)
+		res, err = Run(context.Background(), Options{Spec: spec(t, question, task.Constraints{MaxMinutes: 0.005}), Retriever: loadFixture(t),
+			Synth: slowSynth{}, Model: "m", OutDir: t.TempDir(), Now: stepClock(time.Millisecond)})
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a synthesizer that never answers kept the run past its time budget")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Report.Synthesizer != "extractive" || len(res.Report.Notes) != 1 || !strings.Contains(res.Report.Notes[0], "deadline") {
+		t.Errorf("synthesizer %q, notes %v", res.Report.Synthesizer, res.Report.Notes)
+	}
+}

@@ -128,7 +128,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err := r.gather(budgetCtx, ctx); err != nil {
 		return Result{}, err
 	}
-	notes, err := r.synthesize(ctx)
+	// Synthesis spends the same time budget: a slow model is cut off at
+	// the deadline and the extractive synthesizer drafts instead.
+	notes, err := r.synthesize(budgetCtx)
 	if err != nil {
 		return Result{}, err
 	}
@@ -531,7 +533,9 @@ func (r *runner) synthesize(ctx context.Context) ([]string, error) {
 		if werr := r.store.WriteModelTurns(nil); werr != nil {
 			return nil, werr
 		}
-		out, _ = synth.Extractive{}.Synthesize(ctx, r.synthInput())
+		// The fallback needs no model and no time budget: it must run even
+		// when the model was cut off at the deadline.
+		out, _ = synth.Extractive{}.Synthesize(context.WithoutCancel(ctx), r.synthInput())
 	}
 	if err := r.event(eventlog.ClaimsBuilt, map[string]any{
 		"synthesizer": r.rec.Synthesizer, "model": r.rec.Model, "claims": len(out.Claims),
