@@ -26,6 +26,7 @@ import (
 	"copperhead/internal/atomicfile"
 	"copperhead/internal/design"
 	"copperhead/internal/devplan"
+	"copperhead/internal/draft"
 	"copperhead/internal/draft/layout"
 	"copperhead/internal/firmware"
 	"copperhead/internal/gitrepo"
@@ -490,9 +491,15 @@ func Gate(ctx context.Context, env Env, st Stage) ([]string, error) {
 			problems = append(problems, p+" has no parts table with rows")
 			break
 		}
+		lib := draft.InstalledLibrary()
 		for _, r := range rows {
 			if why := strings.TrimSpace(r.Rationale); why == "" || strings.HasPrefix(strings.ToUpper(why), "TODO") {
 				problems = append(problems, fmt.Sprintf("%s: %s has no rationale", p, r.Refdes))
+			}
+			// A footprint the layout engine cannot load stops the pipeline
+			// two stages later; catch it while parts are being chosen.
+			if err := draft.FootprintExists(lib, strings.TrimSpace(r.Footprint)); err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %s: %v", p, r.Refdes, err))
 			}
 		}
 	case "schematic":

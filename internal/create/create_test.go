@@ -197,3 +197,41 @@ func TestPrepare(t *testing.T) {
 		t.Errorf("a different brief with force: %v", err)
 	}
 }
+
+func TestPartSelectionGate(t *testing.T) {
+	if _, err := os.Stat("/usr/share/kicad/footprints/Resistor_SMD.pretty"); err != nil && os.Getenv("KICAD9_FOOTPRINT_DIR") == "" {
+		t.Skip("KiCad footprint libraries are not installed")
+	}
+	st, _ := StageByName("part-selection")
+	head := "| Refdes | Value | Footprint | MPN | Rationale |\n| --- | --- | --- | --- | --- |\n"
+	cases := []struct {
+		name, rows string
+		want       []string
+	}{
+		{"good", "| R1 | 10k | Resistor_SMD:R_0603_1608Metric | UNVERIFIED | pull-up for the button |\n", nil},
+		{"todo rationale", "| R1 | 10k | Resistor_SMD:R_0603_1608Metric | UNVERIFIED | TODO: why this part |\n", []string{"R1 has no rationale"}},
+		{"unknown footprint", "| R1 | 10k | Resistor_SMD:R_0603_1608Metrix | UNVERIFIED | pull-up |\n", []string{"footprint Resistor_SMD:R_0603_1608Metrix not found (closest: R_0603_1608Metric"}},
+		{"no table", "", []string{"has no parts table"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			repo := t.TempDir()
+			if c.rows != "" {
+				write(t, repo, "docs/BOM.md", "# BOM\n\n"+head+c.rows)
+			}
+			problems, err := Gate(context.Background(), Env{Repo: repo, Config: design.DefaultConfig()}, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Join(problems, "\n")
+			if len(c.want) == 0 && got != "" {
+				t.Errorf("problems %q, want none", got)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("problems %q lack %q", got, w)
+				}
+			}
+		})
+	}
+}

@@ -504,6 +504,10 @@ func lookupSymbol(lib *kigen.Library, libID string) (*kigen.SymDef, error) {
 	return s, nil
 }
 
+// FootprintExists reports, as an error naming the closest names, whether a
+// LIBRARY:FOOTPRINT id is installed.
+func FootprintExists(lib *kigen.Library, fp string) error { return footprintExists(lib, fp) }
+
 func footprintExists(lib *kigen.Library, fp string) error {
 	nick, name, ok := strings.Cut(fp, ":")
 	if !ok || nick == "" || name == "" {
