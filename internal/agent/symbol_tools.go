@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,6 +150,24 @@ func (draftSchematicTool) Run(ctx context.Context, s *Session, raw json.RawMessa
 	if w.Project != "" {
 		changed = append(changed, rel(w.Project))
 	}
+	// PINOUT.md is as-built fact: when the repo has none yet, it is
+	// generated from KiCad's netlist of the new sheet, as init would.
+	pinout := s.Config.DocPath(design.PinoutDoc)
+	pinoutAbs := filepath.Join(s.Repo, filepath.FromSlash(pinout))
+	wrotePinout := false
+	if _, err := os.Stat(pinoutAbs); errors.Is(err, fs.ErrNotExist) && s.KiCad != nil {
+		nl, err := s.KiCad.Netlist(ctx, w.Path)
+		if err != nil {
+			return Result{Text: fmt.Sprintf("draft_schematic: drew %s, but kicad-cli could not export its netlist: %s", changed[0], s.scrub(err.Error())), IsError: true, Changed: changed}, nil
+		}
+		if err := os.MkdirAll(filepath.Dir(pinoutAbs), 0o755); err == nil {
+			if err := s.writeFile(pinoutAbs, design.GeneratePinout(in.Project, nl)); err != nil {
+				return Result{Text: fmt.Sprintf("draft_schematic: drew %s, but could not write %s: %s", changed[0], pinout, s.scrub(err.Error())), IsError: true, Changed: changed}, nil
+			}
+			changed = append(changed, pinout)
+			wrotePinout = true
+		}
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "draft_schematic: drew %s: %d parts (%d units), %d nets on %s; %d labels, %d power ports, %d no-connects",
 		changed[0], w.Parts, w.Units, w.Nets, w.Paper, w.Labels, w.PowerPorts, w.NoConnects)
@@ -156,6 +175,9 @@ func (draftSchematicTool) Run(ctx context.Context, s *Session, raw json.RawMessa
 		fmt.Fprintf(&b, "; PWR_FLAG on %s", strings.Join(w.PowerFlags, ", "))
 	}
 	b.WriteString(".")
+	if wrotePinout {
+		fmt.Fprintf(&b, " Wrote %s from KiCad's netlist of the new sheet (edit its Notes column freely).", pinout)
+	}
 	if _, err := os.Stat(w.Path); err != nil {
 		return Errorf("draft_schematic: %s", s.scrub(err.Error())), nil
 	}

@@ -55,3 +55,36 @@ func TestDraftSchematicTool(t *testing.T) {
 		t.Errorf("second draw: %v\n%s", res.Changed, res.Text)
 	}
 }
+
+// With kicad-cli, a first draw also writes PINOUT.md from the netlist of
+// the new sheet (an IC's pins with their nets), opening its drift
+// obligation; an existing PINOUT.md is never overwritten.
+func TestDraftSchematicWritesPinout(t *testing.T) {
+	needSymbolLibraries(t)
+	s := emptySession(t)
+	s.KiCad = realKiCad(t)
+	s.Validated = true
+	intent := `{"project": "amp", "parts": [
+  {"ref": "U1", "lib_id": "Amplifier_Operational:LM358", "footprint": "Package_SO:SOIC-8_3.9x4.9mm_P1.27mm"},
+  {"ref": "J1", "lib_id": "Connector_Generic:Conn_01x04", "footprint": "Connector_PinHeader_2.54mm:PinHeader_1x04_P2.54mm_Vertical"}],
+ "nets": [{"name": "+5V", "pins": ["J1.1", "U1.8"]}, {"name": "GND", "pins": ["J1.2", "U1.4"]},
+  {"name": "IN", "pins": ["J1.3", "U1.3", "U1.5"]}, {"name": "OUT", "pins": ["J1.4", "U1.1", "U1.2", "U1.6", "U1.7"]}]}`
+	if err := os.WriteFile(filepath.Join(s.Repo, "intent.json"), []byte(intent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := mustOK(t, call(t, s, "draft_schematic", map[string]any{"intent": "intent.json"}))
+	if !strings.Contains(strings.Join(res.Changed, ","), "docs/PINOUT.md") || !strings.Contains(res.Text, "Wrote docs/PINOUT.md") {
+		t.Fatalf("PINOUT.md not written: %v\n%s", res.Changed, res.Text)
+	}
+	pinout, err := os.ReadFile(filepath.Join(s.Repo, "docs", "PINOUT.md"))
+	if err != nil || !strings.Contains(string(pinout), "| U1 | 8 |") || !strings.Contains(string(pinout), "+5V") {
+		t.Errorf("PINOUT.md (%v):\n%s", err, pinout)
+	}
+	if err := os.WriteFile(filepath.Join(s.Repo, "docs", "PINOUT.md"), []byte("hand-written\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustOK(t, call(t, s, "draft_schematic", map[string]any{"intent": "intent.json", "force": true}))
+	if got, _ := os.ReadFile(filepath.Join(s.Repo, "docs", "PINOUT.md")); string(got) != "hand-written\n" {
+		t.Error("an existing PINOUT.md was overwritten")
+	}
+}
