@@ -116,20 +116,7 @@ func (draftSchematicTool) Run(ctx context.Context, s *Session, raw json.RawMessa
 	if err != nil {
 		return Errorf("draft_schematic: %s", s.scrub(err.Error())), nil
 	}
-	dir := filepath.Join(s.Repo, "hardware")
-	if s.Config.Schematic != "" {
-		dir = filepath.Join(s.Repo, filepath.Dir(filepath.FromSlash(s.Config.Schematic)))
-	}
-	var bom map[string]string
-	if files, err := design.ReadFiles(s.Repo, s.Config); err == nil {
-		if rows, err := design.ParseBOM(files[s.Config.DocPath(design.BOMDoc)]); err == nil && len(rows) > 0 {
-			bom = map[string]string{}
-			for _, r := range rows {
-				bom[r.Refdes] = r.Value
-			}
-		}
-	}
-	w, err := draft.WriteSchematic(in, p.Rel, dir, a.Force, draft.Options{BOM: bom})
+	w, err := draft.WriteSchematic(in, p.Rel, draft.SheetDir(s.Repo, s.Config), a.Force, draft.Options{BOM: draft.BOMValues(s.Repo, s.Config)})
 	if err != nil {
 		var fe *draft.FindingsError
 		if errors.As(err, &fe) {

@@ -58,12 +58,9 @@ written. An existing sheet that differs from the draft is refused unless
 			}
 			dir := out
 			if out == "" {
-				dir = filepath.Join(repo, "hardware")
-				if cfg.Schematic != "" {
-					dir = filepath.Join(repo, filepath.Dir(filepath.FromSlash(cfg.Schematic)))
-				}
+				dir = draft.SheetDir(repo, cfg)
 			}
-			opts := draft.Options{BOM: bomValues(repo, cfg)}
+			opts := draft.Options{BOM: draft.BOMValues(repo, cfg)}
 			w, err := draft.WriteSchematic(in, filepath.Base(intentPath), dir, force, opts)
 			if err != nil {
 				return failf("%v", err)
@@ -131,24 +128,6 @@ func printDraft(a *app, r draftResult) {
 			fmt.Fprintf(o, "  %s\n", f)
 		}
 	}
-}
-
-// bomValues maps BOM.md's refdes to values when the repo's BOM.md has rows;
-// nil (no BOM check) otherwise.
-func bomValues(repo string, cfg design.Config) map[string]string {
-	files, err := design.ReadFiles(repo, cfg)
-	if err != nil {
-		return nil
-	}
-	rows, err := design.ParseBOM(files[cfg.DocPath(design.BOMDoc)])
-	if err != nil || len(rows) == 0 {
-		return nil
-	}
-	out := map[string]string{}
-	for _, r := range rows {
-		out[r.Refdes] = r.Value
-	}
-	return out
 }
 
 func relTo(repo, abs string) string {

@@ -541,21 +541,15 @@ func dirNames(dir, suffix string) []string {
 	return out
 }
 
-var symbolNameRE = regexp.MustCompile(`(?m)^\s*\(symbol "([^"]+)"`)
-
-// symbolNames lists the top-level symbol names of a .kicad_sym cheaply
-// (unit sub-symbols, named NAME_U_S, are filtered out by their suffix).
+// symbolNames lists the top-level symbol names of a .kicad_sym cheaply.
 func symbolNames(file string) []string {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil
 	}
 	var out []string
-	unitRE := regexp.MustCompile(`_\d+_\d+$`)
-	for _, m := range symbolNameRE.FindAllSubmatch(data, -1) {
-		if n := string(m[1]); !unitRE.MatchString(n) {
-			out = append(out, n)
-		}
+	for _, t := range topSymbols(data) {
+		out = append(out, t.name)
 	}
 	return out
 }

@@ -25,6 +25,30 @@ var (
 	propRE    = regexp.MustCompile(`\(property "(Description|ki_keywords|Footprint)"\s+"((?:[^"\\]|\\.)*)"`)
 )
 
+// symbolText is one top-level symbol of a .kicad_sym: its name and its text
+// up to the next top-level symbol.
+type symbolText struct {
+	name string
+	body []byte
+}
+
+// topSymbols splits a KiCad-written .kicad_sym at its top-level symbols
+// (one tab deep; unit sub-symbols are deeper), reading text, not parsing:
+// a library file can be megabytes and only names and a few properties are
+// wanted.
+func topSymbols(data []byte) []symbolText {
+	heads := symHeadRE.FindAllSubmatchIndex(data, -1)
+	out := make([]symbolText, 0, len(heads))
+	for i, h := range heads {
+		end := len(data)
+		if i+1 < len(heads) {
+			end = heads[i+1][0]
+		}
+		out = append(out, symbolText{name: string(data[h[2]:h[3]]), body: data[h[1]:end]})
+	}
+	return out
+}
+
 // SearchSymbols finds installed library symbols whose library id,
 // description or keywords contain every word of query (case-insensitive),
 // best first: id matches before description matches, shorter ids first. It
@@ -50,16 +74,9 @@ func SearchSymbols(lib *kigen.Library, query string, limit int) ([]SymbolHit, er
 		if err != nil {
 			continue
 		}
-		heads := symHeadRE.FindAllSubmatchIndex(data, -1)
-		for i, h := range heads {
-			end := len(data)
-			if i+1 < len(heads) {
-				end = heads[i+1][0]
-			}
-			name := string(data[h[2]:h[3]])
-			body := data[h[1]:end]
-			hit := SymbolHit{LibID: nick + ":" + name}
-			for _, m := range propRE.FindAllSubmatch(body, -1) {
+		for _, t := range topSymbols(data) {
+			hit := SymbolHit{LibID: nick + ":" + t.name}
+			for _, m := range propRE.FindAllSubmatch(t.body, -1) {
 				switch string(m[1]) {
 				case "Description":
 					hit.Description = string(m[2])

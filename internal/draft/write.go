@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"copperhead/internal/atomicfile"
+	"copperhead/internal/design"
 )
 
 // ErrWouldOverwrite refuses to replace a schematic that differs from the
@@ -72,4 +73,31 @@ func WriteSchematic(in *Intent, name, dir string, force bool, opts Options) (*Wr
 		w.Project = pro
 	}
 	return w, nil
+}
+
+// SheetDir is where a drafted sheet goes by default: the folder of the
+// configured schematic, else <repo>/hardware.
+func SheetDir(repo string, cfg design.Config) string {
+	if cfg.Schematic != "" {
+		return filepath.Join(repo, filepath.Dir(filepath.FromSlash(cfg.Schematic)))
+	}
+	return filepath.Join(repo, "hardware")
+}
+
+// BOMValues maps the refdes of the repo's BOM.md rows to their values, for
+// Options.BOM; nil (no BOM check) when BOM.md is missing or has no rows.
+func BOMValues(repo string, cfg design.Config) map[string]string {
+	files, err := design.ReadFiles(repo, cfg)
+	if err != nil {
+		return nil
+	}
+	rows, err := design.ParseBOM(files[cfg.DocPath(design.BOMDoc)])
+	if err != nil || len(rows) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, r := range rows {
+		out[r.Refdes] = r.Value
+	}
+	return out
 }
