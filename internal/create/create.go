@@ -120,6 +120,17 @@ type Env struct {
 	KiCad  *kicadcli.Tool
 }
 
+// docPath is a design doc's absolute path, e.g. docPath("LAYOUT.md").
+func (e Env) docPath(name string) string {
+	return filepath.Join(e.Repo, filepath.FromSlash(e.Config.DocPath(name)))
+}
+
+// The architecture gate's reading of SUBSYSTEMS.md.
+var (
+	blockDiagramRE = regexp.MustCompile(`(?mi)^##\s+Block diagram`)
+	sectionRE      = regexp.MustCompile(`(?m)^##\s+\S`)
+)
+
 // Input configures a pipeline run.
 type Input struct {
 	Env
@@ -321,7 +332,7 @@ func runEngineStage(ctx context.Context, in Input, st Stage, sr *StageReport) ([
 	case "layout-draft":
 		rep, err := layout.Draft(ctx, in.KiCad, layout.Options{
 			Schematic: pr.Schematic, Board: boardPath(pr),
-			LayoutDoc: filepath.Join(in.Repo, filepath.FromSlash(in.Config.DocPath(design.LayoutDoc))),
+			LayoutDoc: in.docPath(design.LayoutDoc),
 			Display:   pr.Rel, MarkDraft: true,
 		})
 		if err != nil {
@@ -378,7 +389,7 @@ func generateOutputs(ctx context.Context, in Input, pr *project.Project) (string
 	}
 	res, err := outputs.Generate(ctx, in.KiCad, outputs.Input{
 		Name: pr.Name, Schematic: pr.Schematic, Board: boardPath(pr),
-		BOMDoc: filepath.Join(in.Repo, filepath.FromSlash(in.Config.DocPath(design.BOMDoc))),
+		BOMDoc: in.docPath(design.BOMDoc),
 	}, filepath.Join(in.Repo, outputsDir), outputs.Options{Fab: fab, SkipSTEP: in.SkipSTEP, SkipRender: in.SkipRender})
 	if err != nil {
 		return "", fmt.Errorf("outputs: %w", err)
@@ -409,7 +420,7 @@ func generateFirmware(ctx context.Context, in Input, pr *project.Project) (strin
 		// firmware: that is a finding for DEVPLAN.md, not a failure.
 		st.Build = "no firmware: " + err.Error()
 	} else {
-		pinout, err := os.ReadFile(filepath.Join(in.Repo, filepath.FromSlash(in.Config.DocPath(design.PinoutDoc))))
+		pinout, err := os.ReadFile(in.docPath(design.PinoutDoc))
 		if err != nil {
 			return "", fmt.Errorf("firmware: %w", err)
 		}
@@ -475,10 +486,10 @@ func Gate(ctx context.Context, env Env, st Stage) ([]string, error) {
 		}
 	case "architecture":
 		p, sub := doc(design.SubsystemsDoc)
-		if !regexp.MustCompile(`(?mi)^##\s+Block diagram`).Match(sub) || !strings.Contains(string(sub), "```") {
+		if !blockDiagramRE.Match(sub) || !strings.Contains(string(sub), "```") {
 			problems = append(problems, p+" has no ## Block diagram section with a fenced diagram")
 		}
-		if n := len(regexp.MustCompile(`(?m)^##\s+\S`).FindAll(sub, -1)); n < 3 {
+		if n := len(sectionRE.FindAll(sub, -1)); n < 3 {
 			problems = append(problems, fmt.Sprintf("%s has %d sections; want the block diagram and at least two subsystems", p, n))
 		}
 		if p, lay := doc(design.LayoutDoc); len(strings.TrimSpace(string(lay))) == 0 {
@@ -550,7 +561,7 @@ func Gate(ctx context.Context, env Env, st Stage) ([]string, error) {
 			problems = append(problems, "kicad-cli 9 is needed to check DRC")
 			break
 		}
-		gp, err := layout.Gate(ctx, env.KiCad, board, filepath.Join(env.Repo, filepath.FromSlash(env.Config.DocPath(design.LayoutDoc))))
+		gp, err := layout.Gate(ctx, env.KiCad, board, env.docPath(design.LayoutDoc))
 		if err != nil {
 			return nil, err
 		}
