@@ -117,6 +117,10 @@ type NetComponent struct {
 	LibID     string            `json:"lib_id"`
 	SheetPath string            `json:"sheet_path"`
 	Fields    map[string]string `json:"fields,omitempty"`
+	// Properties are the exporter's <property> elements: the flags
+	// ("dnp", "exclude_from_bom", "exclude_from_board", present when set),
+	// "Sheetname", "Sheetfile", "ki_fp_filters".
+	Properties map[string]string `json:"properties,omitempty"`
 }
 
 // Net is one electrical net and every pin on it.

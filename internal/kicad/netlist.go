@@ -40,6 +40,12 @@ func ParseNetlistXML(data []byte) (*Netlist, error) {
 				comp.Fields[f.Name] = f.Value
 			}
 		}
+		for _, pr := range c.Properties {
+			if comp.Properties == nil {
+				comp.Properties = map[string]string{}
+			}
+			comp.Properties[pr.Name] = pr.Value
+		}
 		nl.Components = append(nl.Components, comp)
 	}
 	for _, n := range doc.Nets {
@@ -102,17 +108,26 @@ type xmlNetlist struct {
 }
 
 type xmlComp struct {
-	Ref       string       `xml:"ref,attr"`
-	Value     string       `xml:"value"`
-	Footprint string       `xml:"footprint"`
-	Fields    []xmlField   `xml:"fields>field"`
-	LibSource xmlLibSource `xml:"libsource"`
-	SheetPath xmlSheetPath `xml:"sheetpath"`
+	Ref        string        `xml:"ref,attr"`
+	Value      string        `xml:"value"`
+	Footprint  string        `xml:"footprint"`
+	Fields     []xmlField    `xml:"fields>field"`
+	Properties []xmlProperty `xml:"property"`
+	LibSource  xmlLibSource  `xml:"libsource"`
+	SheetPath  xmlSheetPath  `xml:"sheetpath"`
 }
 
 type xmlField struct {
 	Name  string `xml:"name,attr"`
 	Value string `xml:",chardata"`
+}
+
+// xmlProperty is a <property name=".." value=".."/>: KiCad writes the
+// symbol's flags there (dnp, exclude_from_bom, exclude_from_board) and its
+// sheet's name and file.
+type xmlProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type xmlLibSource struct {

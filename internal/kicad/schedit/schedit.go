@@ -70,6 +70,12 @@ type Design struct {
 	RootPath string
 	Sheets   map[string]*Sheet // by absolute path
 	Model    *kicad.Schematic
+
+	// Netlist is kicad-cli's netlist of the design as loaded: the authority
+	// for which nets exist and what they are called (the read model only
+	// knows the names written down). Callers that write set it before
+	// planning; nil only in tests of the planner alone.
+	Netlist *kicad.Netlist
 }
 
 // Load opens the schematic rooted at rootPath for editing.
@@ -131,6 +137,9 @@ type Plan struct {
 	Edits   map[string][]sexpr.Edit // absolute file path -> splices into that file's Src
 	Summary []string                // one human-readable line per change
 	Touched []string                // refdes whose BOM/PINOUT rows the change can affect
+	// Expect is what KiCad's netlist of the written files must show; the
+	// writer compares it (Verify) and writes nothing on a mismatch.
+	Expect Expect
 }
 
 // ErrRefused wraps every refusal (unknown ref, net merge, symbol not found):
