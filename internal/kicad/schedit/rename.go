@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"copperhead/internal/kicad"
 	"copperhead/internal/sexpr"
 	"copperhead/internal/textdist"
 )
@@ -31,21 +32,40 @@ func autoNetName(name string) bool {
 // connection survives), and the Value of every power symbol naming it. A
 // sheet file used twice is one file, so all its instances follow.
 //
-// Labels are matched by name across every sheet, as the issue defines the
-// operation: a local label called old on another sheet is renamed too, even
-// though KiCad treats it as a different (sheet-local) net.
+// old is spelled as KiCad's netlist and the read commands print it ("/PTT",
+// "/amp/OUT", "VCC") or as the bare label text ("PTT"). A bare name renames
+// every net the text is written on, across every sheet: a local label in a
+// sheet used three times is three nets, and the plan says so. A name scoped
+// to one instance ("/a/PTT") whose label lives in a file other instances
+// share is refused: KiCad stores one label for them all. new is bare label
+// text (or carries old's own instance path).
 //
-// It refuses when new already names a net (the rename would merge two nets)
-// unless merge is set, when either name is a bus or a member of a bus label
-// (a rename there would silently change the bus's membership), and when old
-// names no net at all (with close matches). When old is gone and new is
-// present, the rename is already applied and the plan is empty.
+// It refuses when new already names a net in KiCad's netlist in any of
+// those spellings (the rename would merge two nets, or give two nets one
+// name) unless merge is set; when either name is a bus, a member of a bus
+// label or of a bus alias (a rename there would silently change the bus's
+// membership); when the net is named by a hidden power-input pin (a KiCad 5
+// style power symbol or part: the name lives in the symbol library); and
+// when old names no net at all (with close matches). When old is gone and
+// new is present, the rename is already applied and the plan is empty.
 func RenameNet(d *Design, old, new string, merge bool) (*Plan, error) {
 	old, new = strings.TrimSpace(old), strings.TrimSpace(new)
 	if old == "" || new == "" {
 		return nil, Refusef("rename-net needs two non-empty net names")
 	}
-	for _, n := range []string{old, new} {
+	if strings.ContainsAny(new, "\n\r") {
+		return nil, Refusef("a net name cannot span lines: %q", new)
+	}
+	ns := d.netSpace()
+	from := ns.resolve(old)
+	to := new
+	if scope, text, scoped := splitScoped(new); scoped {
+		if scope != from.scope {
+			return nil, Refusef("a rename keeps a net in its sheet: give the new name without a sheet path (%s, not %s)", text, new)
+		}
+		to = text
+	}
+	for _, n := range []string{from.text, to} {
 		if isBusName(n) {
 			return nil, Refusef("%s is a bus, not a net: rename its members' labels one by one in KiCad", n)
 		}
@@ -53,50 +73,119 @@ func RenameNet(d *Design, old, new string, merge bool) (*Plan, error) {
 	// KiCad names unlabelled nets itself ("Net-(R1-Pad2)", "unconnected-(U1-
 	// IO7-Pad12)"); a label taking such a name could collide with one of
 	// those nets in the netlist, merging them for every downstream tool.
-	if autoNetName(new) {
-		return nil, Refusef("%s has the form of a name KiCad gives unlabelled nets; choose a name that does not start with Net-( or unconnected-(", new)
+	if autoNetName(to) {
+		return nil, Refusef("%s has the form of a name KiCad gives unlabelled nets; choose a name that does not start with Net-( or unconnected-(", to)
 	}
 	plan := &Plan{Op: "rename-net " + old + " " + new}
-	if old == new {
+	if from.text == to {
 		return plan, nil
 	}
-	names := d.netNames()
-	if !names[old] {
-		if names[new] {
+	if len(from.writes) == 0 {
+		if len(from.nets) > 0 {
+			return nil, Refusef("%s has no label to rename: KiCad made the name up from a pin; label the net in KiCad first", old)
+		}
+		done := ns.resolve(to)
+		if from.scope != "" {
+			done = ns.resolve(from.scope + escapeNetName(to))
+		}
+		if len(done.writes) > 0 {
 			return plan, nil // already applied
 		}
-		return nil, Refusef("no net named %s%s", old, closeMatches(old, names))
+		return nil, Refusef("no net named %s%s", old, closeMatches(old, ns.printedNames()))
 	}
-	if names[new] && !merge {
-		return nil, Refusef("a net named %s already exists: renaming %s would merge the two nets (pass --merge if that is intended)", new, old)
+	if from.scope != "" {
+		if extra := slices.DeleteFunc(slices.Clone(from.nets), func(n string) bool { return n == old }); len(extra) > 0 {
+			return nil, Refusef("%s is written in %s, which also names %s (KiCad stores one label for every use of a sheet, so it cannot rename one alone): rename-net %s %s renames all %s",
+				old, joinNets(writingFiles(from.writes)), joinNets(extra), from.text, to, plural(len(from.nets), "net", "nets"))
+		}
 	}
-	if buses := busesContaining(d, old); len(buses) > 0 {
-		return nil, Refusef("%s is a member of bus %s: renaming it would take it out of the bus; edit the bus in KiCad", old, strings.Join(buses, ", "))
+	for _, w := range from.writes {
+		if w.kind == "power_pin" {
+			return nil, Refusef("%s is named by the hidden power-input pin %s of %s (%s, a symbol without KiCad's power flag): KiCad takes the net name from the pin in the symbol library; rename the pin there in KiCad, or replace the symbol with a power symbol", from.text, w.text, w.ref, w.lib)
+		}
 	}
-	for _, sh := range d.sortedSheets() {
-		for i := range sh.Root.Children {
-			n := &sh.Root.Children[i]
-			head := n.Head()
-			switch {
-			case labelHeads[head] != "":
-				if renameArg(plan, sh, n, 1, old, new) {
-					plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s -> %s at %s", sh.Rel, labelHeads[head], old, new, atText(n)))
-				}
-			case head == "sheet":
-				for pin := range n.All("pin") {
-					if renameArg(plan, sh, pin, 1, old, new) {
-						plan.Summary = append(plan.Summary, fmt.Sprintf("%s: sheet pin %s -> %s on sheet %s", sh.Rel, old, new, sheetName(n)))
-					}
-				}
-			case head == "symbol" && n.Child("lib_id") != nil && d.isPowerSymbol(sh, n):
-				prop := propertyNode(n, "Value")
-				if prop != nil && renameArg(plan, sh, prop, 2, old, new) {
-					plan.Summary = append(plan.Summary, fmt.Sprintf("%s: power symbol %s %s -> %s", sh.Rel, propertyValue(n, "Reference"), old, new))
-				}
+	if buses := busesContaining(d, from.text); len(buses) > 0 {
+		return nil, Refusef("%s is a member of bus %s: renaming it would take it out of the bus; edit the bus in KiCad", from.text, strings.Join(buses, ", "))
+	}
+	for _, n := range []string{from.text, to} {
+		if aliases := aliasesContaining(d, n); len(aliases) > 0 {
+			return nil, Refusef("%s is a member of bus alias %s: renaming it would change the bus's membership (KiCad's ERC then reports net_not_bus_member); edit the alias and its labels in KiCad (Schematic Setup > Bus Alias Definitions)", n, strings.Join(aliases, ", "))
+		}
+	}
+	var renames []NetRename
+	clash := ns.existing(to)
+	seen := map[string]bool{}
+	for _, w := range from.writes {
+		olds, news := w.derived(from.text), w.derived(to)
+		for i, o := range olds {
+			if ns.names[news[i]] && !slices.Contains(clash, news[i]) {
+				clash = append(clash, news[i])
+			}
+			if ns.names[o] && !seen[o] {
+				seen[o] = true
+				renames = append(renames, NetRename{Old: o, New: news[i]})
 			}
 		}
 	}
+	if len(clash) == 0 {
+		for _, w := range ns.writings {
+			if w.text == to {
+				clash = append(clash, fmt.Sprintf("%s is written on %s", to, w.sh.Rel))
+				break
+			}
+		}
+	}
+	if len(clash) > 0 && !merge {
+		return nil, Refusef("a net named %s already exists (%s): renaming %s would merge the nets or give two nets one name (pass --merge if that is intended)", to, joinNets(clash), old)
+	}
+	for _, w := range from.writes {
+		if !renameArg(plan, w.sh, w.node, w.arg, from.text, to) {
+			continue
+		}
+		switch w.kind {
+		case "sheet_pin":
+			plan.Summary = append(plan.Summary, fmt.Sprintf("%s: sheet pin %s -> %s on sheet %s", w.sh.Rel, from.text, to, sheetNameOfPin(w.sh, w.node)))
+		case "power":
+			plan.Summary = append(plan.Summary, fmt.Sprintf("%s: power symbol %s %s -> %s", w.sh.Rel, w.ref, from.text, to))
+		default:
+			plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s -> %s at %s", w.sh.Rel, labelHeads[w.kind], from.text, to, atText(w.node)))
+		}
+	}
+	slices.SortFunc(renames, func(a, b NetRename) int { return kicad.CompareRefdes(a.Old, b.Old) })
+	plan.Expect.Renames = renames
+	switch {
+	case len(renames) > 1:
+		var pairs []string
+		for _, r := range renames {
+			pairs = append(pairs, r.Old+" -> "+r.New)
+		}
+		plan.Summary = append(plan.Summary, fmt.Sprintf("renames %s: %s", plural(len(renames), "net", "nets"), strings.Join(pairs, ", ")))
+	case len(renames) == 0 && ns.fromNetlist:
+		plan.Summary = append(plan.Summary, fmt.Sprintf("no net changes its name: KiCad names the net %s is written on by another label", from.text))
+	}
 	return plan, nil
+}
+
+// writingFiles lists the files writings sit in, sorted, once each.
+func writingFiles(ws []writing) []string {
+	var out []string
+	for _, w := range ws {
+		if !slices.Contains(out, w.sh.Rel) {
+			out = append(out, w.sh.Rel)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sheetNameOfPin names the sheet symbol holding a sheet pin.
+func sheetNameOfPin(sh *Sheet, pin *sexpr.Node) string {
+	for s := range sh.Root.All("sheet") {
+		if pin.Start >= s.Start && pin.End <= s.End {
+			return sheetName(s)
+		}
+	}
+	return "?"
 }
 
 // renameArg replaces child i of n (a string) when it reads old.
@@ -139,30 +228,71 @@ func (d *Design) sortedSheets() []*Sheet {
 	return out
 }
 
-// isPowerSymbol reports whether a placed symbol draws a power symbol of the
-// sheet's embedded library: its Value is then a global net name.
-func (d *Design) isPowerSymbol(sh *Sheet, sym *sexpr.Node) bool {
-	key := sym.Value1("lib_name")
-	if key == "" {
-		key = sym.Value1("lib_id")
-	}
-	for lib := range sh.Root.Child("lib_symbols").All("symbol") {
-		if lib.Arg(0) == key {
-			return lib.Child("power") != nil || lib.HasAtom("power")
-		}
-	}
-	return strings.HasPrefix(propertyValue(sym, "Reference"), "#PWR")
-}
-
 var (
 	vectorBus = regexp.MustCompile(`^(.*)\[(\d+)\.\.(\d+)\]$`)
 	groupBus  = regexp.MustCompile(`^([^{]*)\{([^}]*)\}$`)
 )
 
 // isBusName reports whether name is a KiCad bus: a vector D[0..7] or a
-// group {SDA SCL} / I2C{SDA SCL}.
+// group {SDA SCL} / I2C{SDA SCL}. KiCad's text markup is not a group:
+// ~{RESET} (overbar), V_{DD} (subscript) and x^{2} (superscript) are net
+// names, and a bus may carry markup itself (~{D}[0..7]).
 func isBusName(name string) bool {
-	return vectorBus.MatchString(name) || strings.ContainsAny(name, "{}")
+	plain, group := stripMarkup(name)
+	return group || vectorBus.MatchString(plain)
+}
+
+// stripMarkup removes KiCad's ~{..}, _{..} and ^{..} markup from name,
+// keeping the text inside, and reports whether a brace that is not markup
+// (a bus group's) remains.
+func stripMarkup(name string) (string, bool) {
+	var b strings.Builder
+	var stack []bool // per open brace: is it markup?
+	group := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case (c == '~' || c == '_' || c == '^') && i+1 < len(name) && name[i+1] == '{':
+			stack = append(stack, true)
+			i++
+		case c == '{':
+			stack = append(stack, false)
+			group = true
+		case c == '}' && len(stack) > 0:
+			if !stack[len(stack)-1] {
+				group = true
+			}
+			stack = stack[:len(stack)-1]
+		case c == '}':
+			group = true
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), group
+}
+
+// aliasesContaining names the bus aliases, (bus_alias "NAME" (members ..))
+// in any sheet, that list net as a member (directly or inside a vector
+// member such as D[0..7]).
+func aliasesContaining(d *Design, net string) []string {
+	var out []string
+	for _, sh := range d.sortedSheets() {
+		for a := range sh.Root.All("bus_alias") {
+			m := a.Child("members")
+			if m == nil {
+				continue
+			}
+			for i := 1; i < len(m.Children); i++ {
+				member := m.Children[i].Value
+				if (member == net || busHasMember(member, net)) && !slices.Contains(out, a.Arg(0)) {
+					out = append(out, a.Arg(0))
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // busesContaining names the bus labels (and sheet pins) whose members
@@ -190,6 +320,9 @@ func busesContaining(d *Design, net string) []string {
 }
 
 func busHasMember(bus, net string) bool {
+	if !isBusName(bus) {
+		return false
+	}
 	if m := vectorBus.FindStringSubmatch(bus); m != nil {
 		lo, _ := strconv.Atoi(m[2])
 		hi, _ := strconv.Atoi(m[3])
