@@ -326,15 +326,27 @@ func scanSheet(sh *Sheet) *sheetObjects {
 		case "symbol":
 			ps := sh.placed(c)
 			power := ""
-			if lib := libSymbol(sh, ps.libKey); lib != nil && lib.Child("power") != nil {
-				for pr := range c.All("property") {
-					if pr.Arg(0) == "Value" {
-						power = pr.Arg(1)
+			lib := libSymbol(sh, ps.libKey)
+			if lib != nil && (lib.Child("power") != nil || lib.HasAtom("power")) {
+				power = propertyValue(c, "Value")
+			}
+			hidden := map[string]string{} // pin number -> the global net a hidden power pin names
+			if lib != nil && power == "" {
+				for _, w := range powerWritings(sh, c) {
+					for _, p := range libPins(sh, lib, ps.unit, ps.style) {
+						if pinText(p.Value1("name")) == w.text {
+							hidden[pinText(p.Value1("number"))] = w.text
+						}
 					}
 				}
 			}
 			for _, pe := range ps.pins(sh) {
-				o.pins = append(o.pins, symPin{ps, power, pe})
+				pw := power
+				if n, ok := hidden[pe.number]; ok && strings.HasPrefix(propertyValue(c, "Reference"), "#") {
+					// A KiCad 5 style power symbol: its hidden pin is the net.
+					pw = n
+				}
+				o.pins = append(o.pins, symPin{ps, pw, pe})
 			}
 		}
 	}
@@ -577,13 +589,20 @@ func labelText(st indentStyle, kind, name, shape string, p, out kicad.Point) str
 	return st.lines(1, lines...)
 }
 
-// labelKind decides how Connect names a net, and the shape of a global label:
+// connectNet decides how Connect names net on a pin of sheet sh, and the
+// name KiCad's netlist gives the net the pin joins in each instance of sh:
 //
-//   - a net that already has a global label anywhere, or is a power net,
-//     gets a global label (copying an existing label's shape), so it joins
-//     that net on every sheet;
-//   - a net with a local or hierarchical label on the same sheet gets a
-//     local label, which joins both on that sheet;
+//   - a name spelled with its sheet ("/PTT", "/amp/OUT") is a local label
+//     of that sheet; a pin on another sheet is refused (joining it needs a
+//     sheet pin and hierarchical label, a drawing job for KiCad);
+//   - a bare name that names a global net in KiCad's netlist (a global
+//     label, a power symbol, a hidden power-input pin) gets a global label
+//     (copying an existing label's shape), so the pin joins that net and
+//     never a same-named local one;
+//   - a bare name written on this sheet, or naming a local net of this
+//     sheet's instances, gets a local label, which joins it;
+//   - a bare name that is only another sheet's local net is refused: a
+//     label here would make a different net of the same name;
 //   - a new net follows the design's habit: global labels when the design
 //     uses more global than local labels (open-telegraph does), else a local
 //     label. A new local label on a sub-sheet stays on that sheet; joining
@@ -591,35 +610,113 @@ func labelText(st indentStyle, kind, name, shape string, p, out kicad.Point) str
 //   - except in a sheet used more than once: there a new net is always a
 //     local label, one net per instance, because a global label would join
 //     the instances' pins into a single net.
-func labelKind(d *Design, o *sheetObjects, net string, reused bool) (kind, shape string) {
-	if slices.Contains(d.Model.PowerNets, net) {
-		shape = "passive"
-		kind = "global_label"
+func connectNet(d *Design, ns *netSpace, sh *Sheet, net string) (text, kind, shape string, names map[string]string, err error) {
+	paths := instancePaths(ns.instances[sh.Rel])
+	scope, scopedText, scoped := splitScoped(net)
+	text = scopedText
+	if !scoped {
+		text = unescapeNetName(net)
+	}
+	switch {
+	case strings.TrimSpace(text) == "" || strings.ContainsAny(text, "\n\r"):
+		return "", "", "", nil, Refusef("bad net name %q", net)
+	case isBusName(text):
+		return "", "", "", nil, Refusef("%s is a bus, not a net: connect a pin to one of its members", net)
+	case autoNetName(text):
+		return "", "", "", nil, Refusef("%s has the form of a name KiCad gives unlabelled nets; name the net with a label in KiCad (or choose another name)", net)
+	}
+	local := func() map[string]string {
+		m := map[string]string{}
+		for _, p := range paths {
+			m[p] = p + escapeNetName(text)
+		}
+		return m
+	}
+	if scoped {
+		if !slices.Contains(paths, scope) {
+			return "", "", "", nil, Refusef("%s is a net of sheet %s, and the pin is on %s: a label there would make a different net; connect across sheets through a sheet pin and hierarchical label in KiCad", net, scope, strings.Join(paths, ", "))
+		}
+		return text, "label", "", local(), nil
+	}
+	global := func(shape string) (string, string, string, map[string]string, error) {
+		m := map[string]string{}
+		for _, p := range paths {
+			m[p] = escapeNetName(text)
+		}
+		return text, "global_label", orDefault(shape, "bidirectional"), m, nil
+	}
+	shape = ""
+	isGlobal := ns.fromNetlist && ns.names[escapeNetName(text)] && !strings.HasPrefix(text, "/")
+	for _, w := range ns.writings {
+		if w.text != text || !w.global() {
+			continue
+		}
+		isGlobal = true
+		switch {
+		case w.kind == "global_label" && shape == "":
+			shape = w.node.Value1("shape")
+		case w.kind != "global_label" && shape == "":
+			shape = "passive"
+		}
+	}
+	if isGlobal {
+		return global(shape)
+	}
+	for _, w := range ns.writings {
+		if w.text == text && w.sh == sh && (w.kind == "label" || w.kind == "hierarchical_label") {
+			return text, "label", "", local(), nil
+		}
+	}
+	for _, p := range paths {
+		if ns.names[p+escapeNetName(text)] {
+			return text, "label", "", local(), nil
+		}
+	}
+	if others := ns.existing(text); len(others) > 0 {
+		return "", "", "", nil, Refusef("%s is the local net %s of another sheet; the pin is on %s, where a label %s would make a separate net %s: connect across sheets through a sheet pin in KiCad, or pass %s to make that new net",
+			text, joinNets(others), strings.Join(paths, ", "), text, paths[0]+escapeNetName(text), paths[0]+escapeNetName(text))
 	}
 	globals, locals := 0, 0
-	for _, sh := range d.Sheets {
-		for c := range sh.Root.All("global_label") {
+	for _, w := range ns.writings {
+		switch w.kind {
+		case "global_label":
 			globals++
-			if c.Arg(0) == net && kind == "" {
-				kind, shape = "global_label", c.Value1("shape")
-			}
-		}
-		for range sh.Root.All("label") {
+		case "label":
 			locals++
 		}
 	}
-	if kind != "" {
-		return kind, orDefault(shape, "bidirectional")
+	if globals > locals && len(paths) == 1 {
+		return global("bidirectional")
 	}
-	for _, l := range o.labels {
-		if l.name == net {
-			return "label", ""
+	return text, "label", "", local(), nil
+}
+
+// pinAcross finds pin pe of a symbol in sh as each instance of sh sees it:
+// the instance's reference, by instance path.
+func pinAcross(d *Design, sh *Sheet, pe pinEnd) map[string]string {
+	paths := map[string]bool{}
+	for _, si := range d.Model.Sheets {
+		if si.File == sh.Rel {
+			paths[si.Path] = true
 		}
 	}
-	if globals > locals && !reused {
-		return "global_label", "bidirectional"
+	out := map[string]string{}
+	for _, p := range d.Model.Pins() {
+		if paths[p.SheetPath] && !p.Power && p.Number == pe.number && samePoint(p.Pos, pe.pos) {
+			out[p.SheetPath] = p.Refdes
+		}
 	}
-	return "label", ""
+	return out
+}
+
+// alonePins states that pe ends up on no net, in every instance of sh.
+func alonePins(d *Design, sh *Sheet, pe pinEnd) []PinNet {
+	across := pinAcross(d, sh, pe)
+	var out []PinNet
+	for _, path := range sortedKeys(across) {
+		out = append(out, PinNet{Ref: across[path], Pin: pe.number})
+	}
+	return out
 }
 
 func orDefault(s, dflt string) string {
@@ -643,17 +740,23 @@ func pinRef(ref string, pe pinEnd) string { return ref + "." + pe.number }
 // (naming it: disconnect first), and a stub whose path or end another object
 // occupies.
 func Connect(d *Design, ref, pin, net string) (*Plan, error) {
-	if strings.TrimSpace(net) == "" || strings.ContainsAny(net, "\n\r") {
+	net = strings.TrimSpace(net)
+	if net == "" || strings.ContainsAny(net, "\n\r") {
 		return nil, Refusef("connect %s.%s: bad net name %q", ref, pin, net)
 	}
 	sh, ps, pe, err := partPin(d, ref, pin)
 	if err != nil {
 		return nil, err
 	}
+	ns := d.netSpace()
+	text, kind, shape, names, err := connectNet(d, ns, sh, net)
+	if err != nil {
+		return nil, Refusef("connect %s: %s", pinRef(ref, pe), strings.TrimPrefix(err.Error(), ErrRefused.Error()+": "))
+	}
 	plan := &Plan{Op: fmt.Sprintf("connect %s.%s %s", ref, pin, net), Touched: []string{ref}}
 	o := scanSheet(sh)
 	att := o.attached(ps, pe)
-	if slices.Contains(att.names, net) {
+	if slices.Contains(att.names, text) {
 		plan.Summary = append(plan.Summary, fmt.Sprintf("%s is already on %s", pinRef(ref, pe), net))
 		return plan, nil
 	}
@@ -671,21 +774,24 @@ func Connect(d *Design, ref, pin, net string) (*Plan, error) {
 		}
 	}
 	st := fileStyle(sh.Src)
-	var instances []string
-	for _, si := range d.Model.Sheets {
-		if si.File == sh.Rel {
-			instances = append(instances, si.Path)
+	instances := sortedKeys(names)
+	plan.Add(sh.Path, sexpr.Edit{Start: insertAt(sh), End: insertAt(sh), Text: wireText(st, pe.pos, end) + labelText(st, kind, text, shape, end, pe.out)})
+	across := pinAcross(d, sh, pe)
+	var joined []string
+	for _, path := range instances {
+		if r, ok := across[path]; ok {
+			plan.Expect.Pins = append(plan.Expect.Pins, PinNet{Ref: r, Pin: pe.number, Net: names[path]})
+			if !slices.Contains(joined, names[path]) {
+				joined = append(joined, names[path])
+			}
 		}
 	}
-	kind, shape := labelKind(d, o, net, len(instances) > 1)
-	text := wireText(st, pe.pos, end) + labelText(st, kind, net, shape, end, pe.out)
-	plan.Add(sh.Path, sexpr.Edit{Start: insertAt(sh), End: insertAt(sh), Text: text})
 	where := ""
 	if len(instances) > 1 {
 		where = fmt.Sprintf("; %s is used %d times, so every instance (%s) gets it", sh.Rel, len(instances), strings.Join(instances, ", "))
 	}
 	plan.Summary = append(plan.Summary, fmt.Sprintf("connect %s to %s (%s at (%s, %s))%s",
-		pinRef(ref, pe), net, strings.ReplaceAll(kind, "_", " "), mm(end.X), mm(end.Y), where))
+		pinRef(ref, pe), joinNets(joined), strings.ReplaceAll(kind, "_", " "), mm(end.X), mm(end.Y), where))
 	return plan, nil
 }
 
@@ -710,6 +816,7 @@ func NoConnect(d *Design, ref, pin string) (*Plan, error) {
 	}
 	plan.Add(sh.Path, sexpr.Edit{Start: insertAt(sh), End: insertAt(sh), Text: noConnectText(fileStyle(sh.Src), pe.pos)})
 	plan.Summary = append(plan.Summary, "flag "+pinRef(ref, pe)+" no-connect")
+	plan.Expect.Pins = alonePins(d, sh, pe)
 	return plan, nil
 }
 
@@ -736,7 +843,16 @@ func Disconnect(d *Design, ref, pin string) (*Plan, error) {
 	}
 	if len(rm) == 0 {
 		plan.Summary = append(plan.Summary, pinRef(ref, pe)+" has nothing attached")
+		return plan, nil
 	}
+	// A pin touching another symbol's pin stays on that net: only its
+	// no-connect flag went.
+	for _, sp := range o.pins {
+		if samePoint(sp.pin.pos, pe.pos) && sp.sym.node != ps.node {
+			return plan, nil
+		}
+	}
+	plan.Expect.Pins = alonePins(d, sh, pe)
 	return plan, nil
 }
 

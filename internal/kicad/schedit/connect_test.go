@@ -43,11 +43,12 @@ func partLoad(t *testing.T, root string) *Design {
 	return d
 }
 
-// partApply plans with op against a fresh load of root, applies it, and
-// checks that planning the same change again is a no-op.
+// partApply plans with op against a fresh load of root (KiCad's netlist
+// attached), applies it, checks KiCad's netlist afterwards against the
+// plan's Expect, and that planning the same change again is a no-op.
 func partApply(t *testing.T, root string, op func(*Design) (*Plan, error)) *Plan {
 	t.Helper()
-	d := partLoad(t, root)
+	d := loadVerified(t, root)
 	p, err := op(d)
 	if err != nil {
 		t.Fatal(err)
@@ -55,10 +56,11 @@ func partApply(t *testing.T, root string, op func(*Design) (*Plan, error)) *Plan
 	if p.NoOp() {
 		t.Fatalf("%s: plan changes nothing", p.Op)
 	}
-	if _, err := p.Apply(d); err != nil {
-		t.Fatal(err)
+	if p.Expect.Empty() {
+		t.Fatalf("%s: the plan states no netlist change", p.Op)
 	}
-	again, err := op(partLoad(t, root))
+	applyVerified(t, d, p)
+	again, err := op(loadVerified(t, root))
 	if err != nil {
 		t.Fatalf("%s again: %v", p.Op, err)
 	}

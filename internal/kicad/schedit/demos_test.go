@@ -303,12 +303,23 @@ func TestDemoVideoCrossSheetRename(t *testing.T) {
 		t.Skipf("video names %s only in %v", old, carriers)
 	}
 	before := demoKiCad(t, root)
+	d.Netlist = before.nl
 	files0 := snapshot(t, root)
 	p, err := RenameNet(d, old, new, false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(p.Expect.Renames) == 0 {
+		t.Errorf("the plan expects no net renamed")
+	}
 	changed := applyPlan(t, d, p)
+	if err := Verify(p.Expect, before.nl, netlist(t, root)); err != nil {
+		t.Error(err)
+	}
+	edits := 0
+	for _, es := range p.Edits {
+		edits += len(es)
+	}
 	if !slices.Equal(changed, carriers) {
 		t.Errorf("Apply reports %v, want %v", changed, carriers)
 	}
@@ -317,8 +328,8 @@ func TestDemoVideoCrossSheetRename(t *testing.T) {
 	if !slices.Equal(got, carriers) {
 		t.Errorf("changed files %v, want exactly %v", got, carriers)
 	}
-	if lines != 2*len(p.Summary) {
-		t.Errorf("diff touches %d lines for %d renamed names", lines, len(p.Summary))
+	if lines != 2*edits {
+		t.Errorf("diff touches %d lines for %d renamed names", lines, edits)
 	}
 	after := demoKiCad(t, root)
 	wantRenamedOnly(t, before.nl, after.nl, old, new)

@@ -256,3 +256,113 @@ func TestNetsFixtureNets(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Issue #12 "net identity": connect names the net KiCad's netlist knows.
+// R11 sits in chan.kicad_sch, used three times (R11, R21, R31), pin 2 free.
+func TestConnectNetNames(t *testing.T) {
+	all := func(net string, nets ...string) []PinNet {
+		if len(nets) == 0 {
+			nets = []string{net, net, net}
+		}
+		return []PinNet{{Ref: "R11", Pin: "2", Net: nets[0]}, {Ref: "R21", Pin: "2", Net: nets[1]}, {Ref: "R31", Pin: "2", Net: nets[2]}}
+	}
+	cases := []struct {
+		net  string
+		kind string
+		want []PinNet
+	}{
+		// VPP is a global net by a hidden power pin: a global label, not a
+		// local VPP per instance.
+		{"VPP", "global label", all("VPP")},
+		{"CLK", "global label", all("CLK")},
+		// A local name of this sheet joins each instance's own net.
+		{"SIG", "(label at", all("", "/A/SIG", "/B/SIG", "/C/SIG")},
+		{"/A/SIG", "(label at", all("", "/A/SIG", "/B/SIG", "/C/SIG")},
+		// A new net in a reused sheet: one local net per instance.
+		{"OUT", "(label at", all("", "/A/OUT", "/B/OUT", "/C/OUT")},
+		{"~{EN}", "(label at", all("", "/A/~{EN}", "/B/~{EN}", "/C/~{EN}")},
+	}
+	for _, c := range cases {
+		t.Run(c.net, func(t *testing.T) {
+			d := loadVerified(t, netsFixture(t))
+			p, err := Connect(d, "R11", "2", c.net)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(p.Expect.Pins, c.want) {
+				t.Fatalf("Expect.Pins = %v, want %v", p.Expect.Pins, c.want)
+			}
+			if s := strings.Join(p.Summary, "\n"); !strings.Contains(s, c.kind) || !strings.Contains(s, "every instance (/A/, /B/, /C/)") {
+				t.Errorf("summary %q: want a %s in every instance", s, c.kind)
+			}
+			applyVerified(t, d, p)
+		})
+	}
+}
+
+func TestConnectNetNameRefusals(t *testing.T) {
+	d := loadVerified(t, netsFixture(t))
+	for _, c := range []struct{ net, want string }{
+		// The root's local PTT is not reachable from a sub-sheet by name.
+		{"PTT", "PTT is the local net /PTT of another sheet"},
+		{"/PTT", "/PTT is a net of sheet /"},
+		{"/B/SIG", ""}, // the same file: accepted
+		{"Net-(R1-Pad1)", "form of a name KiCad gives unlabelled nets"},
+		{"{Main-BUS}", "is a bus"},
+	} {
+		_, err := Connect(d, "R11", "2", c.net)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("connect %s: %v", c.net, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("connect %s: err = %v, want refusal containing %q", c.net, err, c.want)
+		}
+	}
+}
+
+// Disconnect, no-connect and connect back on the root, by the overbar
+// name as KiCad prints it; each step checked against KiCad's netlist.
+func TestDisconnectConnectOverbar(t *testing.T) {
+	root := netsFixture(t)
+	steps := []struct {
+		op   func(d *Design) (*Plan, error)
+		want []PinNet
+	}{
+		{func(d *Design) (*Plan, error) { return Disconnect(d, "R2", "1") }, []PinNet{{Ref: "R2", Pin: "1"}}},
+		{func(d *Design) (*Plan, error) { return NoConnect(d, "R2", "1") }, []PinNet{{Ref: "R2", Pin: "1"}}},
+		{func(d *Design) (*Plan, error) { return Connect(d, "R2", "1", "/~{D_LED_EN}") }, []PinNet{{Ref: "R2", Pin: "1", Net: "/~{D_LED_EN}"}}},
+		{func(d *Design) (*Plan, error) { return Disconnect(d, "R11", "1") }, []PinNet{{Ref: "R11", Pin: "1"}, {Ref: "R21", Pin: "1"}, {Ref: "R31", Pin: "1"}}},
+	}
+	for i, s := range steps {
+		d := loadVerified(t, root)
+		p, err := s.op(d)
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if !reflect.DeepEqual(p.Expect.Pins, s.want) {
+			t.Fatalf("%s: Expect.Pins = %v, want %v", p.Op, p.Expect.Pins, s.want)
+		}
+		applyVerified(t, d, p)
+	}
+}
+
+// swap-pins in a sheet used three times: each instance's pins trade nets.
+func TestSwapPinsReusedSheet(t *testing.T) {
+	d := loadVerified(t, netsFixture(t))
+	p, err := SwapPins(d, "R11", "1", "2", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []PinNet{
+		{Ref: "R11", Pin: "1", Like: "R11.2"}, {Ref: "R11", Pin: "2", Like: "R11.1"},
+		{Ref: "R21", Pin: "1", Like: "R21.2"}, {Ref: "R21", Pin: "2", Like: "R21.1"},
+		{Ref: "R31", Pin: "1", Like: "R31.2"}, {Ref: "R31", Pin: "2", Like: "R31.1"},
+	}
+	if !reflect.DeepEqual(p.Expect.Pins, want) {
+		t.Fatalf("Expect.Pins = %v, want %v", p.Expect.Pins, want)
+	}
+	applyVerified(t, d, p)
+}

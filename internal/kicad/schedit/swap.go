@@ -91,6 +91,20 @@ func SwapPins(d *Design, ref, pinA, pinB, net string) (*Plan, error) {
 		moveConnection(plan, sh, cb, ca, b.Pos, a.Pos)
 		plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s moved from pin %s to pin %s", sh.Rel, ref, cb.label.Arg(0), b.Number, a.Number))
 	}
+	if !plan.NoOp() {
+		// Each pin takes the other's net, in every instance of the sheet.
+		refsA := pinAcross(d, sh, pinEnd{number: a.Number, pos: a.Pos})
+		refsB := pinAcross(d, sh, pinEnd{number: b.Number, pos: b.Pos})
+		for _, path := range sortedKeys(refsA) {
+			ra, rb := refsA[path], refsB[path]
+			if rb == "" {
+				continue
+			}
+			plan.Expect.Pins = append(plan.Expect.Pins,
+				PinNet{Ref: ra, Pin: a.Number, Like: rb + "." + b.Number},
+				PinNet{Ref: rb, Pin: b.Number, Like: ra + "." + a.Number})
+		}
+	}
 	return plan, nil
 }
 

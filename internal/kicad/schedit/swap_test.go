@@ -12,12 +12,12 @@ func TestSwapPinsLabels(t *testing.T) {
 	root := fixtureRoot(t)
 	before := netlist(t, root)
 	orig, _ := os.ReadFile(root)
-	d := mustLoad(t, root)
+	d := loadVerified(t, root)
 	p, err := SwapPins(d, "U1", "IO5", "6", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	applyPlan(t, d, p)
+	applyVerified(t, d, p)
 	if n := diffStat(t, orig, root); n > 8 {
 		t.Errorf("diff touches %d lines, want at most 8 (two names, two shapes)", n)
 	}
@@ -43,12 +43,12 @@ func TestSwapPinsLabels(t *testing.T) {
 func TestSwapPinsOntoNoConnect(t *testing.T) {
 	root := fixtureRoot(t)
 	before := netlist(t, root)
-	d := mustLoad(t, root)
+	d := loadVerified(t, root)
 	p, err := SwapPins(d, "U1", "5", "10", "") // KEY_DAH onto IO17, which carries a no-connect flag
 	if err != nil {
 		t.Fatal(err)
 	}
-	applyPlan(t, d, p)
+	applyVerified(t, d, p)
 	after := netOf(netlist(t, root))
 	if after["U1.10"] != "KEY_DAH" {
 		t.Errorf("U1.10 = %q, want KEY_DAH", after["U1.10"])
@@ -56,7 +56,7 @@ func TestSwapPinsOntoNoConnect(t *testing.T) {
 	if b := netOf(before); after["U1.5"] == b["U1.5"] || after["U1.5"] == "KEY_DAH" {
 		t.Errorf("U1.5 = %q, want unconnected", after["U1.5"])
 	}
-	d = mustLoad(t, root)
+	d = loadVerified(t, root)
 	if _, err := SwapPins(d, "U1", "5", "10", ""); err != nil {
 		t.Errorf("swapping back: %v", err)
 	}
@@ -79,7 +79,7 @@ func TestSwapPinsRefusals(t *testing.T) {
 // the net already on the target pin and plans nothing.
 func TestSwapPinsWithNetIsIdempotent(t *testing.T) {
 	root := fixtureRoot(t)
-	d := mustLoad(t, root)
+	d := loadVerified(t, root)
 	p, err := SwapPins(d, "U1", "IO5", "6", "KEY_DAH")
 	if err != nil {
 		t.Fatal(err)
@@ -87,12 +87,12 @@ func TestSwapPinsWithNetIsIdempotent(t *testing.T) {
 	if p.NoOp() {
 		t.Fatal("first swap planned nothing")
 	}
-	applyPlan(t, d, p)
+	applyVerified(t, d, p)
 	once, _ := os.ReadFile(root)
 	if got := netOf(netlist(t, root))["U1.6"]; got != "KEY_DAH" {
 		t.Fatalf("U1.6 = %q after the swap, want KEY_DAH", got)
 	}
-	d = mustLoad(t, root)
+	d = loadVerified(t, root)
 	p, err = SwapPins(d, "U1", "IO5", "6", "KEY_DAH")
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestSwapPinsWithNetIsIdempotent(t *testing.T) {
 	if !p.NoOp() {
 		t.Errorf("second swap with --net KEY_DAH planned %v, want a no-op", p.Edits)
 	}
-	applyPlan(t, d, p)
+	applyVerified(t, d, p)
 	if again, _ := os.ReadFile(root); string(again) != string(once) {
 		t.Error("re-applying the swap changed the file")
 	}
