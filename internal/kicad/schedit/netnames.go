@@ -323,3 +323,75 @@ func plural(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
+
+// driverRank is KiCad's priority among the drivers that name a net
+// (CONNECTION_SUBGRAPH's PRIORITY): a global label beats a power pin,
+// which beats a local label, which beats a hierarchical label.
+var driverRank = map[string]int{
+	"hierarchical_label": 3,
+	"label":              4,
+	"power":              6,
+	"power_pin":          6,
+	"global_label":       7,
+}
+
+// drivers floods from start over the sheet's wires and returns every name
+// a label or power symbol drives there, with its highest rank.
+func (o *sheetObjects) drivers(start kicad.Point) map[string]int {
+	out := map[string]int{}
+	note := func(name string, rank int) {
+		if rank > out[name] {
+			out[name] = rank
+		}
+	}
+	points := []kicad.Point{start}
+	used := make([]bool, len(o.wires))
+	for i := 0; i < len(points); i++ {
+		p := points[i]
+		for _, l := range o.labels {
+			if samePoint(l.pos, p) {
+				note(l.name, driverRank[l.kind])
+			}
+		}
+		for _, sp := range o.pins {
+			if sp.power != "" && samePoint(sp.pin.pos, p) {
+				note(sp.power, driverRank["power"])
+			}
+		}
+		for j := range o.wires {
+			w := &o.wires[j]
+			if used[j] || !(samePoint(w.a, p) || samePoint(w.b, p) || onSegment(p, w.a, w.b)) {
+				continue
+			}
+			used[j] = true
+			points = append(points, w.a, w.b)
+		}
+	}
+	return out
+}
+
+// ambiguousName refuses a rename when a label being renamed shares its
+// wires with another name of the same rank: KiCad then names the net by
+// one of them, and which one after the rename is not for copperhead to
+// guess.
+func ambiguousName(from netTarget) error {
+	objs := map[*Sheet]*sheetObjects{}
+	for _, w := range from.writes {
+		if driverRank[w.kind] == 0 || w.kind == "power" || w.kind == "power_pin" {
+			continue
+		}
+		o := objs[w.sh]
+		if o == nil {
+			o = scanSheet(w.sh)
+			objs[w.sh] = o
+		}
+		ds := o.drivers(pointOf(w.node.Child("at")))
+		mine := ds[from.text]
+		for _, other := range sortedKeys(ds) {
+			if other != from.text && ds[other] == mine {
+				return Refusef("%s shares its wires on %s with %s, a name of the same kind: KiCad names such a net by one of them, so the name after the rename is not certain; rename or remove one of the labels in KiCad first", from.text, w.sh.Rel, other)
+			}
+		}
+	}
+	return nil
+}

@@ -366,3 +366,23 @@ func TestSwapPinsReusedSheet(t *testing.T) {
 	}
 	applyVerified(t, d, p)
 }
+
+// A net carrying two local labels of different names: KiCad picks one by
+// name, so a rename of either is refused rather than guessed.
+func TestRenameNetAmbiguousLabels(t *testing.T) {
+	root := netsFixture(t)
+	src, _ := os.ReadFile(root)
+	extra := "\t(label \"PTT_B\" (at 76.2 57.15 270) (effects (font (size 1.27 1.27)) (justify left bottom)) (uuid \"aaaaaaaa-0000-4000-8000-000000000999\"))\n"
+	at := strings.LastIndex(string(src), "\t(sheet_instances")
+	if err := os.WriteFile(root, []byte(string(src[:at])+extra+string(src[at:])), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := loadVerified(t, root)
+	if got := netOf(d.Netlist)["R2.2"]; got != "/PTT" {
+		t.Fatalf("R2.2 is on %q, want /PTT (the fixture edit did not join PTT_B)", got)
+	}
+	_, err := RenameNet(d, "PTT", "ZZZ", false)
+	wantRefusal(t, err, "shares its wires on nets.kicad_sch with PTT_B")
+	_, err = RenameNet(d, "PTT_B", "A", false)
+	wantRefusal(t, err, "with PTT")
+}

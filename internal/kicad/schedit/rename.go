@@ -112,6 +112,9 @@ func RenameNet(d *Design, old, new string, merge bool) (*Plan, error) {
 			return nil, Refusef("%s is a member of bus alias %s: renaming it would change the bus's membership (KiCad's ERC then reports net_not_bus_member); edit the alias and its labels in KiCad (Schematic Setup > Bus Alias Definitions)", n, strings.Join(aliases, ", "))
 		}
 	}
+	if err := ambiguousName(from); err != nil {
+		return nil, err
+	}
 	var renames []NetRename
 	clash := ns.existing(to)
 	seen := map[string]bool{}
