@@ -72,9 +72,15 @@ func (r *Result) Paths() []string {
 	return out
 }
 
-// ErrDisagrees wraps the error of an edit whose written files KiCad reads
+// ErrDisagrees matches the error of an edit whose new files KiCad reads
 // differently from what the plan intended: nothing was written.
 var ErrDisagrees = errors.New("KiCad disagrees with the edit")
+
+// disagreement carries schedit.Verify's account of what KiCad saw.
+type disagreement struct{ err error }
+
+func (e disagreement) Error() string        { return e.err.Error() + "; nothing was written" }
+func (e disagreement) Is(target error) bool { return target == ErrDisagrees }
 
 // Prepare computes every file the plan changes and checks the new sheets
 // against kicad-cli's netlist. It writes nothing in the repository.
@@ -127,7 +133,7 @@ func Prepare(ctx context.Context, in Input) (*Result, error) {
 		return nil, fmt.Errorf("KiCad could not read the edited schematic, nothing was written: %s", strings.ReplaceAll(err.Error(), scratch+string(filepath.Separator), ""))
 	}
 	if err := schedit.Verify(p.Expect, before, after); err != nil {
-		return nil, fmt.Errorf("%w: %v; nothing was written", ErrDisagrees, err)
+		return nil, disagreement{err}
 	}
 	res.After = after
 	schAfter, err := kicad.LoadSchematic(scratchRoot)

@@ -14,6 +14,7 @@ import (
 	"copperhead/internal/kicad/schedit"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/project"
+	"copperhead/internal/txn"
 )
 
 // fixture copies the bundled board into a temp repo and loads it with
@@ -52,8 +53,14 @@ func tree(t *testing.T, repo string) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	err := filepath.WalkDir(repo, func(p string, e os.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
+		if err != nil {
 			return err
+		}
+		if e.IsDir() {
+			if RepoPath(repo, p) == txn.StateDir {
+				return filepath.SkipDir // the lock and journal: not the design
+			}
+			return nil
 		}
 		if e.Type()&os.ModeSymlink != 0 {
 			target, err := os.Readlink(p)

@@ -14,7 +14,7 @@ import (
 )
 
 // LockFile is the one-writer lock, relative to the repository root.
-const LockFile = ".copperhead/lock"
+const LockFile = StateDir + "/lock"
 
 // ErrBusy is returned (wrapped) when another live process holds the lock.
 var ErrBusy = errors.New("another copperhead command is changing this repository")
@@ -25,8 +25,8 @@ var ErrBusy = errors.New("another copperhead command is changing this repository
 // releases it.
 func Lock(ctx context.Context, repo string, wait time.Duration) (func(), error) {
 	path := filepath.Join(repo, filepath.FromSlash(LockFile))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", filepath.Dir(LockFile), err)
+	if err := ensureStateDir(repo); err != nil {
+		return nil, err
 	}
 	me := lockText(os.Getpid())
 	deadline := time.Now().Add(wait)

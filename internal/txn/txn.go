@@ -3,7 +3,7 @@
 // under .copperhead/txn/ before it touches any target, so a run killed in
 // the middle of the writes is rolled forward by the next command (Recover):
 // each file ends wholly old or wholly new, and the set ends all new or all
-// old. Lock is the repository's one-writer lock (.copperhead/lock, stale
+// old. Lock is the repository's one-writer lock (.copperhead/state/lock, stale
 // locks detected by pid and process start time).
 //
 // It imports only the standard library and internal/atomicfile; it must
@@ -27,8 +27,29 @@ import (
 	"copperhead/internal/atomicfile"
 )
 
+// StateDir holds the lock and the journal, relative to the repository
+// root. It ignores itself for git (a .gitignore of "*"), so neither shows
+// as an uncommitted change nor is ever stashed or committed.
+const StateDir = ".copperhead/state"
+
 // Dir is the journal folder, relative to the repository root.
-const Dir = ".copperhead/txn"
+const Dir = StateDir + "/txn"
+
+// ensureStateDir creates StateDir with its self-ignoring .gitignore.
+func ensureStateDir(repo string) error {
+	dir := filepath.Join(repo, filepath.FromSlash(StateDir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", StateDir, err)
+	}
+	ign := filepath.Join(dir, ".gitignore")
+	if _, err := os.Stat(ign); err == nil {
+		return nil
+	}
+	if err := os.WriteFile(ign, []byte("# copperhead's lock and journal: never committed\n*\n"), 0o644); err != nil {
+		return fmt.Errorf("write %s/.gitignore: %w", StateDir, err)
+	}
+	return nil
+}
 
 // File is one file of a transaction: its path (absolute, inside the
 // repository) and its complete new contents.
@@ -75,6 +96,9 @@ func Commit(repo string, files []File) error {
 	}
 	sort.Slice(resolved, func(i, j int) bool { return resolved[i].Path < resolved[j].Path })
 
+	if err := ensureStateDir(repo); err != nil {
+		return err
+	}
 	base := filepath.Join(repo, filepath.FromSlash(Dir))
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", Dir, err)

@@ -212,3 +212,29 @@ func TestLock(t *testing.T) {
 		t.Fatal("lock file left after unlock")
 	}
 }
+
+// TestStateIsInvisibleToGit: the lock and the journal never show as
+// uncommitted changes (a do run refuses a dirty tree).
+func TestStateIsInvisibleToGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	repo := t.TempDir()
+	if out, err := exec.Command("git", "-C", repo, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	unlock, err := Lock(context.Background(), repo, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	os.MkdirAll(filepath.Join(repo, Dir, "0123"), 0o755)
+	os.WriteFile(filepath.Join(repo, Dir, "0123", "journal.json"), []byte("{}"), 0o644)
+	out, err := exec.Command("git", "-C", repo, "status", "--porcelain", "--untracked-files=all").CombinedOutput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 0 {
+		t.Fatalf("git status shows copperhead's state:\n%s", out)
+	}
+}
