@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -23,8 +24,18 @@ var ErrBusy = errors.New("another copperhead command is changing this repository
 // live holder to let go. A lock left by a process that is gone (or whose pid
 // now belongs to a different process) is taken over. The returned function
 // releases it.
+//
+// The lock is reentrant within a process: create's stages run do, and a
+// nested Lock of a repository this process already holds returns at once.
 func Lock(ctx context.Context, repo string, wait time.Duration) (func(), error) {
 	path := filepath.Join(repo, filepath.FromSlash(LockFile))
+	heldMu.Lock()
+	if held[path] > 0 {
+		held[path]++
+		heldMu.Unlock()
+		return func() { release(path, nil) }, nil
+	}
+	heldMu.Unlock()
 	if err := ensureStateDir(repo); err != nil {
 		return nil, err
 	}
@@ -39,12 +50,17 @@ func Lock(ctx context.Context, repo string, wait time.Duration) (func(), error) 
 				os.Remove(path)
 				return nil, fmt.Errorf("write %s: %w", LockFile, errors.Join(werr, cerr))
 			}
+			heldMu.Lock()
+			held[path]++
+			heldMu.Unlock()
 			return func() {
-				// Only our own lock is removed: a takeover after a stale
-				// detection must not be undone by the old holder.
-				if b, err := os.ReadFile(path); err == nil && string(b) == me {
-					os.Remove(path)
-				}
+				release(path, func() {
+					// Only our own lock is removed: a takeover after a stale
+					// detection must not be undone by the old holder.
+					if b, err := os.ReadFile(path); err == nil && string(b) == me {
+						os.Remove(path)
+					}
+				})
 			}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
@@ -69,6 +85,28 @@ func Lock(ctx context.Context, repo string, wait time.Duration) (func(), error) 
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+var (
+	heldMu sync.Mutex
+	held   = map[string]int{} // lock path -> nesting depth in this process
+)
+
+// release drops one level of a held lock, running remove when the last
+// level goes.
+func release(path string, remove func()) {
+	heldMu.Lock()
+	defer heldMu.Unlock()
+	if held[path] == 0 {
+		return
+	}
+	held[path]--
+	if held[path] == 0 {
+		delete(held, path)
+		if remove != nil {
+			remove()
 		}
 	}
 }

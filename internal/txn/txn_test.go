@@ -173,28 +173,40 @@ func TestResolveRefuses(t *testing.T) {
 func TestLock(t *testing.T) {
 	repo := t.TempDir()
 	ctx := context.Background()
-	unlock, err := Lock(ctx, repo, time.Second)
+	lock := filepath.Join(repo, LockFile)
+	// Another live process holds it (pid 1, with its real start time).
+	unlockA, err := Lock(ctx, repo, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
+	unlockA()
+	os.WriteFile(lock, []byte(lockText(1)), 0o644)
 	_, err = Lock(ctx, repo, 300*time.Millisecond)
-	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", os.Getpid())) {
-		t.Fatalf("second Lock = %v, want busy naming pid %d", err, os.Getpid())
+	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "pid 1)") {
+		t.Fatalf("Lock held by pid 1 = %v, want busy naming pid 1", err)
 	}
 	// A waiter gets the lock once the holder lets go.
-	go func() { time.Sleep(200 * time.Millisecond); unlock() }()
-	unlock2, err := Lock(ctx, repo, 5*time.Second)
+	go func() { time.Sleep(200 * time.Millisecond); os.Remove(lock) }()
+	unlock, err := Lock(ctx, repo, 5*time.Second)
 	if err != nil {
 		t.Fatalf("Lock after release: %v", err)
 	}
-	unlock2()
+	// Reentrant within the process; the file goes with the outermost unlock.
+	inner, err := Lock(ctx, repo, 0)
+	if err != nil {
+		t.Fatalf("nested Lock: %v", err)
+	}
+	inner()
+	if _, err := os.Stat(lock); err != nil {
+		t.Fatal("nested unlock removed the outer lock")
+	}
+	unlock()
 
 	// A lock left by a dead process is taken over.
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
 		t.Skip(err)
 	}
-	lock := filepath.Join(repo, LockFile)
 	os.WriteFile(lock, []byte(fmt.Sprintf("%d 1\n", dead.Process.Pid)), 0o644)
 	unlock3, err := Lock(ctx, repo, time.Second)
 	if err != nil {
