@@ -36,8 +36,27 @@ func Lock(ctx context.Context, repo string, wait time.Duration) (func(), error) 
 		return func() { release(path, nil) }, nil
 	}
 	heldMu.Unlock()
+	// A lock that made the state folder (or .copperhead itself) takes it
+	// away again when nothing else was left there: a command that fails
+	// before it writes anything leaves no trace in the repository.
+	stateDir := filepath.Join(repo, filepath.FromSlash(StateDir))
+	_, err := os.Stat(filepath.Dir(stateDir))
+	madeParent := errors.Is(err, fs.ErrNotExist)
+	_, err = os.Stat(stateDir)
+	madeState := errors.Is(err, fs.ErrNotExist)
 	if err := ensureStateDir(repo); err != nil {
 		return nil, err
+	}
+	tidy := func() {
+		if !madeState {
+			return
+		}
+		if entries, err := os.ReadDir(stateDir); err == nil && len(entries) == 1 && entries[0].Name() == ".gitignore" {
+			os.RemoveAll(stateDir)
+			if madeParent {
+				os.Remove(filepath.Dir(stateDir)) // only if empty
+			}
+		}
 	}
 	me := lockText(os.Getpid())
 	deadline := time.Now().Add(wait)
@@ -60,10 +79,12 @@ func Lock(ctx context.Context, repo string, wait time.Duration) (func(), error) 
 					if b, err := os.ReadFile(path); err == nil && string(b) == me {
 						os.Remove(path)
 					}
+					tidy()
 				})
 			}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
+			tidy()
 			return nil, fmt.Errorf("create %s: %w", LockFile, err)
 		}
 		b, err := os.ReadFile(path)
@@ -79,10 +100,12 @@ func Lock(ctx context.Context, repo string, wait time.Duration) (func(), error) 
 			continue
 		}
 		if time.Now().After(deadline) {
+			tidy()
 			return nil, fmt.Errorf("%w (pid %d); wait for it to finish", ErrBusy, holder)
 		}
 		select {
 		case <-ctx.Done():
+			tidy()
 			return nil, ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}

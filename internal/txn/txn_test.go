@@ -180,6 +180,7 @@ func TestLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	unlockA()
+	os.MkdirAll(filepath.Dir(lock), 0o755)
 	os.WriteFile(lock, []byte(lockText(1)), 0o644)
 	_, err = Lock(ctx, repo, 300*time.Millisecond)
 	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "pid 1)") {
@@ -214,6 +215,7 @@ func TestLock(t *testing.T) {
 	}
 	unlock3()
 	// A live pid whose start time differs (a reused pid) is stale too.
+	os.MkdirAll(filepath.Dir(lock), 0o755)
 	os.WriteFile(lock, []byte(fmt.Sprintf("%d 999999999999\n", os.Getpid())), 0o644)
 	if unlock4, err := Lock(ctx, repo, time.Second); err != nil {
 		t.Fatalf("lock with a reused pid not taken over: %v", err)
@@ -248,5 +250,26 @@ func TestStateIsInvisibleToGit(t *testing.T) {
 	}
 	if len(out) != 0 {
 		t.Fatalf("git status shows copperhead's state:\n%s", out)
+	}
+}
+
+// TestLockLeavesNoTrace: a lock taken in a repository without .copperhead
+// removes what it created when nothing else was written there.
+func TestLockLeavesNoTrace(t *testing.T) {
+	repo := t.TempDir()
+	unlock, err := Lock(context.Background(), repo, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	if _, err := os.Stat(filepath.Join(repo, ".copperhead")); err == nil {
+		t.Fatal(".copperhead left behind by a lock alone")
+	}
+	// With a journal written meanwhile, the state folder stays.
+	unlock, _ = Lock(context.Background(), repo, time.Second)
+	os.MkdirAll(filepath.Join(repo, Dir), 0o755)
+	unlock()
+	if _, err := os.Stat(filepath.Join(repo, Dir)); err != nil {
+		t.Fatal("the lock's tidying removed a journal folder")
 	}
 }
