@@ -16,7 +16,7 @@ var connectPinDoc string
 type connectPinArgs struct {
 	Ref string `json:"ref" desc:"reference designator, e.g. U1"`
 	Pin string `json:"pin" desc:"pin number or name"`
-	Net string `json:"net" desc:"net to connect the pin to (a label is placed on a short stub)"`
+	Net string `json:"net" desc:"net to connect the pin to, as list_nets shows it (\"/PTT\", \"GND\") or a bare label name; a new name makes a new net (a label is placed on a short stub)"`
 }
 
 var connectPinSpec = llm.ToolFor[connectPinArgs]("connect_pin", strings.TrimSpace(connectPinDoc))

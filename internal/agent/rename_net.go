@@ -14,8 +14,8 @@ import (
 var renameNetDoc string
 
 type renameNetArgs struct {
-	Old   string `json:"old" desc:"the net's current name, as list_nets shows it"`
-	New   string `json:"new" desc:"the new net name"`
+	Old   string `json:"old" desc:"the net's current name, as list_nets shows it (\"/PTT\", \"/amp/OUT\", \"VCC\") or as the bare label text"`
+	New   string `json:"new" desc:"the new name, as bare label text (e.g. PTT_N)"`
 	Merge bool   `json:"merge,omitempty" desc:"allow renaming onto a net that already exists, joining the two (refused otherwise)"`
 }
 

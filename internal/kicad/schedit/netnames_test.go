@@ -386,3 +386,17 @@ func TestRenameNetAmbiguousLabels(t *testing.T) {
 	_, err = RenameNet(d, "PTT_B", "A", false)
 	wantRefusal(t, err, "with PTT")
 }
+
+// swap-pins --net takes the net as the read commands print it.
+func TestSwapPinsNetSpelling(t *testing.T) {
+	root := netsFixture(t)
+	d := loadVerified(t, root)
+	p, err := SwapPins(d, "R21", "1", "2", "/B/SIG")
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyVerified(t, d, p)
+	if p, err := SwapPins(loadVerified(t, root), "R21", "1", "2", "/B/SIG"); err != nil || !p.NoOp() {
+		t.Fatalf("again: %v, %v; want a no-op", p, err)
+	}
+}

@@ -116,13 +116,13 @@ func RenameNet(d *Design, old, new string, merge bool) (*Plan, error) {
 		return nil, err
 	}
 	var renames []NetRename
-	clash := ns.existing(to)
+	var joins []string // nets the renamed labels would join: a merge
 	seen := map[string]bool{}
 	for _, w := range from.writes {
 		olds, news := w.derived(from.text), w.derived(to)
 		for i, o := range olds {
-			if ns.names[news[i]] && !slices.Contains(clash, news[i]) {
-				clash = append(clash, news[i])
+			if ns.names[news[i]] && !slices.Contains(joins, news[i]) {
+				joins = append(joins, news[i])
 			}
 			if ns.names[o] && !seen[o] {
 				seen[o] = true
@@ -130,16 +130,18 @@ func RenameNet(d *Design, old, new string, merge bool) (*Plan, error) {
 			}
 		}
 	}
-	if len(clash) == 0 {
+	if !merge {
+		if len(joins) > 0 {
+			return nil, Refusef("a net named %s already exists (%s): renaming %s would merge the two nets (pass --merge if that is intended)", to, joinNets(joins), old)
+		}
+		if others := ns.existing(to); len(others) > 0 {
+			return nil, Refusef("a net named %s already exists (%s): renaming %s would give two nets that name on different sheets (pass --merge if that is intended)", to, joinNets(others), old)
+		}
 		for _, w := range ns.writings {
 			if w.text == to {
-				clash = append(clash, fmt.Sprintf("%s is written on %s", to, w.sh.Rel))
-				break
+				return nil, Refusef("%s is already written on %s (a %s): renaming %s to it could join the nets (pass --merge if that is intended)", to, w.sh.Rel, strings.ReplaceAll(w.kind, "_", " "), old)
 			}
 		}
-	}
-	if len(clash) > 0 && !merge {
-		return nil, Refusef("a net named %s already exists (%s): renaming %s would merge the nets or give two nets one name (pass --merge if that is intended)", to, joinNets(clash), old)
 	}
 	for _, w := range from.writes {
 		if !renameArg(plan, w.sh, w.node, w.arg, from.text, to) {

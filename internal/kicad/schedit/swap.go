@@ -22,6 +22,8 @@ import (
 // which makes the operation idempotent like the others: when pinB already
 // carries net the plan is a no-op, when pinA carries it the pins swap, and
 // when neither does the call is refused. An empty net is the bare toggle.
+// net is spelled as the read commands print it ("/PTT") or as the bare
+// label text. In a sheet used several times every instance swaps.
 func SwapPins(d *Design, ref, pinA, pinB, net string) (*Plan, error) {
 	var part *kicad.Part
 	for i := range d.Model.Parts {
@@ -66,6 +68,13 @@ func SwapPins(d *Design, ref, pinA, pinB, net string) (*Plan, error) {
 	plan := &Plan{Op: fmt.Sprintf("swap-pins %s.%s %s.%s", ref, a.Number, ref, b.Number), Touched: []string{ref}}
 	if net != "" {
 		plan.Op += " --net " + net
+		// The net as the read commands print it ("/PTT") or bare: the
+		// labels carry the bare text.
+		if _, text, scoped := splitScoped(net); scoped {
+			net = text
+		} else {
+			net = unescapeNetName(net)
+		}
 		switch {
 		case cb.label != nil && cb.label.Arg(0) == net:
 			plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s pin %s already carries %s", sh.Rel, ref, b.Number, net))
