@@ -64,7 +64,7 @@ func TestLoadSchematicForeignInstances(t *testing.T) {
 	for _, p := range s.Parts {
 		refs = append(refs, p.Refdes)
 	}
-	if want := []string{"Q1", "R2", "R3", "R18"}; !slices.Equal(refs, want) {
+	if want := []string{"C1", "Q1", "R2", "R3", "R18"}; !slices.Equal(refs, want) {
 		t.Errorf("parts %v, want %v", refs, want)
 	}
 }
