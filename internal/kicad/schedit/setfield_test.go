@@ -183,3 +183,30 @@ func TestSetFieldKiCad6SymbolInstances(t *testing.T) {
 		})
 	}
 }
+
+// A sheet used three times (testdata/reused3) really is one symbol for
+// three references: the refusal names all three, and --instance all
+// changes and expects all three in KiCad's netlist.
+func TestSetFieldSheetUsedThreeTimes(t *testing.T) {
+	root := copyProject(t, "../testdata/reused3", "reused3.kicad_sch")
+	d := loadVerified(t, root)
+	_, err := SetField(d, "R201", "Value", "22k", "")
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "R201 sits in a sheet used 3 times (R101, R201, R301)") {
+		t.Fatalf("err = %v, want the three references named", err)
+	}
+	p, err := SetField(d, "R201", "Value", "22k", AllInstances)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	for _, f := range p.Expect.Fields {
+		refs = append(refs, f.Ref+" "+f.Field+"="+f.Value)
+	}
+	if got := strings.Join(refs, ", "); got != "R101 Value=22k, R201 Value=22k, R301 Value=22k" {
+		t.Errorf("expect %s", got)
+	}
+	if got := strings.Join(p.Touched, ","); got != "R101,R201,R301" {
+		t.Errorf("touched %s", got)
+	}
+	applyVerified(t, d, p)
+}
