@@ -26,8 +26,11 @@ const maxPlacementRings = 40
 
 // AddPart places one new symbol: libID resolved from the project's
 // sym-lib-table or KiCad's installed libraries (see symbolLibraries),
-// flattened and embedded in the sheet's lib_symbols once (an identical entry
-// is reused, a different one of the same name refused). The part goes on
+// flattened and embedded in the sheet's lib_symbols once. When the sheet
+// already embeds a different copy (drawn with an older library), that copy
+// is reused if its units and pins match the library's, else the library's
+// is embedded beside it as NAME_N with (lib_name ..), as KiCad does; the
+// Summary says which (see chooseDefinition). The part goes on
 // the sheet of near (else the root sheet), at at when given (snapped to the
 // 1.27 mm grid), else on the free grid spot closest to near (else to the
 // sheet's first symbol) whose pin extents plus clearance touch no other

@@ -265,3 +265,22 @@ func TestAddPartOlderEmbeddedSymbol(t *testing.T) {
 		t.Errorf("%d C_1 entries after two adds, want 1", n)
 	}
 }
+
+// A KiCad 6 file's Device:R (bare hide atoms, (id N) properties, 1.27 mm
+// pins) has the library's pins: a new resistor draws it, and its
+// reference goes to the root's symbol_instances.
+func TestAddPartKiCad6EmbeddedSymbol(t *testing.T) {
+	root := copyProject(t, "../testdata/kicad6", "kicad6.kicad_sch")
+	d := loadVerified(t, root)
+	p, err := AddPart(d, "Device:R", "R2", "", "", nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := strings.Join(p.Summary, "\n"); !strings.Contains(sum, "use the Device:R kicad6.kicad_sch already embeds") {
+		t.Errorf("summary: %s", sum)
+	}
+	applyVerified(t, d, p)
+	if again, err := AddPart(mustLoad(t, root), "Device:R", "R2", "", "", nil, ""); err != nil || !again.NoOp() {
+		t.Errorf("again: %v %v", again, err)
+	}
+}
