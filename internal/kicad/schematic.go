@@ -48,7 +48,7 @@ func LoadSchematic(rootPath string) (*Schematic, error) {
 func loadSchematic(rootPath string, read func(string) ([]byte, error)) (*Schematic, error) {
 	l := &schLoader{
 		rootDir: filepath.Dir(rootPath),
-		project: ProjectName(rootPath),
+		project: strings.TrimSuffix(filepath.Base(rootPath), filepath.Ext(rootPath)),
 		files:   map[string]*sheetFile{},
 		read:    read,
 		s:       &Schematic{Root: rootPath},
