@@ -413,7 +413,7 @@ func generateFirmware(ctx context.Context, in Input, pr *project.Project) (strin
 	if err != nil {
 		return "", err
 	}
-	mcu, err := firmware.DetectMCU(design.Parts(sch))
+	mcu, err := firmware.DetectMCU(design.Parts(sch), sch.Pins(), "")
 	st := firmwareState{}
 	if err != nil {
 		// A board with no microcontroller (a power breakout) has no
