@@ -537,7 +537,7 @@ func Gate(ctx context.Context, env Env, st Stage) ([]string, error) {
 			return nil, err
 		}
 		if n := len(erc.Violations); n > 0 {
-			problems = append(problems, fmt.Sprintf("ERC: %d violations (first: %s)", n, erc.Violations[0].Description))
+			problems = append(problems, fmt.Sprintf("ERC: %d violations (first: %s)", n, kicadcli.OneLine(erc.Violations[0].Description)))
 		}
 		nl, err := env.KiCad.Netlist(ctx, pr.Schematic)
 		if err != nil {
