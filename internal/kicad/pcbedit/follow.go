@@ -142,6 +142,10 @@ func FollowFields(name string, src []byte, changes []FieldChange, lib FootprintL
 				lines = append(lines, fmt.Sprintf("%s: %s Value %q -> %q", name, t.ref, value, newValue))
 			}
 			lines = append(lines, line)
+			if old, want := attrFlags(t.fp, nil), attrFlags(t.fp, t.fields); !maps.Equal(old, want) {
+				lines = append(lines, fmt.Sprintf("%s: %s attributes (%s) -> (%s)", name, t.ref,
+					strings.Join(attrAtoms(nil, old), " "), strings.Join(attrAtoms(nil, want), " ")))
+			}
 			continue
 		}
 		if e, ok := attrEdit(src, t.fp, attrFlags(t.fp, t.fields)); ok {
@@ -278,7 +282,11 @@ func replaceFootprint(name string, src []byte, version int, fp *sexpr.Node, ref,
 	var link []sexpr.Node
 	for p := range fp.All("property") {
 		if k := p.Arg(0); k != "Reference" && k != "Value" && !libProps[k] {
-			link = append(link, kigen.Clone(p))
+			c := kigen.Clone(p)
+			if v, ok := fields[k]; ok && len(c.Children) > 2 {
+				kigen.SetArg(&c, 1, kigen.Str(v))
+			}
+			link = append(link, c)
 		}
 	}
 	for _, k := range []string{"path", "sheetname", "sheetfile"} {
@@ -302,6 +310,8 @@ func replaceFootprint(name string, src []byte, version int, fp *sexpr.Node, ref,
 	})
 	if l := fp.Child("locked"); l != nil {
 		kigen.InsertAfter(&n, "layer", kigen.Clone(l))
+	} else if fp.HasAtom("locked") {
+		kigen.InsertAfter(&n, "layer", kigen.N("locked", kigen.Sym("yes")))
 	}
 	setAttrFlags(&n, attrFlags(fp, fields))
 	text := strings.TrimSuffix(kigen.Format(&n), "\n")
@@ -361,7 +371,11 @@ func attrFlags(fp *sexpr.Node, fields map[string]string) map[string]bool {
 			continue
 		}
 		yes := strings.EqualFold(v, "yes") || strings.EqualFold(v, "true")
-		want[f.atom] = yes != f.inverted
+		if yes != f.inverted {
+			want[f.atom] = true
+		} else {
+			delete(want, f.atom)
+		}
 	}
 	return want
 }

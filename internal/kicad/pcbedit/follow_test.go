@@ -254,3 +254,92 @@ func TestFollowFieldsKiCad6Board(t *testing.T) {
 		t.Errorf("bottom-side footprint change: %v, want a refusal", err)
 	}
 }
+
+// tinyBoard is a KiCad 9 board with one footprint carrying a symbol field
+// (MPN) and one placed twice under the same reference.
+const tinyBoard = `(kicad_pcb
+	(version 20241229)
+	(footprint "Resistor_SMD:R_0603_1608Metric"
+		(layer "F.Cu")
+		(uuid "00000000-0000-4000-8000-000000000001")
+		(at 10 20 90)
+		(property "Reference" "R1" (at 0 -1.43 90) (layer "F.SilkS"))
+		(property "Value" "10k" (at 0 1.43 90) (layer "F.Fab"))
+		(property "MPN" "RC0603FR-0710KL" (at 0 0 0) (layer "F.Fab") (hide yes))
+		(path "/00000000-0000-4000-8000-0000000000a1")
+		(attr smd)
+		(pad "1" smd roundrect (at -0.825 0 90) (size 0.8 0.95) (layers "F.Cu" "F.Mask" "F.Paste") (net 1 "A"))
+		(pad "2" smd roundrect (at 0.825 0 90) (size 0.8 0.95) (layers "F.Cu" "F.Mask" "F.Paste") (net 2 "B"))
+	)
+	(footprint "Resistor_SMD:R_0603_1608Metric"
+		(layer "F.Cu")
+		(uuid "00000000-0000-4000-8000-000000000002")
+		(at 30 20)
+		(property "Reference" "R2" (at 0 -1.43 0) (layer "F.SilkS"))
+		(property "Value" "1k" (at 0 1.43 0) (layer "F.Fab"))
+		(path "/00000000-0000-4000-8000-0000000000a2")
+	)
+	(footprint "Resistor_SMD:R_0603_1608Metric"
+		(layer "F.Cu")
+		(uuid "00000000-0000-4000-8000-000000000003")
+		(at 50 20)
+		(property "Reference" "R2" (at 0 -1.43 0) (layer "F.SilkS"))
+		(property "Value" "1k" (at 0 1.43 0) (layer "F.Fab"))
+		(path "/00000000-0000-4000-8000-0000000000a3")
+	)
+)
+`
+
+func TestFollowFieldsSplices(t *testing.T) {
+	needFootprints(t)
+	libs := kigen.FindFootprintLibraries(t.TempDir())
+	cases := []struct {
+		name    string
+		changes []FieldChange
+		has     []string // in the new board
+		lines   []string
+		err     string
+	}{
+		{"symbol field and flags", []FieldChange{{Ref: "R1", Field: "MPN", Value: "RC0603FR-0747KL"}, {Ref: "R1", Field: "dnp", Value: "yes"}, {Ref: "R1", Field: "in_bom", Value: "no"}},
+			[]string{`(property "MPN" "RC0603FR-0747KL" (at 0 0 0)`, "(attr smd exclude_from_bom dnp)"},
+			[]string{"R1 attributes (smd) -> (smd exclude_from_bom dnp)", `R1 MPN "RC0603FR-0710KL" -> "RC0603FR-0747KL"`}, ""},
+		{"flag back off, no attr yet", []FieldChange{{Ref: "R2", Field: "dnp", Value: "yes", Path: "/00000000-0000-4000-8000-0000000000a3"}},
+			[]string{"(path \"/00000000-0000-4000-8000-0000000000a3\")\n\t\t(attr dnp)"}, []string{"R2 attributes () -> (dnp)"}, ""},
+		{"flags already so", []FieldChange{{Ref: "R1", Field: "dnp", Value: "no"}, {Ref: "R1", Field: "exclude_from_sim", Value: "yes"}}, nil, nil, ""},
+		{"swap keeps fields and flags", []FieldChange{{Ref: "R1", Field: "Footprint", Value: "Resistor_SMD:R_0805_2012Metric"}, {Ref: "R1", Field: "MPN", Value: "X"}, {Ref: "R1", Field: "dnp", Value: "yes"}},
+			[]string{`(footprint "Resistor_SMD:R_0805_2012Metric"`, "\t\t(at 10 20 90)\n", `(property "MPN" "X"`, "(attr smd dnp)", `(net 1 "A")`, `(net 2 "B")`, "(at -0.9125 0 90)"},
+			[]string{"R1 footprint Resistor_SMD:R_0603_1608Metric -> Resistor_SMD:R_0805_2012Metric", "R1 attributes () -> (dnp)"}, ""},
+		{"repeated reference without a path", []FieldChange{{Ref: "R2", Field: "Value", Value: "2k"}}, nil, nil, "2 footprints are named R2"},
+		{"on_board no", []FieldChange{{Ref: "R1", Field: "on_board", Value: "no"}}, nil, nil, "R1 is on the board and its symbol no longer is"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			next, lines, err := FollowFields("tiny.kicad_pcb", []byte(tinyBoard), c.changes, libs)
+			if c.err != "" {
+				if !errors.Is(err, ErrUpdateInKiCad) || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("err %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range c.has {
+				if !strings.Contains(string(next), h) {
+					t.Errorf("board lacks %q:\n%s", h, next)
+				}
+			}
+			if len(lines) != len(c.lines) {
+				t.Fatalf("lines %q, want %q", lines, c.lines)
+			}
+			for i, l := range c.lines {
+				if !strings.Contains(lines[i], l) {
+					t.Errorf("line %q, want %q", lines[i], l)
+				}
+			}
+			if len(c.lines) == 0 && string(next) != tinyBoard {
+				t.Error("board changed")
+			}
+		})
+	}
+}
