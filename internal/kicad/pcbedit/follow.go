@@ -13,8 +13,10 @@ import (
 )
 
 // FieldChange is one symbol field a schematic edit set: the part's
-// reference, the field ("Value", "Footprint", or any other field name) and
-// its new text. Path, when set, is the symbol's instance path as the board
+// reference, the field ("Value", "Footprint", a flag — dnp, in_bom or
+// exclude_from_bom, on_board or exclude_from_board, exclude_from_sim, with
+// Value "yes" or "no" — or any other field name) and its new text. A
+// schedit.Expect's Fields map onto it one to one. Path, when set, is the symbol's instance path as the board
 // writes it in a footprint's (path "/sheet-uuid/symbol-uuid"); it picks the
 // footprint when the board holds several with the same reference.
 type FieldChange struct {
@@ -58,6 +60,11 @@ func refuse(format string, args ...any) error {
 //     an old pad's net has no pad of that number in the new footprint, when
 //     the footprint sits on the bottom side, or when the board's format is
 //     older than the library footprint's.
+//   - dnp, in_bom / exclude_from_bom: the footprint's (attr ..) gains or
+//     loses dnp / exclude_from_bom, which schematic parity compares.
+//   - on_board no / exclude_from_board yes for a placed part: refused
+//     (deleting a footprint is a layout decision); exclude_from_sim: nothing
+//     on the board.
 //   - Any other field: a footprint property of that name (KiCad 8/9 copy
 //     symbol fields onto footprints) is updated; none, nothing to do.
 //   - Reference: refused (ErrUpdateInKiCad).
@@ -89,12 +96,21 @@ func FollowFields(name string, src []byte, changes []FieldChange, lib FootprintL
 	var targets []*target
 	byNode := map[*sexpr.Node]*target{}
 	for _, ch := range changes {
+		for _, f := range []string{"Value", "Footprint"} {
+			if strings.EqualFold(ch.Field, f) {
+				ch.Field = f
+			}
+		}
 		switch strings.ToLower(ch.Field) {
 		case "reference":
 			return nil, nil, refuse("%s: changing reference %s on the board", name, ch.Ref)
-		case "on_board":
+		case "on_board", "exclude_from_board":
 			// Adding or deleting a footprint is a layout decision.
-			if _, placed := boardRefs(fps)[ch.Ref]; placed && !strings.EqualFold(ch.Value, "yes") {
+			off := !strings.EqualFold(ch.Value, "yes")
+			if strings.EqualFold(ch.Field, "exclude_from_board") {
+				off = !off
+			}
+			if boardRefs(fps)[ch.Ref] && off {
 				return nil, nil, refuse("%s: %s is on the board and its symbol no longer is (on_board %s)", name, ch.Ref, ch.Value)
 			}
 			continue
@@ -345,7 +361,7 @@ func padOnCopper(p *sexpr.Node) bool {
 var attrFlagOf = map[string]struct {
 	atom     string
 	inverted bool
-}{"dnp": {"dnp", false}, "in_bom": {"exclude_from_bom", true}}
+}{"dnp": {"dnp", false}, "in_bom": {"exclude_from_bom", true}, "exclude_from_bom": {"exclude_from_bom", false}}
 
 // isFlag reports whether field is a symbol flag parity checks.
 func isFlag(field string) bool {

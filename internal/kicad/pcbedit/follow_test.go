@@ -311,6 +311,9 @@ func TestFollowFieldsSplices(t *testing.T) {
 			[]string{"R1 footprint Resistor_SMD:R_0603_1608Metric -> Resistor_SMD:R_0805_2012Metric", "R1 attributes () -> (dnp)"}, ""},
 		{"repeated reference without a path", []FieldChange{{Ref: "R2", Field: "Value", Value: "2k"}}, nil, nil, "2 footprints are named R2"},
 		{"on_board no", []FieldChange{{Ref: "R1", Field: "on_board", Value: "no"}}, nil, nil, "R1 is on the board and its symbol no longer is"},
+		{"exclude_from_board yes", []FieldChange{{Ref: "R1", Field: "exclude_from_board", Value: "yes"}}, nil, nil, "R1 is on the board and its symbol no longer is"},
+		{"as schedit.Expect spells the flags", []FieldChange{{Ref: "R1", Field: "exclude_from_bom", Value: "yes"}, {Ref: "R1", Field: "exclude_from_board", Value: "no"}},
+			[]string{"(attr smd exclude_from_bom)"}, []string{"R1 attributes (smd) -> (smd exclude_from_bom)"}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
