@@ -626,6 +626,15 @@ func connectNet(d *Design, ns *netSpace, sh *Sheet, net string) (text, kind, sha
 		if !slices.Contains(paths, scope) {
 			return "", "", "", nil, Refusef("%s is a net of sheet %s, and the pin is on %s: a label there would make a different net; connect across sheets through a sheet pin and hierarchical label in KiCad", net, scope, strings.Join(paths, ", "))
 		}
+		if ns.globalOnSheet(sh, text) {
+			// The sheet shows text as a global name: KiCad joins the
+			// label to that global net.
+			m := map[string]string{}
+			for _, p := range paths {
+				m[p] = escapeNetName(text)
+			}
+			return text, "label", "", m, nil
+		}
 		return text, "label", "", local(), nil
 	}
 	global := func(shape string) (string, string, string, map[string]string, error) {

@@ -47,9 +47,14 @@ func (w writing) global() bool {
 
 // derived is the netlist names a writing gives its net when it reads text:
 // the text for a global name, else the text in each sheet instance it is
-// written in (a sheet pin in its parent's instances and its child's).
-func (w writing) derived(text string) []string {
-	if w.global() {
+// written in (a sheet pin in its parent's instances and its child's). A
+// local or hierarchical label on a sheet that also shows a global name of
+// the same text (a global label, a power symbol) joins that global net:
+// KiCad connects every label of one text on a sheet. globalOn names the
+// sheets that will show a global text even though no writing reads it yet
+// (a rename's own global labels).
+func (ns *netSpace) derived(w writing, text string, globalOn map[*Sheet]bool) []string {
+	if w.global() || w.kind != "sheet_pin" && (globalOn[w.sh] || ns.globalOnSheet(w.sh, text)) {
 		return []string{escapeNetName(text)}
 	}
 	out := make([]string, 0, len(w.scopes))
@@ -57,6 +62,16 @@ func (w writing) derived(text string) []string {
 		out = append(out, s+escapeNetName(text))
 	}
 	return out
+}
+
+// globalOnSheet reports whether sh writes text as a global name.
+func (ns *netSpace) globalOnSheet(sh *Sheet, text string) bool {
+	for _, w := range ns.writings {
+		if w.sh == sh && w.text == text && w.global() {
+			return true
+		}
+	}
+	return false
 }
 
 // escapeNetName spells a label's text as KiCad's netlist does.
@@ -106,7 +121,7 @@ func (d *Design) netSpace() *netSpace {
 		}
 	} else {
 		for _, w := range ns.writings {
-			for _, n := range w.derived(w.text) {
+			for _, n := range ns.derived(w, w.text, nil) {
 				ns.names[n] = true
 			}
 		}
@@ -223,14 +238,14 @@ func (ns *netSpace) resolve(name string) netTarget {
 				if in[i] || w.text != t.text {
 					continue
 				}
-				for _, n := range w.derived(w.text) {
+				for _, n := range ns.derived(w, w.text, nil) {
 					if want[n] {
 						in[i], changed = true, true
 						break
 					}
 				}
 				if in[i] {
-					for _, n := range w.derived(w.text) {
+					for _, n := range ns.derived(w, w.text, nil) {
 						want[n] = true
 					}
 				}
@@ -244,7 +259,7 @@ func (ns *netSpace) resolve(name string) netTarget {
 	}
 	seen := map[string]bool{}
 	for _, w := range t.writes {
-		for _, n := range w.derived(t.text) {
+		for _, n := range ns.derived(w, t.text, nil) {
 			if ns.names[n] && !seen[n] {
 				seen[n] = true
 				t.nets = append(t.nets, n)

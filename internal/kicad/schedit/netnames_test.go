@@ -3,6 +3,8 @@ package schedit
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -398,5 +400,110 @@ func TestSwapPinsNetSpelling(t *testing.T) {
 	applyVerified(t, d, p)
 	if p, err := SwapPins(loadVerified(t, root), "R21", "1", "2", "/B/SIG"); err != nil || !p.NoOp() {
 		t.Fatalf("again: %v, %v; want a no-op", p, err)
+	}
+}
+
+// A seeded walk of net-naming operations on the nets fixture, with every
+// name spelled as the read commands print it or bare: each plan is either
+// refused (nothing written) or KiCad's netlist of the result is exactly its
+// Expect.
+func TestNetOpsWalkAgainstKiCad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs kicad-cli for every step")
+	}
+	news := []string{"PTT", "/PTT", "SIG", "VPP", "CLK", "GND", "NEW_NET", "~{NEW}", "A/B", "SCL"}
+	for seed := range 5 {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(seed), 12))
+			root := netsFixture(t)
+			applied := 0
+			for step := 0; step < 12 && applied < 4; step++ {
+				d := loadVerified(t, root)
+				var names []string
+				for _, n := range d.Netlist.Nets {
+					if !autoNetName(n.Name) {
+						names = append(names, n.Name, n.Name[strings.LastIndexByte(n.Name, '/')+1:])
+					}
+				}
+				slices.Sort(names)
+				refs := []string{"R1", "R2", "R3", "R5", "R11", "R21", "R31"}
+				ref, pin := refs[rng.IntN(len(refs))], []string{"1", "2"}[rng.IntN(2)]
+				pick := func(l []string) string { return l[rng.IntN(len(l))] }
+				var p *Plan
+				var err error
+				switch rng.IntN(5) {
+				case 0:
+					p, err = RenameNet(d, pick(names), pick(append(slices.Clone(news), names...)), rng.IntN(2) == 0)
+				case 1:
+					p, err = Connect(d, ref, pin, pick(append(slices.Clone(news), names...)))
+				case 2:
+					p, err = Disconnect(d, ref, pin)
+				case 3:
+					p, err = NoConnect(d, ref, pin)
+				default:
+					p, err = SwapPins(d, ref, "1", "2", "")
+				}
+				if errors.Is(err, ErrRefused) {
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.NoOp() {
+					continue
+				}
+				t.Log(p.Op)
+				applyVerified(t, d, p)
+				applied++
+			}
+		})
+	}
+}
+
+// KiCad joins a local label to a global name its own sheet shows (a global
+// label, a power symbol, a hidden power pin), but not to one shown only on
+// other sheets: a merge's expectation follows that rule.
+func TestRenameNetMergeLocalIntoGlobal(t *testing.T) {
+	cases := []struct {
+		old, new string
+		want     []NetRename
+	}{
+		{"/PTT", "CLK", []NetRename{{"/PTT", "CLK"}}},                // global label on the root
+		{"/PTT", "VPP", []NetRename{{"/PTT", "VPP"}}},                // hidden power pins on the root
+		{"~{D_LED_EN}", "GND", []NetRename{{"/~{D_LED_EN}", "GND"}}}, // power symbol on the root
+		{"SIG", "CLK", []NetRename{{"/A/SIG", "/A/CLK"}, {"/B/SIG", "/B/CLK"}, {"/C/SIG", "/C/CLK"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.old+"->"+c.new, func(t *testing.T) {
+			d := loadVerified(t, netsFixture(t))
+			_, err := RenameNet(d, c.old, c.new, false)
+			wantRefusal(t, err, "already exists")
+			p, err := RenameNet(d, c.old, c.new, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(p.Expect.Renames, c.want) {
+				t.Fatalf("Renames = %v, want %v", p.Expect.Renames, c.want)
+			}
+			applyVerified(t, d, p)
+		})
+	}
+}
+
+// The rule behind the hidden-power-pin refusal, asked of kicad-cli: a
+// symbol without the power flag names its global net by the hidden
+// power_in pin's name, whatever its Value says.
+func TestLegacyPowerNetFollowsPin(t *testing.T) {
+	root := netsFixture(t)
+	src, _ := os.ReadFile(root)
+	s := string(src)
+	i := strings.Index(s, `(property "Reference" "#PWR1"`)
+	j := i + strings.Index(s[i:], `(property "Value" "VPP"`)
+	s = s[:j] + `(property "Value" "VPPX"` + s[j+len(`(property "Value" "VPP"`):]
+	if err := os.WriteFile(root, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := netOf(netlist(t, root))["R1.2"]; got != "VPP" {
+		t.Fatalf("R1.2 is on %q after #PWR1's Value became VPPX, want VPP (the pin's name)", got)
 	}
 }

@@ -118,8 +118,16 @@ func RenameNet(d *Design, old, new string, merge bool) (*Plan, error) {
 	var renames []NetRename
 	var joins []string // nets the renamed labels would join: a merge
 	seen := map[string]bool{}
+	// After the rename the renamed global labels and power symbols show
+	// the new text on their sheets.
+	globalOn := map[*Sheet]bool{}
 	for _, w := range from.writes {
-		olds, news := w.derived(from.text), w.derived(to)
+		if w.global() {
+			globalOn[w.sh] = true
+		}
+	}
+	for _, w := range from.writes {
+		olds, news := ns.derived(w, from.text, nil), ns.derived(w, to, globalOn)
 		for i, o := range olds {
 			if ns.names[news[i]] && !slices.Contains(joins, news[i]) {
 				joins = append(joins, news[i])
