@@ -1,6 +1,7 @@
 package schedit
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -602,6 +603,9 @@ func labelText(st indentStyle, kind, name, shape string, p, out kicad.Point) str
 //     the instances' pins into a single net.
 func connectNet(d *Design, ns *netSpace, sh *Sheet, net string) (text, kind, shape string, names map[string]string, err error) {
 	paths := instancePaths(ns.instances[sh.Rel])
+	if len(paths) == 0 {
+		return "", "", "", nil, fmt.Errorf("%s is not a sheet of the design's hierarchy", sh.Rel)
+	}
 	scope, scopedText, scoped := splitScoped(net)
 	text = scopedText
 	if !scoped {
@@ -749,8 +753,11 @@ func Connect(d *Design, ref, pin, net string) (*Plan, error) {
 	}
 	ns := d.netSpace()
 	text, kind, shape, names, err := connectNet(d, ns, sh, net)
-	if err != nil {
+	if errors.Is(err, ErrRefused) {
 		return nil, Refusef("connect %s: %s", pinRef(ref, pe), strings.TrimPrefix(err.Error(), ErrRefused.Error()+": "))
+	}
+	if err != nil {
+		return nil, err
 	}
 	plan := &Plan{Op: fmt.Sprintf("connect %s.%s %s", ref, pin, net), Touched: []string{ref}}
 	o := scanSheet(sh)
