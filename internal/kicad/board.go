@@ -168,7 +168,9 @@ func skimTopLevel(src []byte, heads ...string) (head string, spans []span, ok bo
 			i++
 			switch depth {
 			case 0:
-				return head, spans, true
+				// Only white space may follow, as sexpr.Parse requires.
+				skipSpace()
+				return head, spans, i == n
 			case 1:
 				if keep {
 					spans = append(spans, span{childStart, i})
