@@ -29,7 +29,7 @@ func runSchedit(ctx context.Context, s *Session, name string, op scheditOp) (Res
 	if s.Project == nil || s.Project.Schematic == "" {
 		return Errorf("%s: no schematic: the repository has no KiCad schematic to edit", name), nil
 	}
-	d, err := schedit.Load(s.Project.Schematic)
+	d, err := schedit.LoadWithin(s.Project.Schematic, s.Repo)
 	if err != nil {
 		return Errorf("%s: %s", name, s.scrub(err.Error())), nil
 	}

@@ -149,7 +149,7 @@ func (a *app) runEdit(ctx context.Context, o *editOptions, plan func(*schedit.De
 	if err != nil {
 		return err
 	}
-	d, err := schedit.Load(w.proj.Schematic)
+	d, err := schedit.LoadWithin(w.proj.Schematic, w.repo)
 	if err != nil {
 		return failf("%v", w.relErr(err))
 	}

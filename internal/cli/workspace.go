@@ -52,7 +52,7 @@ func (a *app) open(sub string) (*workspace, error) {
 
 // schematic loads the project's whole hierarchical schematic.
 func (w *workspace) schematic() (*kicad.Schematic, error) {
-	sch, err := kicad.LoadSchematic(w.proj.Schematic)
+	sch, err := kicad.LoadSchematicWithin(w.proj.Schematic, w.repo)
 	if err != nil {
 		return nil, failf("%v", w.relErr(err))
 	}

@@ -162,7 +162,7 @@ func Load(ctx context.Context, in Input) (State, error) {
 	if rel, err := filepath.Rel(in.Repo, in.Schematic); err == nil {
 		st.SchematicPath = filepath.ToSlash(rel)
 	}
-	if st.Schematic, err = kicad.LoadSchematic(in.Schematic); err != nil {
+	if st.Schematic, err = kicad.LoadSchematicWithin(in.Schematic, in.Repo); err != nil {
 		return st, err
 	}
 	if st.Netlist, err = in.Tool.Netlist(ctx, in.Schematic); err != nil {

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"copperhead/internal/atomicfile"
-	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
 )
 
@@ -63,6 +62,7 @@ type Input struct {
 	Schematic string // root .kicad_sch
 	Board     string // .kicad_pcb; "" fails every board artifact with a reason
 	BOMDoc    string // docs/BOM.md; a missing file means "schematic fields only"
+	Repo      string // the repository the design files must stay inside; "" for anywhere
 }
 
 // Manifest is outputs/manifest.json. It holds no timestamps or durations, so
@@ -146,13 +146,13 @@ func Generate(ctx context.Context, t *kicadcli.Tool, in Input, dir string, o Opt
 	if err != nil {
 		return nil, err
 	}
-	sch, err := kicad.LoadSchematic(in.Schematic)
+	sch, err := loadSchematic(in.Repo, in.Schematic)
 	if err != nil {
 		return nil, err
 	}
 	var bomDoc []byte
 	if in.BOMDoc != "" {
-		if bomDoc, err = os.ReadFile(in.BOMDoc); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if bomDoc, err = readDesignFile(in.Repo, in.BOMDoc); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("read %s: %w", in.BOMDoc, err)
 		}
 	}

@@ -47,9 +47,12 @@ func (e *Error) Error() string { return e.Path + " " + e.Why() }
 // where the path resolves to when a link took it there.
 func (e *Error) Why() string {
 	var s string
-	if e.Err == ErrOutside {
+	switch {
+	case e.Err == ErrOutside:
 		s = "is outside the repository"
-	} else {
+	case e.kind == "not a folder":
+		s = "is not a folder"
+	default:
 		s = "is not a regular file (" + e.kind + ")"
 	}
 	if e.linked {
@@ -179,6 +182,41 @@ func kind(m fs.FileMode) string {
 		return "a device"
 	}
 	return "mode " + m.String()
+}
+
+// ResolveDir is Resolve for a folder: it returns the link-free path of the
+// folder path leads to, refusing one outside root, or an existing path that
+// is not a folder. A folder that does not exist yet is not an error.
+func ResolveDir(root, path string) (string, error) {
+	base, err := resolveRoot(root)
+	if err != nil {
+		return "", err
+	}
+	a := abs(path)
+	r, err := resolve(a, 0)
+	if err != nil {
+		return "", err
+	}
+	if !inside(base, r) {
+		return "", &Error{Path: path, Resolved: r, Err: ErrOutside, linked: r != a}
+	}
+	if fi, err := os.Stat(r); err == nil && !fi.IsDir() {
+		return "", &Error{Path: path, Resolved: r, Err: ErrNotRegular, kind: "not a folder", linked: r != a}
+	}
+	return r, nil
+}
+
+// Renamed returns a copy of err, when it is an *Error, naming the path as
+// name (a repository-relative path for messages); other errors come back
+// as they are.
+func Renamed(err error, name string) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	c := *e
+	c.Path = name
+	return &c
 }
 
 // ReadFile reads the regular file path leads to, refusing it as Resolve does.

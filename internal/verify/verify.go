@@ -132,7 +132,7 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 		wg.Go(func() { drc, drcErr = tool.DRC(ctx, in.Board) })
 	}
 	wg.Go(func() { nl, nlErr = tool.Netlist(ctx, in.Schematic) })
-	wg.Go(func() { sch, schErr = kicad.LoadSchematic(in.Schematic) })
+	wg.Go(func() { sch, schErr = kicad.LoadSchematicWithin(in.Schematic, in.Repo) })
 	if runSpec {
 		wg.Go(func() { spec, specErr = openspec.ValidateAll(ctx, in.Repo) })
 	}
