@@ -238,19 +238,37 @@ func ReadRegular(path string) ([]byte, error) {
 	return readRegular(path, path)
 }
 
-func readRegular(given, r string) ([]byte, error) {
+// OpenRegular opens path for reading if it is a regular file. The open does
+// not block on a named pipe (O_NONBLOCK), and the check is made on the open
+// file, so nothing swapped in between can hang the caller. A missing file's
+// error wraps fs.ErrNotExist.
+func OpenRegular(path string) (*os.File, error) {
+	return openRegular(path, path)
+}
+
+func openRegular(given, r string) (*os.File, error) {
 	f, err := os.OpenFile(r, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
+		f.Close()
 		return nil, &Error{Path: given, Resolved: r, Err: ErrNotRegular, kind: kind(fi.Mode()), linked: abs(given) != r}
 	}
+	return f, nil
+}
+
+func readRegular(given, r string) ([]byte, error) {
+	f, err := openRegular(given, r)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
 	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", given, err)
