@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"copperhead/internal/design"
 	"copperhead/internal/editdocs"
 	"copperhead/internal/kicad/schedit"
 )
@@ -151,6 +152,11 @@ func (a *app) runEdit(ctx context.Context, o *editOptions, plan func(*schedit.De
 	}
 	d, err := schedit.LoadWithin(w.proj.Schematic, w.repo)
 	if err != nil {
+		return failf("%v", w.relErr(err))
+	}
+	// The docs the edit keeps in step must be readable, and inside the
+	// repository, before anything is planned or written.
+	if _, err := design.ReadFiles(w.repo, w.cfg); err != nil {
 		return failf("%v", w.relErr(err))
 	}
 	p, err := plan(d)

@@ -16,6 +16,8 @@ func (a *app) applyEdit(ctx context.Context, w *workspace, d *schedit.Design, p 
 	if toolErr != nil {
 		tool = nil
 		fmt.Fprintf(a.io.Err, "copperhead: warning: %v; PINOUT.md is not updated\n", toolErr)
+	} else {
+		tool.Boundary = w.repo
 	}
 	changed, err := editdocs.Apply(ctx, editdocs.Input{Repo: w.repo, Config: w.cfg, Design: d, Plan: p, KiCad: tool, Board: w.proj.Board})
 	if err != nil {

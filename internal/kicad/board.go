@@ -2,10 +2,10 @@ package kicad
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
+	"copperhead/internal/repofs"
 	"copperhead/internal/sexpr"
 )
 
@@ -26,7 +26,7 @@ import (
 // file's shape is settled by sexpr.Parse on the whole file, so error
 // messages come from one parser.
 func LoadBoard(path string) (*Board, error) {
-	src, err := os.ReadFile(path)
+	src, err := repofs.ReadRegular(path) // a named pipe would block forever
 	if err != nil {
 		return nil, fmt.Errorf("load board: %w", err)
 	}

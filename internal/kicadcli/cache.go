@@ -179,11 +179,21 @@ func collectInputs(input string, board bool, boundary string) (*inputSet, error)
 			}
 			return nil
 		}
-		if isProjectInput(name, board) && regularEntry(p, d) {
+		if isProjectInput(name, board) {
+			// A named pipe named like a KiCad file would block kicad-cli
+			// (which opens the project file and library tables by name) and
+			// the hash: refused, not opened.
+			if err := repofs.CheckRegular(p); err != nil {
+				rel, _ := filepath.Rel(root, p)
+				return repofs.Renamed(err, filepath.ToSlash(rel))
+			}
 			paths = append(paths, p)
 		}
 		return nil
 	})
+	if re := (*repofs.Error)(nil); errors.As(err, &re) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list project files: %w", err)
 	}
@@ -213,18 +223,6 @@ func collectInputs(input string, board bool, boundary string) (*inputSet, error)
 	}
 	slices.SortFunc(set.files, func(a, b fileStamp) int { return strings.Compare(a.rel, b.rel) })
 	return set, nil
-}
-
-// regularEntry reports whether a folder entry is a regular file, or a link
-// to one (or to nothing): a named pipe that merely lies in the project
-// folder is never opened, since opening it blocks. One the schematics name
-// as a sheet is hashed, and refused, in its own right.
-func regularEntry(p string, d fs.DirEntry) bool {
-	if d.Type()&fs.ModeSymlink != 0 {
-		fi, err := os.Stat(p)
-		return err != nil || fi.Mode().IsRegular()
-	}
-	return d.Type().IsRegular()
 }
 
 // hashFiles hashes paths concurrently (reading is the cost, and page-cache

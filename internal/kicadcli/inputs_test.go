@@ -42,6 +42,10 @@ func TestInputsRefusedBeforeKiCad(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(repo, "fifo", "pipe.kicad_sch"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	proTop := top("pro", "")
+	if err := syscall.Mkfifo(filepath.Join(repo, "pro", "top.kicad_pro"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// A fake kicad-cli that writes an empty netlist and an empty ERC report.
 	fakeKicadCLI(t, "echo 9.0.8", `out=; while [ $# -gt 1 ]; do if [ "$1" = -o ]; then out="$2"; fi; shift; done
 case "$out" in
@@ -61,6 +65,7 @@ esac`)
 		is       error
 	}{
 		{"fifo sheet", fifoTop, "", "pipe.kicad_sch is not a regular file (a named pipe)", repofs.ErrNotRegular},
+		{"fifo project file", proTop, "", "top.kicad_pro is not a regular file (a named pipe)", repofs.ErrNotRegular},
 		{"sheet outside the boundary", top("out", "../../victim.kicad_sch"), repo, "../../victim.kicad_sch is outside the repository", repofs.ErrOutside},
 		{"sheet outside, no boundary", top("out2", "../../victim.kicad_sch"), "", "", nil},
 		{"missing sheet", top("missing", "power.kicad_sch"), "", "sheet file power.kicad_sch does not exist, and kicad-cli would export the rest of the design as if it were whole", nil},

@@ -238,6 +238,20 @@ func ReadRegular(path string) ([]byte, error) {
 	return readRegular(path, path)
 }
 
+// CheckRegular refuses path, with an *Error wrapping ErrNotRegular, when it
+// exists (links followed) and is not a regular file. It opens nothing.
+func CheckRegular(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return nil
+	}
+	r, rerr := filepath.EvalSymlinks(path)
+	if rerr != nil {
+		r = path
+	}
+	return &Error{Path: path, Resolved: r, Err: ErrNotRegular, kind: kind(fi.Mode()), linked: abs(path) != abs(r)}
+}
+
 // OpenRegular opens path for reading if it is a regular file. The open does
 // not block on a named pipe (O_NONBLOCK), and the check is made on the open
 // file, so nothing swapped in between can hang the caller. A missing file's

@@ -127,12 +127,21 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 		bar = kicadcli.SeverityWarning
 	}
 	tool := in.Tool
+	// Our own parse is the fastest to fail (a damaged sheet, a file outside
+	// the repository): it ends the kicad-cli runs at once, and its error,
+	// which names file:line:col, is the one reported.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	wg.Go(func() { erc, ercErr = tool.ERC(ctx, in.Schematic) })
 	if in.Board != "" {
 		wg.Go(func() { drc, drcErr = tool.DRC(ctx, in.Board) })
 	}
 	wg.Go(func() { nl, nlErr = tool.Netlist(ctx, in.Schematic) })
-	wg.Go(func() { sch, schErr = kicad.LoadSchematicWithin(in.Schematic, in.Repo) })
+	wg.Go(func() {
+		if sch, schErr = kicad.LoadSchematicWithin(in.Schematic, in.Repo); schErr != nil {
+			cancel()
+		}
+	})
 	if runSpec {
 		wg.Go(func() { spec, specErr = openspec.ValidateAll(ctx, in.Repo) })
 	}
