@@ -215,6 +215,10 @@ func (t *Tool) executeFile(ctx context.Context, timeout time.Duration, label, ou
 		if ctx.Err() == nil && errors.Is(ctxErr, context.DeadlineExceeded) {
 			return out, nil, fmt.Errorf("%s: timed out after %s and was killed: %s: %w", label, timeout, said, ctxErr)
 		}
+		if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
+			// "interrupt signal received": say why kicad-cli was stopped.
+			return out, nil, fmt.Errorf("%s: stopped (%v): %w: %s", label, cause, ctx.Err(), said)
+		}
 		return out, nil, fmt.Errorf("%s: %w: %s", label, ctx.Err(), said)
 	}
 	if runErr != nil {

@@ -193,6 +193,11 @@ func Generate(ctx context.Context, t *kicadcli.Tool, in Input, dir string, o Opt
 		return g.place("bom-"+sup.Name+".csv", BOMCSV(lines, sup))
 	})
 
+	// An interrupted run (Ctrl-C, SIGTERM) stops here: the old manifest and
+	// the files it lists are not replaced by a manifest of cancelled steps.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("interrupted (%v); the manifest in %s was not rewritten", context.Cause(ctx), dir)
+	}
 	m := Manifest{Project: in.Name, KiCadCLIVersion: t.Version(), Fab: prof.Name, Supplier: sup.Name, Artifacts: g.artifacts, Files: []File{}}
 	for _, a := range m.Artifacts {
 		for _, f := range a.Files {
@@ -226,6 +231,9 @@ type generator struct {
 
 // run produces one artifact, recording a failure instead of stopping.
 func (g *generator) run(name string, produce func() (Artifact, error)) {
+	if g.ctx.Err() != nil {
+		return // interrupted: Generate reports it and writes no manifest
+	}
 	start := time.Now()
 	a, err := produce()
 	g.took[name] = time.Since(start)
