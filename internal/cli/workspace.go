@@ -113,6 +113,11 @@ func (w *workspace) netlist(ctx context.Context, t *kicadcli.Tool) (*kicad.Netli
 	if err != nil {
 		return nil, failf("%v", w.relErr(err))
 	}
+	// kicad-cli exports a design whose sub-sheet it cannot load as if the
+	// rest were whole (exit 0): refuse that netlist.
+	if err := kicad.CheckNetlistCovers(w.sch, nl); err != nil {
+		return nil, failf("%v", w.relErr(err))
+	}
 	return nl, nil
 }
 

@@ -168,6 +168,9 @@ func Load(ctx context.Context, in Input) (State, error) {
 	if st.Netlist, err = in.Tool.Netlist(ctx, in.Schematic); err != nil {
 		return st, err
 	}
+	if err := kicad.CheckNetlistCovers(st.Schematic, st.Netlist); err != nil {
+		return st, err
+	}
 	st.Citations = design.CheckCitations(in.Repo, files, in.Config)
 	st.Sourcing = design.CheckSourcing(files, in.Config, st.Constraints, time.Now(), false)
 	if st.PinHeaders, err = readPinHeaders(in.Repo); err != nil {

@@ -35,7 +35,12 @@ func LoadBoard(path string) (*Board, error) {
 		return nil, fullParseError(path, src)
 	}
 	if head != "kicad_pcb" {
-		return nil, fmt.Errorf("load board: %s: not a board: it holds (%s ...), want (kicad_pcb ...)", path, head)
+		start := 0
+		for start < len(src) && isSpaceByte(src[start]) {
+			start++
+		}
+		line, col := sexpr.LineCol(src, start)
+		return nil, fmt.Errorf("load board: %s:%d:%d: not a board: it holds (%s ...), want (kicad_pcb ...)", path, line, col, head)
 	}
 	// One parse of the footprints laid side by side in a single list costs
 	// far less than a parse per footprint: sexpr sizes its node slabs by

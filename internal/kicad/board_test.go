@@ -146,7 +146,7 @@ func TestLoadBoardErrors(t *testing.T) {
 		{"garbage", write("garbage.kicad_pcb", "\x89PNG\r\n\x1a\n\x00\x00"), "expected '(' at start of file", true},
 		{"stray close paren", write("stray.kicad_pcb", "(kicad_pcb (footprint \"R1\"))\n(footprint \"R2\"))\n"), "stray.kicad_pcb:2:1: content after the end of the file's top-level list", true},
 		{"unterminated string", write("string.kicad_pcb", `(kicad_pcb (footprint "R_0603`), "string.kicad_pcb:1:23: unterminated string", true},
-		{"a schematic", write("sch.kicad_sch", "(kicad_sch (version 20250114))"), "sch.kicad_sch: not a board: it holds (kicad_sch ...)", false},
+		{"a schematic", write("sch.kicad_sch", "(kicad_sch (version 20250114))"), "sch.kicad_sch:1:1: not a board: it holds (kicad_sch ...)", false},
 		{"absent", filepath.Join(dir, "absent.kicad_pcb"), "no such file", false},
 	}
 	for _, tc := range tests {

@@ -212,7 +212,8 @@ func (l *schLoader) parse(path, key string, src []byte) (*sheetFile, error) {
 		return nil, fmt.Errorf("load schematic: %w", err)
 	}
 	if h := root.Head(); h != "kicad_sch" {
-		return nil, fmt.Errorf("load schematic: %s: not a schematic: it holds (%s ...), want (kicad_sch ...)", path, h)
+		line, col := sexpr.LineCol(src, root.Start)
+		return nil, fmt.Errorf("load schematic: %s:%d:%d: not a schematic: it holds (%s ...), want (kicad_sch ...)", path, line, col, h)
 	}
 	f := readSheetFile(path, root)
 	l.files[key] = f

@@ -314,7 +314,7 @@ func TestLoadSchematicErrors(t *testing.T) {
 		{"binary garbage", write("garbage.kicad_sch", string(garbage)), "expected '(' at start of file", true, false},
 		{"garbage in a list", write("paren.kicad_sch", "(\x00\x01\xff \"unterminated"), "paren.kicad_sch:1:6: unterminated string", true, false},
 		{"empty", write("empty.kicad_sch", ""), "empty file", true, false},
-		{"a board", write("board.kicad_pcb", "(kicad_pcb (version 20241229))"), "board.kicad_pcb: not a schematic: it holds (kicad_pcb ...)", false, false},
+		{"a board", write("board.kicad_pcb", "(kicad_pcb (version 20241229))"), "board.kicad_pcb:1:1: not a schematic: it holds (kicad_pcb ...)", false, false},
 		{"absent root", filepath.Join(dir, "absent.kicad_sch"), "absent.kicad_sch: no such file", false, true},
 		{"missing sheet", write("missing.kicad_sch", `(kicad_sch (uuid "m") `+sheet("Power", "power.kicad_sch")+`)`),
 			`missing.kicad_sch: sheet "Power" uses power.kicad_sch: file does not exist`, false, true},
@@ -554,6 +554,13 @@ func TestSchematicMatchesKiCadNetlist(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "net.xml")
 			runKiCadCLI(t, cli, "sch", "export", "netlist", "--format", "kicadxml", "-o", out, root)
 			want := readOracleNetlist(t, out)
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if nl, err := ParseNetlistXML(data); err != nil || CheckNetlistCovers(s, nl) != nil {
+				t.Errorf("KiCad's own netlist of a whole design: %v, %v", err, CheckNetlistCovers(s, nl))
+			}
 
 			// A multi-unit part spread over several sheets belongs to the
 			// sheet of its lowest unit here; KiCad names whichever unit it

@@ -151,6 +151,11 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 			return nil, err
 		}
 	}
+	// A sub-sheet kicad-cli could not load is left out of its netlist and
+	// ERC without an error: the design would pass check as half of itself.
+	if err := kicad.CheckNetlistCovers(sch, nl); err != nil {
+		return nil, err
+	}
 
 	res := &Result{}
 	res.ERC = toolGate(erc, bar)
