@@ -174,10 +174,11 @@ func (p *parser) parse() (*Node, error) {
 			clear(scratch[o.first:]) // drop references so the GC can free decoded strings
 			scratch = scratch[:o.first]
 			if len(opens) == 0 {
+				end := p.pos
 				if err := p.trailing(o.start); err != nil {
 					return nil, err
 				}
-				return &Node{Kind: List, Start: o.start, End: p.pos, Children: kids}, nil
+				return &Node{Kind: List, Start: o.start, End: end, Children: kids}, nil
 			}
 			scratch = append(scratch, Node{Kind: List, Start: o.start, End: p.pos, Children: kids})
 		case '"':

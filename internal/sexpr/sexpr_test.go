@@ -26,6 +26,7 @@ func TestParseShapes(t *testing.T) {
 		{"empty string", `(value "")`, "value", []string{""}},
 		{"leading space and crlf", " \r\n(kicad_sch\r\n (version 20250114))\r\n", "kicad_sch", []string{""}},
 		{"trailing white space", "(kicad_pcb (a))\n\t \r\n", "kicad_pcb", []string{""}},
+		{"trailing newline", "(kicad_pcb (a))\n", "kicad_pcb", []string{""}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -42,6 +43,19 @@ func TestParseShapes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRootSpanEndsAtItsParen: white space after the top-level list is not
+// part of it, so an insertion before the root's ")" lands inside the list.
+func TestRootSpanEndsAtItsParen(t *testing.T) {
+	src := []byte("(kicad_sch (a))\n\n  \n")
+	n, err := Parse("t", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Start != 0 || n.End != len("(kicad_sch (a))") {
+		t.Errorf("root span [%d,%d), want [0,%d)", n.Start, n.End, len("(kicad_sch (a))"))
 	}
 }
 
