@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -152,7 +151,7 @@ func Load(ctx context.Context, in Input) (State, error) {
 		if _, have := files[p]; have {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(in.Repo, filepath.FromSlash(p)))
+		data, err := design.ReadRepoFile(in.Repo, p)
 		if err == nil {
 			files[p] = data
 		} else if !errors.Is(err, fs.ErrNotExist) {
