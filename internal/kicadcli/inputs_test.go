@@ -107,3 +107,34 @@ esac`)
 		t.Errorf("Load: %v", err)
 	}
 }
+
+// TestBoardPipeRefused: a board that is a named pipe is refused before
+// kicad-cli runs (it would block on it until the run's timeout).
+func TestBoardPipeRefused(t *testing.T) {
+	board := filepath.Join(t.TempDir(), "x.kicad_pcb")
+	if err := syscall.Mkfifo(board, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fakeKicadCLI(t, "echo 9.0.8", "exec sleep 1000")
+	tool, err := Find(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool.CacheDir = ""
+	done := make(chan [2]error, 1)
+	go func() {
+		_, drcErr := tool.DRC(context.Background(), board)
+		dxfErr := tool.ExportDXF(context.Background(), board, filepath.Join(t.TempDir(), "o.dxf"), []string{"Edge.Cuts"})
+		done <- [2]error{drcErr, dxfErr}
+	}()
+	select {
+	case errs := <-done:
+		for _, err := range errs {
+			if err == nil || !strings.Contains(err.Error(), "is not a regular file") {
+				t.Errorf("err = %v, want a refusal of the pipe", err)
+			}
+		}
+	case <-time.After(20 * time.Second): // a hang detector only
+		t.Fatal("a board that is a named pipe hung kicad-cli")
+	}
+}
