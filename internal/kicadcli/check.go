@@ -189,12 +189,12 @@ func withOwnParse(runErr error, input, boundary string) error {
 		if err != nil {
 			return fmt.Errorf("%w; copperhead's parser: %s", runErr, strings.TrimPrefix(err.Error(), "load schematic: "))
 		}
-		return fmt.Errorf("%w; copperhead's parser reads %s and its sheets, so the cause is something only KiCad checks (see kicad-cli's words)", runErr, filepath.Base(input))
+		return fmt.Errorf("%w; copperhead's parser reads %s and its sheets, so the cause is something only KiCad checks (a token it does not know, a file format newer than this kicad-cli): open it in KiCad to see", runErr, filepath.Base(input))
 	case ".kicad_pcb":
 		if _, err = kicad.LoadBoard(input); err != nil {
 			return fmt.Errorf("%w; copperhead's parser: %s", runErr, strings.TrimPrefix(err.Error(), "load board: "))
 		}
-		return fmt.Errorf("%w; copperhead's parser reads %s, so the cause is something only KiCad checks (see kicad-cli's words)", runErr, filepath.Base(input))
+		return fmt.Errorf("%w; copperhead's parser reads %s, so the cause is something only KiCad checks (a token it does not know, a file format newer than this kicad-cli): open it in KiCad to see", runErr, filepath.Base(input))
 	}
 	return runErr
 }

@@ -256,7 +256,7 @@ func TestRunErrors(t *testing.T) {
 	top := filepath.Join(dir, "top.kicad_sch")
 	os.WriteFile(top, []byte(`(kicad_sch (uuid "t") (sheet (uuid "s") (property "Sheetname" "S") (property "Sheetfile" "stray.kicad_sch")))`), 0o644)
 	os.WriteFile(filepath.Join(dir, "stray.kicad_sch"), []byte("(kicad_sch (uuid \"u\")))\n"), 0o644)
-	parses := `; copperhead's parser reads x.kicad_sch and its sheets, so the cause is something only KiCad checks (see kicad-cli's words)`
+	parses := `; copperhead's parser reads x.kicad_sch and its sheets, so the cause is something only KiCad checks (a token it does not know, a file format newer than this kicad-cli): open it in KiCad to see`
 	tests := []struct {
 		name, body, input, want string
 	}{
