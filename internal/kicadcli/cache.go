@@ -225,6 +225,18 @@ func collectInputs(input string, board bool, boundary string) (*inputSet, error)
 	return set, nil
 }
 
+// isDesignFile says whether a project input is part of the design (sheets,
+// board, project and rules) rather than a library: design files must lie
+// inside the repository when a Boundary is set; libraries (a shared symbol
+// library linked in, say) may live anywhere, as sym-lib-table allows.
+func isDesignFile(path string) bool {
+	switch filepath.Ext(path) {
+	case ".kicad_sch", ".kicad_pcb", ".kicad_pro", ".kicad_dru":
+		return true
+	}
+	return false
+}
+
 // hashFiles hashes paths concurrently (reading is the cost, and page-cache
 // reads scale with cores). A missing file is recorded, not an error: a
 // schematic may name a sheet that does not exist yet, and creating it must
@@ -263,7 +275,7 @@ func hashFile(root, path, boundary string) (fileStamp, error) {
 	}
 	s := fileStamp{rel: filepath.ToSlash(rel), path: path}
 	open := path
-	if boundary != "" {
+	if boundary != "" && isDesignFile(path) {
 		if open, err = repofs.Resolve(boundary, path); err != nil {
 			return s, repofs.Renamed(err, s.rel)
 		}

@@ -138,3 +138,33 @@ func TestBoardPipeRefused(t *testing.T) {
 		t.Fatal("a board that is a named pipe hung kicad-cli")
 	}
 }
+
+// TestLibraryLinkedFromOutside: a symbol library linked into the project
+// from outside the repository is a library, not a design file: it is read
+// (hashed) and the run goes ahead.
+func TestLibraryLinkedFromOutside(t *testing.T) {
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "shared.kicad_sym"), []byte("(kicad_symbol_lib)"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../shared.kicad_sym", filepath.Join(repo, "shared.kicad_sym")); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(repo, "top.kicad_sch")
+	if err := os.WriteFile(root, []byte(`(kicad_sch (uuid "t"))`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := collectInputs(root, false, repo); err != nil {
+		t.Fatalf("collectInputs: %v", err)
+	}
+	if err := os.Symlink("../shared.kicad_sym", filepath.Join(repo, "linked.kicad_sch")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := collectInputs(root, false, repo); !errors.Is(err, repofs.ErrOutside) {
+		t.Fatalf("a schematic linked from outside: %v, want a refusal", err)
+	}
+}

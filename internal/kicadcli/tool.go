@@ -63,9 +63,10 @@ type Tool struct {
 	// NoCache bypasses cached results: kicad-cli always runs, and its fresh
 	// result replaces the cached one.
 	NoCache bool
-	// Boundary, when set, is the folder (the repository) every input of a
-	// run must resolve inside: a sheet file the schematic names outside it,
-	// or a project file linked out of it, is refused before kicad-cli runs.
+	// Boundary, when set, is the folder (the repository) every design input
+	// of a run (sheets, board, project and rules files; not libraries) must
+	// resolve inside: a sheet file the schematic names outside it, or a
+	// project file linked out of it, is refused before kicad-cli runs.
 	// Inputs that are not regular files (a named pipe) are refused always.
 	Boundary string
 
