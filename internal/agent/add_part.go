@@ -40,6 +40,9 @@ func (addPartTool) Run(ctx context.Context, s *Session, raw json.RawMessage) (Re
 	switch {
 	case a.AtX != nil && a.AtY != nil:
 		at = &kicad.Point{X: *a.AtX, Y: *a.AtY}
+		if err := kicad.CheckPoint(*at); err != nil {
+			return Errorf("add_part refused, nothing changed: at_x/at_y: %v", err), nil
+		}
 	case a.AtX != nil || a.AtY != nil:
 		return Errorf("add_part: give both at_x and at_y, or neither to place the part automatically"), nil
 	}

@@ -520,7 +520,7 @@ func (r *run) lastViolations() string {
 				parts = append(parts, "…")
 				break
 			}
-			parts = append(parts, x.Description)
+			parts = append(parts, kicadcli.OneLine(x.Description))
 		}
 	}
 	if len(parts) == 0 {

@@ -156,18 +156,20 @@ func boolRank(b bool) int {
 
 // violationLine renders one violation with everything KiCad said about it:
 // "error pin_not_connected: Pin not connected; sheet /; at (10.16, 20.32) mm;
-// items: Symbol U1 Pin 3 [GPIO3] @ (10.16, 20.32)".
+// items: Symbol U1 Pin 3 [GPIO3] @ (10.16, 20.32)". It is one line whatever
+// KiCad's text holds (kicadcli.OneLine): a multi-line PCB text shows as
+// 'DIO\n\nCLK'.
 func violationLine(v kicadcli.Violation) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s: %s", v.Severity, v.Type, v.Description)
+	fmt.Fprintf(&b, "%s %s: %s", v.Severity, v.Type, kicadcli.OneLine(v.Description))
 	if v.Sheet != "" {
-		fmt.Fprintf(&b, "; sheet %s", v.Sheet)
+		fmt.Fprintf(&b, "; sheet %s", kicadcli.OneLine(v.Sheet))
 	}
 	fmt.Fprintf(&b, "; at (%.2f, %.2f) mm", v.Pos.X, v.Pos.Y)
 	if len(v.Items) > 0 {
 		var items []string
 		for _, it := range v.Items {
-			items = append(items, fmt.Sprintf("%s @ (%.2f, %.2f)", it.Description, it.Pos.X, it.Pos.Y))
+			items = append(items, fmt.Sprintf("%s @ (%.2f, %.2f)", kicadcli.OneLine(it.Description), it.Pos.X, it.Pos.Y))
 		}
 		b.WriteString("; items: " + strings.Join(items, "; "))
 	}

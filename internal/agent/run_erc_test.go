@@ -170,3 +170,33 @@ func TestERCLoadFailure(t *testing.T) {
 		t.Errorf("LastERC = %+v", s.LastERC)
 	}
 }
+
+// multilineText is a three-line PCB text ("DIO\n\nCLK" as KiCad writes it)
+// too small for the fixture's silkscreen rules: kicad-cli 9 reports it with
+// the newlines in the item's description.
+const multilineText = "\t(gr_text \"DIO\\n\\nCLK\"\n\t\t(at 110 100 0)\n\t\t(layer \"F.SilkS\")\n\t\t(uuid \"0b9d5f0e-1111-4222-8333-444455556666\")\n\t\t(effects\n\t\t\t(font\n\t\t\t\t(size 0.3 0.3)\n\t\t\t\t(thickness 0.05)\n\t\t\t)\n\t\t)\n\t)\n"
+
+// TestDRCFoldsMultilineText: run_drc gives the model one line per
+// violation, KiCad's newlines shown as \n.
+func TestDRCFoldsMultilineText(t *testing.T) {
+	s := toolSession(t, true)
+	const pcbRel = "hardware/open-telegraph.kicad_pcb"
+	b := strings.TrimSuffix(strings.TrimRight(readRepo(t, s, pcbRel), "\n"), ")")
+	writeRepo(t, s, pcbRel, b+multilineText+")\n")
+	res := mustOK(t, call(t, s, "run_drc", map[string]any{}))
+	seen := 0
+	for _, l := range strings.Split(res.Text, "\n") {
+		if strings.Contains(l, "text_height") || strings.Contains(l, "text_thickness") {
+			seen++
+			if !strings.Contains(l, `items: PCB text 'DIO\n\nCLK' on F.Silkscreen @ (110.00, 100.00)`) {
+				t.Errorf("violation not on one line: %q", l)
+			}
+		}
+		if strings.HasPrefix(l, "CLK") {
+			t.Errorf("a line broken by KiCad's text: %q", l)
+		}
+	}
+	if seen != 2 {
+		t.Fatalf("want the text_height and text_thickness warnings:\n%s", res.Text)
+	}
+}

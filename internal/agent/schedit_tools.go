@@ -29,9 +29,15 @@ func runSchedit(ctx context.Context, s *Session, name string, op scheditOp) (Res
 	if s.Project == nil || s.Project.Schematic == "" {
 		return Errorf("%s: no schematic: the repository has no KiCad schematic to edit", name), nil
 	}
+	if s.KiCad == nil {
+		return Errorf("%s: kicad-cli is unavailable, and an edit is only written once KiCad's netlist confirms it; nothing changed", name), nil
+	}
 	d, err := schedit.LoadWithin(s.Project.Schematic, s.Repo)
 	if err != nil {
 		return Errorf("%s: %s", name, s.scrub(err.Error())), nil
+	}
+	if d.Netlist, err = s.KiCad.Netlist(ctx, d.RootPath); err != nil {
+		return Errorf("%s: %s; nothing changed", name, s.scrub(err.Error())), nil
 	}
 	p, err := op(d)
 	if err != nil {
@@ -47,28 +53,19 @@ func runSchedit(ctx context.Context, s *Session, name string, op scheditOp) (Res
 		}
 		return Result{Text: msg}, nil
 	}
-	changed, err := editdocs.Apply(ctx, editdocs.Input{
-		Repo: s.Repo, Config: s.Config, Design: d, Plan: p, KiCad: s.KiCad, Board: s.Project.Board, Write: s.writeFile,
+	res, err := editdocs.Apply(ctx, editdocs.Input{
+		Repo: s.Repo, Config: s.Config, Design: d, Plan: p, KiCad: s.KiCad, Board: s.Project.Board, Redact: s.Redactor.Bytes,
 	})
 	if err != nil {
-		if len(changed) == 0 {
-			return Errorf("%s: %s; nothing changed", name, s.scrub(err.Error())), nil
-		}
-		// Some files were written: report them so the hook still opens
-		// the obligations, and say what was left undone.
-		return Result{
-			Text:    fmt.Sprintf("%s: partly applied (%s) before an error: %s. Check the docs by hand (check_drift).", name, strings.Join(changed, ", "), s.scrub(err.Error())),
-			IsError: true, Changed: changed,
-		}, nil
+		// The edit is one transaction: on an error nothing was written.
+		return Errorf("%s: %s; nothing changed", name, s.scrub(err.Error())), nil
 	}
+	changed := res.Paths()
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s:\n", p.Op)
-	for _, l := range p.Summary {
+	for _, l := range res.Summary {
 		fmt.Fprintf(&b, "- %s\n", l)
 	}
 	fmt.Fprintf(&b, "changed: %s", strings.Join(changed, ", "))
-	if s.KiCad == nil {
-		b.WriteString("\n(kicad-cli unavailable: PINOUT.md was not updated; edit it with edit_file if it states what changed)")
-	}
 	return Result{Text: b.String(), Changed: changed}, nil
 }

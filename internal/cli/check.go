@@ -206,16 +206,17 @@ func printTool(w io.Writer, name string, g verify.ToolGate) {
 const maxWarningLines = 10
 
 // violationLine renders a violation with where it is: sheet and position.
+// It is one line whatever KiCad's text holds (kicadcli.OneLine).
 func violationLine(v kicadcli.Violation) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s: %s", v.Severity, v.Type, v.Description)
+	fmt.Fprintf(&b, "%s %s: %s", v.Severity, v.Type, kicadcli.OneLine(v.Description))
 	if v.Sheet != "" {
-		fmt.Fprintf(&b, " on sheet %s", v.Sheet)
+		fmt.Fprintf(&b, " on sheet %s", kicadcli.OneLine(v.Sheet))
 	}
 	fmt.Fprintf(&b, " at (%.2f, %.2f) mm", v.Pos.X, v.Pos.Y)
 	var items []string
 	for _, it := range v.Items {
-		items = append(items, it.Description)
+		items = append(items, kicadcli.OneLine(it.Description))
 	}
 	if len(items) > 0 {
 		fmt.Fprintf(&b, " [%s]", strings.Join(items, "; "))

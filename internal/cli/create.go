@@ -93,6 +93,11 @@ func (a *app) runCreate(ctx context.Context, o createOptions, brief []byte) erro
 	if err != nil {
 		return err
 	}
+	unlock, err := a.lockRepo(ctx, repo)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if brief == nil && o.brief != "" {
 		if brief, err = os.ReadFile(o.brief); err != nil {
 			return usagef("--brief: %v", err)

@@ -106,6 +106,11 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 	if err != nil {
 		return err
 	}
+	unlock, err := a.lockRepo(ctx, ws.repo)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	// A dirty tree is refused before anything is created, run folder
 	// included: the run never started, so there is nothing to record.
 	if _, err := gitrepo.Preflight(ctx, ws.repo, o.allowDirty); err != nil {

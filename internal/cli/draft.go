@@ -9,6 +9,7 @@ import (
 
 	"copperhead/internal/design"
 	"copperhead/internal/draft"
+	"copperhead/internal/kicadcli"
 )
 
 // newDraftCmd groups the deterministic drafting engines the create pipeline
@@ -75,7 +76,7 @@ written. An existing sheet that differs from the draft is refused unless
 				n := len(rep.Violations)
 				res.ERC = &n
 				for _, v := range rep.Violations {
-					res.ERCFindings = append(res.ERCFindings, v.Type+": "+v.Description)
+					res.ERCFindings = append(res.ERCFindings, v.Type+": "+kicadcli.OneLine(v.Description))
 				}
 			}
 			if a.mode() == modeJSON {

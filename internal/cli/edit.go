@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"copperhead/internal/design"
 	"copperhead/internal/editdocs"
+	"copperhead/internal/kicad"
 	"copperhead/internal/kicad/schedit"
 )
 
@@ -136,19 +136,32 @@ func exactArgs(n int) cobra.PositionalArgs {
 // editResult is what an edit prints with --json.
 type editResult struct {
 	Op      string   `json:"op"`
-	Changed []string `json:"changed"` // repo-relative, sorted: schematics and docs
+	Changed []string `json:"changed"` // repo-relative: schematics, then the board, then docs
 	Summary []string `json:"summary"`
-	Diff    []string `json:"diff,omitempty"` // dry run: "-old" / "+new" lines per change
+	Diff    []string `json:"diff,omitempty"` // dry run: "path:line", "-old" / "+new" lines per change
 	DryRun  bool     `json:"dry_run"`
 	NoOp    bool     `json:"no_op"`
 }
 
 // runEdit opens the project, plans the operation, and either previews it or
-// applies it and brings the docs along.
+// applies it with the docs and board it changes. Both paths run the same
+// editdocs.Prepare: the preview lists every file the write would change,
+// each already checked against KiCad's netlist.
 func (a *app) runEdit(ctx context.Context, o *editOptions, plan func(*schedit.Design) (*schedit.Plan, error)) error {
+	tool, err := findKiCad(ctx)
+	if err != nil {
+		return withHint(err, "an edit is checked against KiCad's own netlist before anything is written")
+	}
 	w, err := a.open("")
 	if err != nil {
 		return err
+	}
+	if !o.dryRun {
+		unlock, err := a.lockRepo(ctx, w.repo)
+		if err != nil {
+			return err
+		}
+		defer unlock()
 	}
 	d, err := schedit.LoadWithin(w.proj.Schematic, w.repo)
 	if err != nil {
@@ -157,6 +170,15 @@ func (a *app) runEdit(ctx context.Context, o *editOptions, plan func(*schedit.De
 	// The docs the edit keeps in step must be readable, and inside the
 	// repository, before anything is planned or written.
 	if _, err := design.ReadFiles(w.repo, w.cfg); err != nil {
+		return failf("%v", w.relErr(err))
+	}
+	tool.Boundary = w.repo
+	if d.Netlist, err = tool.Netlist(ctx, d.RootPath); err != nil {
+		return failf("%v", w.relErr(err))
+	}
+	// A sub-sheet kicad-cli cannot load is left out of its netlist (exit
+	// 0): an edit must not be planned or checked against half the design.
+	if err := kicad.CheckNetlistCovers(d.Model, d.Netlist); err != nil {
 		return failf("%v", w.relErr(err))
 	}
 	p, err := plan(d)
@@ -170,27 +192,23 @@ func (a *app) runEdit(ctx context.Context, o *editOptions, plan func(*schedit.De
 	if res.Summary == nil {
 		res.Summary = []string{}
 	}
-	repoRel := func(abs string) string { return editdocs.RepoPath(w.repo, abs) }
-	switch {
-	case res.NoOp:
-	case o.dryRun:
-		next, err := p.Preview(d)
+	if !res.NoOp {
+		in := editdocs.Input{Repo: w.repo, Config: w.cfg, Design: d, Plan: p, KiCad: tool, Board: w.proj.Board}
+		var r *editdocs.Result
+		if o.dryRun {
+			r, err = editdocs.Prepare(ctx, in)
+		} else {
+			r, err = editdocs.Apply(ctx, in)
+		}
 		if err != nil {
-			return failf("%v", w.relErr(err))
+			return failf("%s: %v", p.Op, w.relErr(err))
 		}
-		for path := range next {
-			res.Changed = append(res.Changed, repoRel(path))
+		res.Changed = r.Paths()
+		res.Summary = r.Summary
+		if o.dryRun {
+			res.Diff = editdocs.Diff(r.Changes)
 		}
-		res.Diff = planDiff(d, p, repoRel)
-	default:
-		changed, err := a.applyEdit(ctx, w, d, p)
-		if err != nil {
-			return err
-		}
-		res.Changed = changed
-		res.Summary = p.Summary // applying adds the board's net renames
 	}
-	sort.Strings(res.Changed)
 	if a.mode() == modeJSON {
 		return writeJSON(a.io.Out, res)
 	}
@@ -215,41 +233,4 @@ func printEdit(a *app, res editResult) {
 		verb = "would change (dry run, nothing written)"
 	}
 	fmt.Fprintf(out, "%s: %s\n", verb, strings.Join(res.Changed, ", "))
-}
-
-// planDiff renders each splice as the changed source lines, "-" before and
-// "+" after, headed by the file and line number: enough to review a dry run.
-func planDiff(d *schedit.Design, p *schedit.Plan, repoRel func(string) string) []string {
-	var paths []string
-	for path := range p.Edits {
-		paths = append(paths, path)
-	}
-	sort.Strings(paths)
-	var out []string
-	for _, path := range paths {
-		sh := d.Sheets[path]
-		es := append(p.Edits[path][:0:0], p.Edits[path]...)
-		sort.Slice(es, func(i, j int) bool { return es[i].Start < es[j].Start })
-		for _, e := range es {
-			src := string(sh.Src)
-			ls := strings.LastIndexByte(src[:e.Start], '\n') + 1
-			le := len(src)
-			if i := strings.IndexByte(src[e.End:], '\n'); i >= 0 {
-				le = e.End + i
-			}
-			line := strings.Count(src[:ls], "\n") + 1
-			out = append(out, fmt.Sprintf("%s:%d", repoRel(path), line))
-			for _, l := range strings.Split(src[ls:le], "\n") {
-				if strings.TrimSpace(l) != "" {
-					out = append(out, "-"+l)
-				}
-			}
-			for _, l := range strings.Split(src[ls:e.Start]+e.Text+src[e.End:le], "\n") {
-				if strings.TrimSpace(l) != "" {
-					out = append(out, "+"+l)
-				}
-			}
-		}
-	}
-	return out
 }

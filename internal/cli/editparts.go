@@ -121,7 +121,11 @@ func parsePoint(s string) (*kicad.Point, error) {
 	if err1 != nil || err2 != nil {
 		return nil, errBadPoint
 	}
-	return &kicad.Point{X: x, Y: y}, nil
+	pt := &kicad.Point{X: x, Y: y}
+	if err := kicad.CheckPoint(*pt); err != nil {
+		return nil, usagef("%v", err)
+	}
+	return pt, nil
 }
 
 var errBadPoint = usagef("want X,Y in mm, e.g. 50.8,76.2")

@@ -54,8 +54,14 @@ With --phrase and a model configured, one model call (recorded in
 after them and marked as the model's words. Without a model the facts alone
 are printed.
 
+Nets are KiCad's, one per sheet instance: a local label RBIAS in a sheet
+used three times is three nets, /inst1/RBIAS, /inst2/RBIAS and /inst3/RBIAS,
+each explained with its own pins, labels and sheet. A short name that
+several nets end in is not guessed: the full names are listed instead.
+
 Exit 0 with the facts, 1 when the subject names nothing (the closest names
-are listed), 2 for bad usage or a broken environment.`,
+are listed) or is an ambiguous short net name (the full names are listed),
+2 for bad usage or a broken environment.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
 				return withHint(usagef("explain takes one part, net or pin"), "e.g. copperhead explain U1, KEY_DAH or U1.5")
@@ -94,6 +100,10 @@ func (a *app) runExplain(ctx context.Context, subject string, phrase bool, model
 		var unknown *explain.UnknownError
 		if errors.As(err, &unknown) {
 			return withHint(failf("explain: %v", err), "'copperhead parts' and 'copperhead nets' list every name")
+		}
+		var amb *explain.AmbiguousError
+		if errors.As(err, &amb) {
+			return withHint(failf("explain: %v", err), "e.g. copperhead explain "+amb.Candidates[0])
 		}
 		return failf("explain: %v", err)
 	}

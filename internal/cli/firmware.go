@@ -13,7 +13,7 @@ import (
 )
 
 func newFirmwareCmd(a *app) *cobra.Command {
-	var out string
+	var out, mcuRef string
 	var noBuild bool
 	cmd := &cobra.Command{
 		Use:   "firmware",
@@ -25,6 +25,12 @@ project for its family in firmware/ (or --out):
   Cortex-M (STM32, RP2040,  arm-none-eabi-gcc bare metal: minimal startup,
     nRF52, SAMD)            linker script, GPIO driver stubs, Makefile
   ESP32                     an ESP-IDF project (not built by copperhead)
+
+The MCU is the part whose symbol name (the library id after the ':', not
+the library's name) or value names a supported chip and that has at least 6
+pins; of several, the only one with a U or IC reference. The output says
+which part was chosen and why. When several candidates remain, firmware
+lists them and --mcu REF names the one to use.
 
 pins.h is generated from docs/PINOUT.md, the single source of truth: one
 "#define PIN_<NET> <pin>" per net on a GPIO of the MCU (the port pin, e.g.
@@ -49,7 +55,7 @@ MCU, no PINOUT.md, or the build failed; 2 usage.`,
 			if err != nil {
 				return err
 			}
-			mcu, err := firmware.DetectMCU(design.Parts(sch))
+			mcu, err := firmware.DetectMCU(design.Parts(sch), sch.Pins(), mcuRef)
 			if err != nil {
 				return failf("firmware: %v", err)
 			}
@@ -88,6 +94,7 @@ MCU, no PINOUT.md, or the build failed; 2 usage.`,
 	}
 	cmd.Flags().StringVar(&out, "out", "", "firmware `folder` (default: firmware/ in the repository)")
 	cmd.Flags().BoolVar(&noBuild, "no-build", false, "write the scaffold only; do not run the toolchain")
+	cmd.Flags().StringVar(&mcuRef, "mcu", "", "the MCU's `reference` when the schematic has several candidates")
 	return cmd
 }
 
@@ -95,6 +102,7 @@ func renderFirmware(a *app, res *firmware.Result, pinout string) {
 	w := a.io.Out
 	m := res.MCU
 	fmt.Fprintf(w, "MCU %s (%s): %s %s\n", m.Refdes, m.Value, m.Family, m.Target)
+	fmt.Fprintf(w, "  chosen: %s\n", m.Reason)
 	fmt.Fprintf(w, "pins.h %s: %s from %s\n", res.PinsHeader, plural(len(res.Pins), "pin"), pinout)
 	fmt.Fprintf(w, "happy path: %s\n", res.HappyPath)
 	if len(res.Written) > 0 {

@@ -83,6 +83,11 @@ func (a *app) runInit(ctx context.Context, path string, force, noHooks bool) err
 	if err != nil {
 		return err
 	}
+	unlock, err := a.lockRepo(ctx, w.repo)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	sch, err := w.schematic()
 	if err != nil {
 		return err

@@ -72,6 +72,9 @@ func (a *app) repoDir() (string, error) {
 	if !fi.IsDir() {
 		return "", usagef("--repo %s: not a folder", a.repo)
 	}
+	if err := a.recoverJournal(context.Background(), dir); err != nil {
+		return "", err
+	}
 	return dir, nil
 }
 

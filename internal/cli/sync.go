@@ -76,6 +76,13 @@ func (a *app) runSync(ctx context.Context, dryRun bool, model string, allowDirty
 	if err != nil {
 		return err
 	}
+	if !dryRun {
+		unlock, err := a.lockRepo(ctx, w.repo)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	audit := func() (*consistency.Report, error) {
 		rep, err := consistency.Run(ctx, consistency.Input{Repo: w.repo, Config: w.cfg, Schematic: w.proj.Schematic, Tool: tool})
 		if err != nil {

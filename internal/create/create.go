@@ -413,7 +413,7 @@ func generateFirmware(ctx context.Context, in Input, pr *project.Project) (strin
 	if err != nil {
 		return "", err
 	}
-	mcu, err := firmware.DetectMCU(design.Parts(sch))
+	mcu, err := firmware.DetectMCU(design.Parts(sch), sch.Pins(), "")
 	st := firmwareState{}
 	if err != nil {
 		// A board with no microcontroller (a power breakout) has no
@@ -537,7 +537,7 @@ func Gate(ctx context.Context, env Env, st Stage) ([]string, error) {
 			return nil, err
 		}
 		if n := len(erc.Violations); n > 0 {
-			problems = append(problems, fmt.Sprintf("ERC: %d violations (first: %s)", n, erc.Violations[0].Description))
+			problems = append(problems, fmt.Sprintf("ERC: %d violations (first: %s)", n, kicadcli.OneLine(erc.Violations[0].Description)))
 		}
 		nl, err := env.KiCad.Netlist(ctx, pr.Schematic)
 		if err != nil {

@@ -83,7 +83,7 @@ func TestEnginesOnIntents(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mcu, err := firmware.DetectMCU(design.Parts(sch))
+			mcu, err := firmware.DetectMCU(design.Parts(sch), sch.Pins(), "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,14 +1,19 @@
-// Package editdocs applies a schematic edit plan (schedit.Plan) and keeps the
-// design docs in step with it: it owns writing the plan's sheets and
-// rewriting the BOM.md and PINOUT.md cells the edit changed, through
-// design.UpdateRows, from the schematic and the kicad-cli netlist before and
-// after the edit, and renaming the board's nets a rename left with the same
-// pins (internal/kicad/pcbedit). Both the CLI (copperhead edit) and the agent's structured
-// edit tools call it, so an edit lands the same way from either. It must
-// never import llm, agent or cli.
+// Package editdocs turns a schematic edit plan (schedit.Plan) into one
+// transaction over every file the edit changes: the plan's sheets, the
+// board's nets and footprints the edit changed (internal/kicad/pcbedit),
+// and the BOM.md and PINOUT.md cells the edit changed (design.UpdateRows).
+// Prepare computes all of those bytes without writing anything and checks
+// the new sheets against KiCad: kicad-cli exports the netlist of a scratch
+// copy holding exactly the bytes that would be written, and the plan's
+// Expect must match it (schedit.Verify). Apply then commits the set through
+// internal/txn, all or nothing. The dry run and the write share Prepare, so a
+// preview shows every file the write would change. Both the CLI (copperhead
+// edit) and the agent's structured edit tools call it, so an edit lands the
+// same way from either. It must never import llm, agent or cli.
 package editdocs
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,14 +21,17 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
-	"copperhead/internal/atomicfile"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
+	"copperhead/internal/kicad/kigen"
 	"copperhead/internal/kicad/pcbedit"
 	"copperhead/internal/kicad/schedit"
 	"copperhead/internal/kicadcli"
+	"copperhead/internal/repofs"
 	"copperhead/internal/sexpr"
+	"copperhead/internal/txn"
 )
 
 // Input is one plan to apply.
@@ -32,121 +40,251 @@ type Input struct {
 	Config design.Config // the repository's config (where the docs live)
 	Design *schedit.Design
 	Plan   *schedit.Plan
-	// KiCad exports the netlists PINOUT.md is updated from; nil leaves
-	// PINOUT.md as it is (BOM.md still follows the schematic).
+	// KiCad exports the netlists the edit is checked against; required.
 	KiCad *kicadcli.Tool
 	// Board is the .kicad_pcb (absolute) whose nets follow renames; ""
 	// when the project has none yet.
 	Board string
-	// Write writes one file (absolute path); nil writes atomically with
-	// atomicfile.Write, mode 0644.
-	Write func(abs string, data []byte) error
+	// Redact, when set, is applied to every byte the edit writes.
+	Redact func([]byte) []byte
 }
 
-// Apply writes in.Plan and updates the docs it affects. Every changed sheet
-// is spliced and re-parsed before any file is written. It returns every
-// written file, repo-relative and slash-separated: the sheets (sorted)
-// first, then the docs. On an error after some files were written, the
-// files written so far are returned with it.
-func Apply(ctx context.Context, in Input) ([]string, error) {
-	write := in.Write
-	if write == nil {
-		write = func(abs string, data []byte) error { return atomicfile.Write(abs, data, 0o644) }
-	}
-	d, p := in.Design, in.Plan
-	root := d.RootPath
+// Change is one file of an edit: repo-relative path, bytes before and after.
+type Change struct {
+	Path string
+	Abs  string
+	Old  []byte // nil for a new file
+	New  []byte
+}
 
-	var nlBefore *kicad.Netlist
-	if in.KiCad != nil {
-		nl, err := in.KiCad.Netlist(ctx, root)
+// Result is a prepared (or applied) edit.
+type Result struct {
+	Changes []Change // sheets (sorted), then the board, then the docs (sorted)
+	Summary []string // the plan's lines plus the board's
+	// After is KiCad's netlist of the edited schematic.
+	After *kicad.Netlist
+}
+
+// Paths lists the changed files, repo-relative, in Changes order.
+func (r *Result) Paths() []string {
+	out := make([]string, 0, len(r.Changes))
+	for _, c := range r.Changes {
+		out = append(out, c.Path)
+	}
+	return out
+}
+
+// ErrDisagrees matches the error of an edit whose new files KiCad reads
+// differently from what the plan intended: nothing was written.
+var ErrDisagrees = errors.New("KiCad disagrees with the edit")
+
+// disagreement carries schedit.Verify's account of what KiCad saw.
+type disagreement struct{ err error }
+
+func (e disagreement) Error() string        { return e.err.Error() + "; nothing was written" }
+func (e disagreement) Is(target error) bool { return target == ErrDisagrees }
+
+// Prepare computes every file the plan changes and checks the new sheets
+// against kicad-cli's netlist. It writes nothing in the repository.
+func Prepare(ctx context.Context, in Input) (*Result, error) {
+	d, p := in.Design, in.Plan
+	if in.KiCad == nil {
+		return nil, errors.New("kicad-cli is needed to check an edit against KiCad")
+	}
+	redact := in.Redact
+	if redact == nil {
+		redact = func(b []byte) []byte { return b }
+	}
+	before := d.Netlist
+	if before == nil {
+		nl, err := in.KiCad.Netlist(ctx, d.RootPath)
 		if err != nil {
 			return nil, err
 		}
-		nlBefore = nl
+		before = nl
 	}
-
 	next, err := p.Preview(d)
 	if err != nil {
 		return nil, err
 	}
-	paths := make([]string, 0, len(next))
+	res := &Result{Summary: append([]string(nil), p.Summary...)}
 	for path, b := range next {
+		b = redact(b)
 		if _, err := sexpr.Parse(path, b); err != nil {
 			return nil, fmt.Errorf("%s would no longer parse: %w", d.Sheets[path].Rel, err)
 		}
-		paths = append(paths, path)
+		next[path] = b
+		res.Changes = append(res.Changes, Change{Path: RepoPath(in.Repo, path), Abs: path, Old: d.Sheets[path].Src, New: b})
 	}
-	sort.Slice(paths, func(i, j int) bool { return d.Sheets[paths[i]].Rel < d.Sheets[paths[j]].Rel })
-	var out []string
-	for _, path := range paths {
-		if err := write(path, next[path]); err != nil {
-			return out, err
-		}
-		out = append(out, RepoPath(in.Repo, path))
+	sort.Slice(res.Changes, func(i, j int) bool { return res.Changes[i].Path < res.Changes[j].Path })
+	if len(res.Changes) == 0 {
+		return res, nil
 	}
 
-	schAfter, err := kicad.LoadSchematic(root)
+	scratch, err := os.MkdirTemp("", "copperhead-edit-")
 	if err != nil {
-		return out, err
+		return nil, err
 	}
-	var nlAfter *kicad.Netlist
-	if nlBefore != nil {
-		if nlAfter, err = in.KiCad.Netlist(ctx, root); err != nil {
-			return out, err
-		}
+	defer os.RemoveAll(scratch)
+	scratchRoot, err := writeScratch(in.Repo, scratch, d, next)
+	if err != nil {
+		return nil, err
 	}
-	if nlAfter != nil && in.Board != "" {
-		board, err := renameBoardNets(in, write, nlBefore, nlAfter)
+	after, err := in.KiCad.Netlist(ctx, scratchRoot)
+	if err != nil {
+		return nil, fmt.Errorf("KiCad could not read the edited schematic, nothing was written: %s", strings.ReplaceAll(err.Error(), scratch+string(filepath.Separator), ""))
+	}
+	if err := schedit.Verify(p.Expect, before, after); err != nil {
+		return nil, disagreement{err}
+	}
+	res.After = after
+	schAfter, err := kicad.LoadSchematic(scratchRoot)
+	if err != nil {
+		return nil, fmt.Errorf("read the edited schematic: %w", err)
+	}
+
+	if in.Board != "" {
+		c, lines, err := boardChange(in, before, after)
 		if err != nil {
-			return out, err
+			return nil, err
 		}
-		out = append(out, board...)
+		if c != nil {
+			c.New = redact(c.New)
+			res.Changes = append(res.Changes, *c)
+			res.Summary = append(res.Summary, lines...)
+		}
 	}
+
 	files, err := design.ReadFiles(in.Repo, in.Config)
 	if err != nil {
-		return out, err
+		return nil, err
 	}
-	docs := design.UpdateRows(files, in.Config, d.Model, schAfter, nlBefore, nlAfter)
+	docs := design.UpdateRows(files, in.Config, d.Model, schAfter, before, after)
 	names := make([]string, 0, len(docs))
 	for path := range docs {
 		names = append(names, path)
 	}
 	sort.Strings(names)
 	for _, path := range names {
-		if err := write(filepath.Join(in.Repo, filepath.FromSlash(path)), docs[path]); err != nil {
-			return out, err
+		abs := filepath.Join(in.Repo, filepath.FromSlash(path))
+		old, err := design.ReadRepoFile(in.Repo, path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read %s: %w", path, err)
 		}
-		out = append(out, path)
+		nw := redact(docs[path])
+		if bytes.Equal(old, nw) {
+			continue
+		}
+		res.Changes = append(res.Changes, Change{Path: path, Abs: abs, Old: old, New: nw})
 	}
-	return out, nil
+	return res, nil
 }
 
-// renameBoardNets follows net renames (nets whose pins are unchanged but
-// whose name is not) into the board, so schematic and board keep agreeing
-// without a round trip through KiCad's "Update PCB from Schematic". A repo
-// without a board file yet is left alone.
-func renameBoardNets(in Input, write func(string, []byte) error, before, after *kicad.Netlist) ([]string, error) {
+// Apply prepares the plan and writes every changed file in one
+// transaction. On any error nothing in the repository has changed (an
+// interrupted write is completed by the next command, see txn.Recover).
+func Apply(ctx context.Context, in Input) (*Result, error) {
+	res, err := Prepare(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	files := make([]txn.File, 0, len(res.Changes))
+	for _, c := range res.Changes {
+		files = append(files, txn.File{Path: c.Abs, Data: c.New})
+	}
+	if err := txn.Commit(in.Repo, files); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// writeScratch lays the design's sheets (new bytes where the plan changes
+// them) and the project file into dir at their repo-relative places, so
+// kicad-cli reads exactly what would be written, and returns the root
+// schematic's path there.
+func writeScratch(repo, dir string, d *schedit.Design, next map[string][]byte) (string, error) {
+	place := func(abs string) (string, error) {
+		rel, err := filepath.Rel(repo, abs)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return "", fmt.Errorf("%s is outside the repository", abs)
+		}
+		return filepath.Join(dir, rel), nil
+	}
+	for path, sh := range d.Sheets {
+		dst, err := place(path)
+		if err != nil {
+			return "", err
+		}
+		data := sh.Src
+		if b, ok := next[path]; ok {
+			data = b
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			return "", err
+		}
+	}
+	// The project file carries text variables and settings the netlist
+	// can depend on.
+	pro := strings.TrimSuffix(d.RootPath, filepath.Ext(d.RootPath)) + ".kicad_pro"
+	if b, err := os.ReadFile(pro); err == nil {
+		if dst, err := place(pro); err == nil {
+			_ = os.WriteFile(dst, b, 0o644)
+		}
+	}
+	return place(d.RootPath)
+}
+
+// boardChange brings the board along with the schematic, so the two keep
+// agreeing (DRC's schematic parity stays clean) without a round trip
+// through KiCad's "Update PCB from Schematic": nets whose pins are
+// unchanged but whose name is not are renamed, and the fields the plan
+// sets follow into the footprints (pcbedit.FollowFields: value text, flags,
+// a footprint swapped for the library's in place). A change the board
+// cannot follow without a layout decision is refused. A repo without a
+// board file yet is left alone.
+func boardChange(in Input, before, after *kicad.Netlist) (*Change, []string, error) {
 	renames := pcbedit.NetRenames(before, after)
-	if len(renames) == 0 {
-		return nil, nil
+	var fields []pcbedit.FieldChange
+	for _, f := range in.Plan.Expect.Fields {
+		fields = append(fields, pcbedit.FieldChange{Ref: f.Ref, Field: f.Field, Value: f.Value})
+	}
+	if len(renames) == 0 && len(fields) == 0 {
+		return nil, nil, nil
 	}
 	rel := RepoPath(in.Repo, in.Board)
-	src, err := os.ReadFile(in.Board)
+	src, err := repofs.ReadFile(in.Repo, in.Board)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", rel, err)
+		return nil, nil, fmt.Errorf("read %s: %w", rel, err)
 	}
 	next, lines, err := pcbedit.RenameNets(rel, src, renames)
-	if err != nil || len(lines) == 0 {
-		return nil, err
+	if err != nil {
+		return nil, nil, err
 	}
-	in.Plan.Summary = append(in.Plan.Summary, lines...)
-	if err := write(in.Board, next); err != nil {
-		return nil, err
+	if len(fields) > 0 {
+		lib := kigen.FindFootprintLibraries(filepath.Dir(in.Design.RootPath))
+		var more []string
+		next, more, err = pcbedit.FollowFields(rel, next, fields, lib)
+		if errors.Is(err, pcbedit.ErrUpdateInKiCad) {
+			return nil, nil, schedit.Refusef("%v", err)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		lines = append(lines, more...)
 	}
-	return []string{rel}, nil
+	if bytes.Equal(next, src) {
+		return nil, nil, nil
+	}
+	return &Change{Path: rel, Abs: in.Board, Old: src, New: next}, lines, nil
 }
 
 // RepoPath renders an absolute path relative to the repository,

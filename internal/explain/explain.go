@@ -117,6 +117,19 @@ func (e *UnknownError) Error() string {
 	return msg
 }
 
+// AmbiguousError is a short net name that several nets end in: a local
+// label in a sheet used three times names three nets, one per instance
+// ("/inst1/RBIAS", "/inst2/RBIAS", ...). explain never picks one for the
+// user; the full names are listed to choose from.
+type AmbiguousError struct {
+	Subject    string
+	Candidates []string // the nets' full names, sorted
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%q names %d nets, one per sheet instance or sheet: %s; give the full name", e.Subject, len(e.Candidates), strings.Join(e.Candidates, ", "))
+}
+
 // PhrasePrompt is the system prompt for phrasing an Explanation in words.
 //
 //go:embed phrase.md
@@ -128,8 +141,10 @@ var (
 )
 
 // Explain resolves subject (a refdes, a net, REF.PIN, or a GPIO name such as
-// GPIO5 or IO5) and gathers its facts. An unknown subject is an
-// *UnknownError listing close matches.
+// GPIO5 or IO5) and gathers its facts. Nets are KiCad's, per sheet
+// instance: "/inst1/RBIAS" is one net, and the short name "RBIAS" resolves
+// only when one net has it (else *AmbiguousError lists the full names). An
+// unknown subject is an *UnknownError listing close matches.
 func Explain(in Input, subject string) (*Explanation, error) {
 	s := strings.TrimSpace(subject)
 	parts := design.Parts(in.Schematic)
@@ -143,7 +158,11 @@ func Explain(in Input, subject string) (*Explanation, error) {
 			return in.pin(node), nil
 		}
 	}
-	if n, ok := in.findNet(s); ok {
+	n, ok, err := in.findNet(s)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
 		return in.net(n), nil
 	}
 	if m := gpio.FindStringSubmatch(strings.ToUpper(s)); m != nil {
@@ -208,21 +227,43 @@ func (in Input) findGPIO(n string) (node, bool) {
 	return hits[0], true
 }
 
-func (in Input) findNet(name string) (kicad.Net, bool) {
+// findNet resolves a net name: exactly as KiCad spells it, else ignoring
+// case, else by its last segment ("RBIAS" for "/inst1/RBIAS") when that
+// names one net only. Several nets with that last segment are an
+// *AmbiguousError.
+func (in Input) findNet(name string) (kicad.Net, bool, error) {
 	if in.Netlist == nil {
-		return kicad.Net{}, false
+		return kicad.Net{}, false, nil
 	}
 	for _, n := range in.Netlist.Nets {
 		if n.Name == name {
-			return n, true
+			return n, true, nil
 		}
 	}
+	var fold, base []kicad.Net
 	for _, n := range in.Netlist.Nets {
-		if strings.EqualFold(n.Name, name) || strings.EqualFold(baseName(n.Name), name) {
-			return n, true
+		switch {
+		case strings.EqualFold(n.Name, name):
+			fold = append(fold, n)
+		case !strings.Contains(name, "/") && strings.EqualFold(baseName(n.Name), name):
+			base = append(base, n)
 		}
 	}
-	return kicad.Net{}, false
+	for _, hits := range [][]kicad.Net{fold, base} {
+		switch len(hits) {
+		case 0:
+			continue
+		case 1:
+			return hits[0], true, nil
+		}
+		var names []string
+		for _, n := range hits {
+			names = append(names, n.Name)
+		}
+		slices.SortFunc(names, kicad.CompareRefdes)
+		return kicad.Net{}, false, &AmbiguousError{Subject: name, Candidates: names}
+	}
+	return kicad.Net{}, false, nil
 }
 
 func (in Input) part(p kicad.Part) *Explanation {
@@ -278,26 +319,33 @@ func (in Input) net(n kicad.Net) *Explanation {
 		}
 	}
 	if in.Schematic != nil {
+		// The sheet instances the net has pins on: a local or
+		// hierarchical label of the net's name elsewhere (another instance
+		// of a reused sheet) belongs to another net.
+		refs := map[string]bool{}
+		for _, nd := range n.Nodes {
+			refs[nd.Refdes] = true
+		}
+		onSheet := map[string]bool{}
+		for _, p := range design.Parts(in.Schematic) {
+			if refs[p.Refdes] {
+				onSheet[p.SheetPath] = true
+				addSheet(p.SheetPath)
+			}
+		}
 		// One label per name, kind and sheet: the same label placed four
 		// times on a sheet is one fact.
 		for _, l := range in.Schematic.Labels {
 			dup := slices.ContainsFunc(nf.Labels, func(o kicad.Label) bool {
 				return o.Name == l.Name && o.Kind == l.Kind && o.SheetPath == l.SheetPath
 			})
-			if l.Name == base && !dup {
-				nf.Labels = append(nf.Labels, l)
-				addSheet(l.SheetPath)
+			if l.Name != base || dup || !labelOnNet(l, n.Name, onSheet) {
+				continue
 			}
+			nf.Labels = append(nf.Labels, l)
+			addSheet(l.SheetPath)
 		}
-		refs := map[string]bool{}
-		for _, nd := range n.Nodes {
-			refs[nd.Refdes] = true
-		}
-		for _, p := range design.Parts(in.Schematic) {
-			if refs[p.Refdes] {
-				addSheet(p.SheetPath)
-			}
-		}
+		slices.SortStableFunc(nf.Labels, func(a, b kicad.Label) int { return strings.Compare(a.SheetPath, b.SheetPath) })
 	}
 	slices.Sort(nf.Sheets)
 	if rows, err := design.ParsePinout(in.Files[in.Config.DocPath(design.PinoutDoc)]); err == nil {
@@ -492,6 +540,18 @@ func canonical(name string) string {
 		}
 	}
 	return strings.ToUpper(strings.TrimSpace(name))
+}
+
+// labelOnNet reports whether label l (named like the net's last segment)
+// is one of the net's: a global label when the net has its name (KiCad
+// names a net with a global label after it); a local or hierarchical one
+// when its sheet instance path and name are the net's KiCad name ("/inst1/"
+// + "RBIAS"), or when the net has pins on that sheet instance.
+func labelOnNet(l kicad.Label, net string, onSheet map[string]bool) bool {
+	if l.Kind == kicad.LabelGlobal {
+		return net == l.Name
+	}
+	return l.SheetPath+l.Name == net || onSheet[l.SheetPath]
 }
 
 func baseName(net string) string { return net[strings.LastIndex(net, "/")+1:] }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -212,5 +213,85 @@ func TestNoModelImports(t *testing.T) {
 				t.Errorf("explain depends on %s", dep)
 			}
 		}
+	}
+}
+
+// loadReused loads internal/kicad/testdata/reused3: bias.kicad_sch used
+// three times (inst1..inst3), its local label RBIAS one net per instance,
+// its global label VBIAS one net for all.
+func loadReused(t *testing.T) Input {
+	t.Helper()
+	tool, err := kicadcli.Find(context.Background())
+	if err != nil {
+		t.Skipf("kicad-cli unavailable: %v", err)
+	}
+	dst := t.TempDir()
+	if err := os.CopyFS(dst, os.DirFS("../kicad/testdata/reused3")); err != nil {
+		t.Fatal(err)
+	}
+	sch := filepath.Join(dst, "reused3.kicad_sch")
+	in := Input{}
+	if in.Schematic, err = kicad.LoadSchematic(sch); err != nil {
+		t.Fatal(err)
+	}
+	if in.Netlist, err = tool.Netlist(context.Background(), sch); err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// Issue #12 item 10: explain listed the labels and sheets of all three
+// copies of a reused sheet under one net, and a bare RBIAS silently picked
+// one of the three nets.
+func TestExplainReusedSheetPerInstance(t *testing.T) {
+	in := loadReused(t)
+	for _, c := range []struct {
+		subject, resolve string
+		labels           []string // "name kind sheet"
+		sheets           []string
+		pins             []string
+	}{
+		{"/inst2/RBIAS", "/inst2/RBIAS", []string{"RBIAS local /inst2/"}, []string{"/inst2/"}, []string{"R201.1", "R202.1"}},
+		{"/INST3/rbias", "/inst3/RBIAS", []string{"RBIAS local /inst3/"}, []string{"/inst3/"}, []string{"R301.1", "R302.1"}},
+		{"VBIAS", "VBIAS", []string{"VBIAS global /inst1/", "VBIAS global /inst2/", "VBIAS global /inst3/"},
+			[]string{"/inst1/", "/inst2/", "/inst3/"}, []string{"R101.2", "R102.2", "R201.2", "R202.2", "R301.2", "R302.2"}},
+	} {
+		t.Run(c.subject, func(t *testing.T) {
+			e, err := Explain(in, c.subject)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Kind != KindNet || e.Subject != c.resolve {
+				t.Fatalf("resolved to %s %s, want net %s", e.Kind, e.Subject, c.resolve)
+			}
+			var labels, pins []string
+			for _, l := range e.Net.Labels {
+				labels = append(labels, l.Name+" "+string(l.Kind)+" "+l.SheetPath)
+			}
+			for _, p := range e.Net.Pins {
+				pins = append(pins, p.Refdes+"."+p.Pin)
+			}
+			if !slices.Equal(labels, c.labels) || !slices.Equal(e.Net.Sheets, c.sheets) || !slices.Equal(pins, c.pins) {
+				t.Errorf("labels %v sheets %v pins %v; want %v %v %v", labels, e.Net.Sheets, pins, c.labels, c.sheets, c.pins)
+			}
+		})
+	}
+	for _, subject := range []string{"RBIAS", "rbias"} {
+		_, err := Explain(in, subject)
+		var amb *AmbiguousError
+		if !errors.As(err, &amb) || !slices.Equal(amb.Candidates, []string{"/inst1/RBIAS", "/inst2/RBIAS", "/inst3/RBIAS"}) {
+			t.Fatalf("Explain(%s) = %v, want the three nets as candidates", subject, err)
+		}
+		if want := `"` + subject + `" names 3 nets, one per sheet instance or sheet: /inst1/RBIAS, /inst2/RBIAS, /inst3/RBIAS; give the full name`; err.Error() != want {
+			t.Errorf("message %q\nwant    %q", err, want)
+		}
+	}
+	// A part of one instance: its own sheet path and nets.
+	e, err := Explain(in, "R201")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Part.SheetPath != "/inst2/" || e.Part.Pins[0].Net != "/inst2/RBIAS" {
+		t.Errorf("R201: sheet %s, pin 1 on %s", e.Part.SheetPath, e.Part.Pins[0].Net)
 	}
 }

@@ -2,6 +2,7 @@ package firmware
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -29,23 +30,106 @@ func TestDetectMCU(t *testing.T) {
 		{"ESP32-S3-WROOM-1", "RF_Module:ESP32-S3-WROOM-1", MCU{Family: FamilyESP32, Target: "esp32s3"}, false},
 		{"ESP32-WROOM-32E", "RF_Module:ESP32-WROOM-32E", MCU{Family: FamilyESP32, Target: "esp32"}, false},
 		{"AP2112K-3.3", "Regulator_Linear:AP2112K-3.3", MCU{}, true},
+		// The library's nickname is not the part: an LED in a library named
+		// after the board's MCU is no MCU.
+		{"WS2812B", "RP2040_DevBoard:WS2812B", MCU{}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.value, func(t *testing.T) {
 			parts := []kicad.Part{{Refdes: "R1", Value: "10k", LibID: "Device:R"}, {Refdes: "U7", Value: tc.value, LibID: tc.libID}}
-			got, err := DetectMCU(parts)
+			got, err := DetectMCU(parts, nil, "")
 			if tc.wantErr {
-				if err == nil {
-					t.Fatalf("DetectMCU = %+v, want ErrNoMCU", got)
+				if !errors.Is(err, ErrNoMCU) {
+					t.Fatalf("DetectMCU = %+v, %v, want ErrNoMCU", got, err)
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
+			if !strings.Contains(got.Reason, "the only candidate") {
+				t.Errorf("reason %q", got.Reason)
+			}
+			got.Reason = ""
 			tc.want.Refdes, tc.want.Value, tc.want.LibID = "U7", tc.value, tc.libID
 			if got != tc.want {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// pinsOf lists placed pins of ref named names, numbered from 1.
+func pinsOf(ref string, names ...string) []kicad.PlacedPin {
+	var out []kicad.PlacedPin
+	for i, n := range names {
+		out = append(out, kicad.PlacedPin{Refdes: ref, Unit: 1, Number: fmt.Sprint(i + 1), Name: n, SheetPath: "/"})
+	}
+	return out
+}
+
+// TestDetectMCUChoosesAmongCandidates: the symbol name and the pins decide,
+// U/IC references are preferred, and a real choice between MCUs is the
+// engineer's (--mcu), with the candidates named.
+func TestDetectMCUChoosesAmongCandidates(t *testing.T) {
+	rp2040 := kicad.Part{Refdes: "U1", Value: "RP2040", LibID: "MCU_RaspberryPi:RP2040"}
+	led := kicad.Part{Refdes: "D1", Value: "WS2812B", LibID: "RP2040_DevBoard:WS2812B"}
+	prog := kicad.Part{Refdes: "J1", Value: "ESP32_PROG", LibID: "Connector:Conn_01x04"}
+	mega := kicad.Part{Refdes: "U1", Value: "ATmega328P-AU", LibID: "MCU_Microchip_ATmega:ATmega328P-A"}
+	usb := kicad.Part{Refdes: "U3", Value: "ATmega16U2-MU", LibID: "MCU_Microchip_ATmega:ATmega16U2-MU"}
+	module := kicad.Part{Refdes: "M1", Value: "ESP32-WROOM-32E", LibID: "RF_Module:ESP32-WROOM-32E"}
+	gpio := []string{"GPIO0", "GPIO1", "GPIO2", "GPIO3", "IOVDD", "GND", "RUN", "QSPI_SS"}
+	var pins []kicad.PlacedPin
+	pins = append(pins, pinsOf("U1", gpio...)...)
+	pins = append(pins, pinsOf("D1", "VDD", "DOUT", "VSS", "DIN")...)
+	pins = append(pins, pinsOf("J1", "Pin_1", "Pin_2", "Pin_3", "Pin_4")...)
+	pins = append(pins, pinsOf("U3", "PB0", "PB1", "PB2", "PB3", "VCC", "GND", "RESET", "PC7")...)
+	tests := []struct {
+		name    string
+		parts   []kicad.Part
+		ref     string
+		want    string // chosen refdes
+		reason  []string
+		wantErr error
+		errHas  []string
+	}{
+		{name: "LED in the MCU's library", parts: []kicad.Part{led, rp2040}, want: "U1",
+			reason: []string{"symbol RP2040 names cortex-m rp2040", "8 pins, 4 of them I/O ports", "the only candidate"}},
+		{name: "header named like an MCU, too few pins", parts: []kicad.Part{prog, rp2040}, want: "U1",
+			reason: []string{"the only candidate", "passed over J1 (ESP32_PROG: 4 pins)"}},
+		{name: "only the header", parts: []kicad.Part{prog}, wantErr: ErrNoMCU, errHas: []string{"J1 (ESP32_PROG: 4 pins)"}},
+		{name: "U reference preferred over a module", parts: []kicad.Part{module, rp2040}, want: "U1",
+			reason: []string{"the only candidate with a U or IC reference (also: M1 (ESP32-WROOM-32E, esp32 esp32))"}},
+		{name: "two MCUs", parts: []kicad.Part{mega, usb}, wantErr: ErrSeveralMCUs,
+			errHas: []string{"U1 (ATmega328P-AU, avr atmega328p), U3 (ATmega16U2-MU, avr atmega16u2)", "--mcu REF"}},
+		{name: "two MCUs, one named", parts: []kicad.Part{mega, usb}, ref: "U3", want: "U3",
+			reason: []string{"named with --mcu (also: U1 (ATmega328P-AU, avr atmega328p))"}},
+		{name: "named part is no MCU", parts: []kicad.Part{mega, usb, led}, ref: "D1", errHas: []string{"--mcu D1: not a supported microcontroller; the candidates are U1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := DetectMCU(tc.parts, pins, tc.ref)
+			if tc.want == "" {
+				if err == nil || tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
+					t.Fatalf("DetectMCU = %+v, %v, want %v", got, err, tc.wantErr)
+				}
+				for _, h := range tc.errHas {
+					if !strings.Contains(err.Error(), h) {
+						t.Errorf("error %q lacks %q", err, h)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Refdes != tc.want {
+				t.Errorf("chose %s (%s), want %s", got.Refdes, got.Reason, tc.want)
+			}
+			for _, h := range tc.reason {
+				if !strings.Contains(got.Reason, h) {
+					t.Errorf("reason %q lacks %q", got.Reason, h)
+				}
 			}
 		})
 	}
@@ -282,7 +366,7 @@ func TestESP32FixtureAgreesWithSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := DetectMCU(design.Parts(sch))
+	m, err := DetectMCU(design.Parts(sch), sch.Pins(), "")
 	if err != nil {
 		t.Fatal(err)
 	}

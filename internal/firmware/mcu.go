@@ -2,6 +2,7 @@ package firmware
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -34,6 +35,9 @@ type MCU struct {
 	FlashOrigin uint32 `json:"flash_origin,omitempty"`
 	FlashKB     int    `json:"flash_kb,omitempty"`
 	RAMKB       int    `json:"ram_kb,omitempty"`
+	// Reason says why this part was chosen: what matched, its pins, and the
+	// other candidates when there were any.
+	Reason string `json:"reason"`
 }
 
 // ErrNoMCU means the schematic has no part copperhead recognises as a
@@ -47,19 +51,160 @@ var (
 	samdRE  = regexp.MustCompile(`SAM([DE])([0-9]{2})`)
 )
 
-// DetectMCU finds the microcontroller among parts (the first, in refdes
-// order, that any rule below recognises by its value or library id).
-func DetectMCU(parts []kicad.Part) (MCU, error) {
+// ErrSeveralMCUs means the schematic has more than one part that could be
+// the microcontroller and nothing tells them apart; the error lists them.
+var ErrSeveralMCUs = errors.New("several microcontrollers in the schematic")
+
+// minMCUPins is the fewest pins a supported microcontroller has (ATtiny10,
+// SOT-23-6): a symbol with fewer is an LED, a regulator or a module's
+// accessory whatever its name says.
+const minMCUPins = 6
+
+// gpioRE matches pin names that are I/O ports: PB5, PA10, GPIO4, IO4, P0.13,
+// P1_2, RB6.
+var gpioRE = regexp.MustCompile(`^(?:GPIO[0-9]+|IO[0-9]+|P[A-K][0-9]{1,2}|P[0-9]+[._][0-9]+|R[A-G][0-9])(?:$|[^0-9A-Z])`)
+
+// candidate is a part recognised as a supported microcontroller.
+type candidate struct {
+	mcu         MCU
+	pins, gpios int  // distinct pin numbers and I/O-port-named pins; 0 when the schematic embeds no drawing
+	preferred   bool // a U or IC reference
+	symbol      string
+}
+
+func (c candidate) String() string {
+	return fmt.Sprintf("%s (%s, %s %s)", c.mcu.Refdes, c.mcu.Value, c.mcu.Family, c.mcu.Target)
+}
+
+// DetectMCU finds the microcontroller among parts, pins (the schematic's
+// placed pins, kicad.Schematic.Pins; nil when unknown) telling an MCU from a
+// part that only shares its name. A part is a candidate when its symbol name
+// (the library id after the ':', never the library's nickname: an LED in a
+// library called RP2040_DevBoard is no RP2040) or its value names a
+// supported chip, and it has at least minMCUPins pins when the schematic
+// embeds its drawing. Of several candidates, the only one with a U or IC
+// reference is chosen; otherwise the choice is the engineer's: ref names
+// the part to use (copperhead firmware --mcu), and without it several
+// candidates are ErrSeveralMCUs listing them. The MCU's Reason says what
+// matched and which candidates were passed over.
+func DetectMCU(parts []kicad.Part, pins []kicad.PlacedPin, ref string) (MCU, error) {
+	type pinInfo struct {
+		numbers map[string]bool
+		gpios   map[string]bool
+	}
+	byRef := map[string]*pinInfo{}
+	for _, p := range pins {
+		if p.Power {
+			continue
+		}
+		pi := byRef[p.Refdes]
+		if pi == nil {
+			pi = &pinInfo{numbers: map[string]bool{}, gpios: map[string]bool{}}
+			byRef[p.Refdes] = pi
+		}
+		pi.numbers[p.Number] = true
+		if gpioRE.MatchString(strings.ToUpper(p.Name)) {
+			pi.gpios[p.Number] = true
+		}
+	}
+	var cands []candidate
+	var tooFew []string
 	for _, p := range parts {
 		if strings.HasPrefix(p.Refdes, "#") {
 			continue
 		}
-		if m, ok := classify(p.Value + " " + p.LibID); ok {
-			m.Refdes, m.Value, m.LibID = p.Refdes, p.Value, p.LibID
-			return m, nil
+		symbol := p.LibID
+		if _, name, ok := strings.Cut(p.LibID, ":"); ok {
+			symbol = name
+		}
+		m, ok := classify(symbol + " " + p.Value)
+		if !ok {
+			continue
+		}
+		m.Refdes, m.Value, m.LibID = p.Refdes, p.Value, p.LibID
+		c := candidate{mcu: m, symbol: symbol, preferred: refPrefix(p.Refdes) == "U" || refPrefix(p.Refdes) == "IC"}
+		if pi := byRef[p.Refdes]; pi != nil {
+			c.pins, c.gpios = len(pi.numbers), len(pi.gpios)
+			if c.pins < minMCUPins {
+				tooFew = append(tooFew, fmt.Sprintf("%s (%s: %d pins)", p.Refdes, p.Value, c.pins))
+				continue
+			}
+		}
+		cands = append(cands, c)
+	}
+	if ref != "" {
+		for i, c := range cands {
+			if c.mcu.Refdes == ref {
+				others := append(append([]candidate{}, cands[:i]...), cands[i+1:]...)
+				return c.withReason("named with --mcu", others, tooFew), nil
+			}
+		}
+		if len(cands) == 0 {
+			return MCU{}, fmt.Errorf("--mcu %s: %w", ref, ErrNoMCU)
+		}
+		return MCU{}, fmt.Errorf("--mcu %s: not a supported microcontroller; the candidates are %s", ref, joinCands(cands))
+	}
+	switch len(cands) {
+	case 0:
+		if len(tooFew) > 0 {
+			return MCU{}, fmt.Errorf("%w; %s named like one but too few pins for an MCU", ErrNoMCU, strings.Join(tooFew, ", "))
+		}
+		return MCU{}, ErrNoMCU
+	case 1:
+		return cands[0].withReason("the only candidate", nil, tooFew), nil
+	}
+	var preferred, rest []candidate
+	for _, c := range cands {
+		if c.preferred {
+			preferred = append(preferred, c)
+		} else {
+			rest = append(rest, c)
 		}
 	}
-	return MCU{}, ErrNoMCU
+	if len(preferred) == 1 {
+		return preferred[0].withReason("the only candidate with a U or IC reference", rest, tooFew), nil
+	}
+	return MCU{}, fmt.Errorf("%w: %s; name the one to scaffold with --mcu REF", ErrSeveralMCUs, joinCands(cands))
+}
+
+func joinCands(cs []candidate) string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.String()
+	}
+	return strings.Join(out, ", ")
+}
+
+// withReason returns the candidate's MCU with the reason it was chosen.
+func (c candidate) withReason(why string, others []candidate, tooFew []string) MCU {
+	m := c.mcu
+	var b strings.Builder
+	fmt.Fprintf(&b, "symbol %s", c.symbol)
+	if !strings.EqualFold(c.symbol, m.Value) {
+		fmt.Fprintf(&b, ", value %s", m.Value)
+	}
+	fmt.Fprintf(&b, " names %s %s", m.Family, m.Target)
+	if c.pins > 0 {
+		fmt.Fprintf(&b, "; %d pins, %d of them I/O ports", c.pins, c.gpios)
+	}
+	fmt.Fprintf(&b, "; %s", why)
+	if len(others) > 0 {
+		fmt.Fprintf(&b, " (also: %s)", joinCands(others))
+	}
+	if len(tooFew) > 0 {
+		fmt.Fprintf(&b, "; passed over %s", strings.Join(tooFew, ", "))
+	}
+	m.Reason = b.String()
+	return m
+}
+
+// refPrefix is a reference's letters: "U" for U12, "IC" for IC3.
+func refPrefix(ref string) string {
+	i := strings.IndexFunc(ref, func(r rune) bool { return r >= '0' && r <= '9' })
+	if i < 0 {
+		return strings.ToUpper(ref)
+	}
+	return strings.ToUpper(ref[:i])
 }
 
 // classify recognises an MCU from its value and library id. Memory sizes

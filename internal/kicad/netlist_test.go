@@ -79,7 +79,8 @@ func TestParseNetlistXML(t *testing.T) {
 				"Footprint": "Resistor_THT:R_Axial_DIN0207_L6.3mm_D2.5mm_P10.16mm_Horizontal",
 				"Datasheet": "",
 				"MPN":       "CFR-25JB-52-10K",
-			}},
+			},
+			Properties: map[string]string{"Sheetname": "ampli_ht_horizontal", "Sheetfile": "ampli_ht.kicad_sch"}},
 	}
 	if !reflect.DeepEqual(nl.Components, wantComps) {
 		t.Errorf("components:\n got %+v\nwant %+v", nl.Components, wantComps)

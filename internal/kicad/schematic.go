@@ -302,23 +302,12 @@ func (l *schLoader) place(sym *placedSymbol, inst SheetInstance, attrs sheetAttr
 		sheetFile: inst.File,
 		attrs:     attrs.and(sym.attrs),
 	}
-	// KiCad 7+: "/<root uuid>" for the root sheet, "/<root uuid>/<sheet uuid>/..." below it.
-	want := "/" + l.root.uuid + strings.TrimSuffix(inst.UUIDPath, "/")
-	var found *instanceRef
-	for i := range sym.instances {
-		in := &sym.instances[i]
-		if in.path != want {
-			continue
-		}
-		// A project copied under a new name keeps the old project's entries
-		// beside the new ones: prefer the entry for this project.
-		if found == nil || in.project == l.project && found.project != l.project {
-			found = in
-		}
-	}
+	// The one instance model (instances.go): only this design's entries count.
+	found := PickInstance(sym.instances, func(in *instanceRef) (string, string) { return in.project, in.path },
+		l.project, l.root.uuid, inst.UUIDPath)
 	if found == nil {
 		// KiCad 6: "/<sheet uuid>/.../<symbol uuid>" in the root file.
-		if in, ok := l.root.symbolInstances[strings.TrimSuffix(inst.UUIDPath, "/")+"/"+sym.uuid]; ok {
+		if in, ok := l.root.symbolInstances[LegacyInstancePath(inst.UUIDPath, sym.uuid)]; ok {
 			found = &in
 		}
 	}

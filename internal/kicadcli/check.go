@@ -128,7 +128,7 @@ func (t *Tool) produce(ctx context.Context, j job) (*result, error) {
 	// design refuses a missing sheet, which kicad-cli would silently leave
 	// out.
 	var key string
-	inputs, inErr := collectInputs(j.input, j.board, t.Boundary)
+	inputs, inErr := collectInputs(j.input, j.board, t.boundaryFor(j.input))
 	if errors.Is(inErr, repofs.ErrOutside) || errors.Is(inErr, repofs.ErrNotRegular) {
 		return nil, fmt.Errorf("%s: %w", res.label, inErr)
 	}
@@ -152,13 +152,23 @@ func (t *Tool) produce(ctx context.Context, j job) (*result, error) {
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, withOwnParse(err, j.input, t.Boundary)
+		return nil, withOwnParse(err, j.input, t.boundaryFor(j.input))
 	}
 	res.data, res.notes = data, notes(string(out.stderr))
 	if key != "" && inputs.unchanged() {
 		t.storeCached(key, cacheEntry{Stderr: string(out.stderr), Data: string(data)})
 	}
 	return res, nil
+}
+
+// boundaryFor is the folder input's design files must stay inside: Boundary
+// for an input inside it, none for one outside it (copperhead's own scratch
+// copy of an edited design, laid out in a temporary folder).
+func (t *Tool) boundaryFor(input string) string {
+	if t.Boundary == "" || !repofs.Within(t.Boundary, input) {
+		return ""
+	}
+	return t.Boundary
 }
 
 // notes splits kicad-cli's stderr into its non-empty lines.

@@ -168,3 +168,16 @@ func TestLibraryLinkedFromOutside(t *testing.T) {
 		t.Fatalf("a schematic linked from outside: %v, want a refusal", err)
 	}
 }
+
+// TestBoundaryOnlyForInputsInside: an input outside Boundary (the scratch
+// copy an edit is checked in) is not confined; one inside is.
+func TestBoundaryOnlyForInputsInside(t *testing.T) {
+	repo, scratch := t.TempDir(), t.TempDir()
+	tool := &Tool{Boundary: repo}
+	if got := tool.boundaryFor(filepath.Join(repo, "x.kicad_sch")); got != repo {
+		t.Errorf("inside: %q", got)
+	}
+	if got := tool.boundaryFor(filepath.Join(scratch, "x.kicad_sch")); got != "" {
+		t.Errorf("outside: %q", got)
+	}
+}

@@ -63,11 +63,14 @@ type Tool struct {
 	// NoCache bypasses cached results: kicad-cli always runs, and its fresh
 	// result replaces the cached one.
 	NoCache bool
-	// Boundary, when set, is the folder (the repository) every design input
-	// of a run (sheets, board, project and rules files; not libraries) must
-	// resolve inside: a sheet file the schematic names outside it, or a
-	// project file linked out of it, is refused before kicad-cli runs.
-	// Inputs that are not regular files (a named pipe) are refused always.
+	// Boundary, when set, is the folder (the repository) whose designs stay
+	// inside it: for an input inside Boundary, every design file of the run
+	// (sheets, board, project and rules files; not libraries) must resolve
+	// inside it too, so a sheet file the schematic names outside it, or a
+	// project file linked out of it, is refused before kicad-cli runs. An
+	// input outside Boundary (copperhead's scratch copy of an edit) is not
+	// confined. Inputs that are not regular files (a named pipe) are refused
+	// always.
 	Boundary string
 
 	version string // as kicad-cli printed it, e.g. "9.0.8"

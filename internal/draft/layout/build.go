@@ -190,7 +190,7 @@ func collectParts(in input) ([]*part, []netInfo, error) {
 		fp, ok := loaded[c.Footprint]
 		if !ok {
 			var err error
-			if fp, err = in.libs.Load(c.Footprint); err != nil {
+			if fp, err = loadFootprint(in.libs, c.Footprint); err != nil {
 				problems = append(problems, c.Refdes+": "+err.Error())
 				continue
 			}

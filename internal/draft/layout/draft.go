@@ -380,7 +380,7 @@ func newReport(in input, res *draftResult, drc *kicadcli.Report, o Options) *Rep
 		Environment: len(drc.Environment), Details: []string{}, Notes: drc.Notes,
 	}
 	for _, v := range slices.Concat(drc.Violations, drc.Parity) {
-		rep.DRC.Details = append(rep.DRC.Details, v.Type+": "+v.Description+itemsText(v))
+		rep.DRC.Details = append(rep.DRC.Details, v.Type+": "+kicadcli.OneLine(v.Description)+itemsText(v))
 	}
 	for _, n := range sortedKeys(in.skip) {
 		rep.DRC.Unrouted = append(rep.DRC.Unrouted, n+" ("+in.skip[n]+")")
@@ -392,7 +392,7 @@ func newReport(in input, res *draftResult, drc *kicadcli.Report, o Options) *Rep
 func itemsText(v kicadcli.Violation) string {
 	var ds []string
 	for _, it := range v.Items {
-		ds = append(ds, it.Description)
+		ds = append(ds, kicadcli.OneLine(it.Description))
 	}
 	if len(ds) == 0 {
 		return ""

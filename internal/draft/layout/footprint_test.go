@@ -10,7 +10,7 @@ import (
 
 func installedFootprint(t testing.TB, lib, name string) *Footprint {
 	t.Helper()
-	fp, err := FindLibraries(t.TempDir()).Load(lib + ":" + name)
+	fp, err := loadFootprint(FindLibraries(t.TempDir()), lib+":"+name)
 	if err != nil {
 		if _, serr := os.Stat(footprintDir()); serr != nil {
 			t.Skipf("KiCad footprint libraries not installed: %v", serr)

@@ -1,9 +1,13 @@
 // Package kigen builds KiCad 9 files from node trees: N and Sym assemble
-// s-expressions, Format prints them in KiCad's own layout, and Library reads
+// s-expressions, Format prints them in KiCad's own layout, Library reads
 // symbols (flattened for embedding) and footprints from an installed KiCad
-// library set. The open-telegraph fixture generator and copperhead's drafting
-// engines share it, so a drafted file and the fixture are written alike. It
-// builds on sexpr only and must never import design, llm, agent or research.
+// library set, FootprintLibraries resolves footprint libraries the way a
+// project's fp-lib-table does, and PlaceFootprint turns a library footprint
+// into a placed board footprint. The open-telegraph fixture generator,
+// copperhead's drafting engines and the board edits (pcbedit) share it, so a
+// drafted file, an edited board and the fixture are written alike. It builds
+// on sexpr and geom only and must never import design, llm, agent or
+// research.
 package kigen
 
 import (

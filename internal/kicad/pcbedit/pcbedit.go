@@ -1,9 +1,12 @@
 // Package pcbedit makes the few board edits that must follow a schematic
-// edit without a layout decision: renaming nets. It splices the string atoms
-// of (net N "name") and (net_name "name") through the lossless reader, so
-// tracks, zones and every other byte of the .kicad_pcb stay as they were. It
-// builds on sexpr and kicad and must never import design, llm, agent or
-// research.
+// edit without a layout decision: renaming nets (RenameNets splices the
+// string atoms of (net N "name") and (net_name "name")) and the footprint
+// fields a set-field changed (FollowFields: value text, parity attributes,
+// and a footprint swapped for the library one in place, the way KiCad's
+// Update PCB from Schematic does). Every edit is a splice through the
+// lossless reader, so tracks, zones and every other byte of the .kicad_pcb
+// stay as they were. It builds on sexpr, kicad and kigen and must never
+// import design, llm, agent or research.
 package pcbedit
 
 import (

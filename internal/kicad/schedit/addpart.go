@@ -26,8 +26,11 @@ const maxPlacementRings = 40
 
 // AddPart places one new symbol: libID resolved from the project's
 // sym-lib-table or KiCad's installed libraries (see symbolLibraries),
-// flattened and embedded in the sheet's lib_symbols once (an identical entry
-// is reused, a different one of the same name refused). The part goes on
+// flattened and embedded in the sheet's lib_symbols once. When the sheet
+// already embeds a different copy (drawn with an older library), that copy
+// is reused if its units and pins match the library's, else the library's
+// is embedded beside it as NAME_N with (lib_name ..), as KiCad does; the
+// Summary says which (see chooseDefinition). The part goes on
 // the sheet of near (else the root sheet), at at when given (snapped to the
 // 1.27 mm grid), else on the free grid spot closest to near (else to the
 // sheet's first symbol) whose pin extents plus clearance touch no other
@@ -75,17 +78,20 @@ func AddPart(d *Design, libID, ref, value, footprint string, at *kicad.Point, ne
 	}
 	st := fileStyle(sh.Src)
 
+	// The definition the new symbol draws: the schematic's own copy when
+	// it has one that fits, else the library's (see chooseDefinition).
+	ch, err := chooseDefinition(sh, st, libID, lib)
+	if err != nil {
+		return nil, err
+	}
+	lib = ch.def
+
 	// Reference and sheet instances.
 	prefix := strings.TrimRight(ref, "?0123456789")
 	if ref == "" {
 		prefix = strings.TrimRight(libProperty(lib, "Reference"), "?")
 	}
-	var insts []kicad.SheetInstance
-	for _, si := range d.Model.Sheets {
-		if si.File == sh.Rel || (si.File == "" || si.File == ".") && sh.Path == d.RootPath {
-			insts = append(insts, si)
-		}
-	}
+	insts := sh.insts
 	if len(insts) == 0 {
 		insts = []kicad.SheetInstance{{Path: "/", UUIDPath: "/"}}
 	}
@@ -103,21 +109,18 @@ func AddPart(d *Design, libID, ref, value, footprint string, at *kicad.Point, ne
 		refs = append(refs, r)
 	}
 	plan.Touched = refs
+	plan.Expect.Added = slices.Clone(refs)
 	if value == "" {
 		value = libProperty(lib, "Value")
 	}
 
 	// lib_symbols entry.
-	ls := sh.Root.Child("lib_symbols")
-	if ls == nil {
-		return nil, fmt.Errorf("%s has no lib_symbols block", sh.Rel)
-	}
-	entry := formatNode(st, lib, 2)
-	if have := libSymbol(sh, libID); have != nil {
-		if formatNode(st, have, 2) != entry {
-			return nil, Refusef("%s embeds a different %s already (a locally modified copy); update it from the library in KiCad first", sh.Rel, libID)
+	if ch.embed != nil {
+		ls := sh.Root.Child("lib_symbols")
+		if ls == nil {
+			return nil, fmt.Errorf("%s has no lib_symbols block", sh.Rel)
 		}
-	} else {
+		entry := formatNode(st, ch.embed, 2)
 		pos := ls.End - 1
 		for pos > ls.Start && (sh.Src[pos-1] == ' ' || sh.Src[pos-1] == '\t') {
 			pos--
@@ -128,7 +131,9 @@ func AddPart(d *Design, libID, ref, value, footprint string, at *kicad.Point, ne
 			plan.Add(sh.Path, sexpr.Edit{Start: ls.Start, End: ls.End,
 				Text: "(lib_symbols\n" + entry + strings.Repeat(string(st), 1) + ")"})
 		}
-		plan.Summary = append(plan.Summary, "embed library symbol "+libID+" in "+sh.Rel)
+	}
+	if ch.note != "" {
+		plan.Summary = append(plan.Summary, ch.note)
 	}
 
 	// Position: every unit, side by side left to right, placed as one
@@ -177,7 +182,7 @@ func AddPart(d *Design, libID, ref, value, footprint string, at *kicad.Point, ne
 		upos := kicad.Point{X: roundMM(pos.X + offsets[i]), Y: pos.Y}
 		id := newUUID()
 		plan.Add(sh.Path, sexpr.Edit{Start: insertAt(sh), End: insertAt(sh),
-			Text: symbolText(st, lib, libID, upos, u, id, refs[0], value, footprint, insts, refs, projectName(d), root.Root.Value1("uuid"), legacy != nil)})
+			Text: symbolText(st, lib, libID, ch.libName, upos, u, id, refs[0], value, footprint, insts, refs, projectName(d), root.Root.Value1("uuid"), legacy != nil)})
 		if legacy != nil {
 			for j, si := range insts {
 				legacyText.WriteString(fileStyle(root.Src).lines(2,
@@ -344,7 +349,7 @@ func freeSpot(sh *Sheet, pins []kicad.Point, anchor kicad.Point) (kicad.Point, b
 // symbolText is one placed unit of a symbol, written as KiCad 9 writes
 // one. A legacy (KiCad 6) file keeps its references in the root's
 // symbol_instances, so the symbol gets no (instances ..) block there.
-func symbolText(st indentStyle, lib *sexpr.Node, libID string, pos kicad.Point, unit int, id, ref, value, footprint string,
+func symbolText(st indentStyle, lib *sexpr.Node, libID, libName string, pos kicad.Point, unit int, id, ref, value, footprint string,
 	insts []kicad.SheetInstance, refs []string, project, rootUUID string, legacy bool) string {
 	flag := func(name string) string {
 		if v := lib.Value1(name); v != "" {
@@ -353,8 +358,11 @@ func symbolText(st indentStyle, lib *sexpr.Node, libID string, pos kicad.Point, 
 		return "yes"
 	}
 	var b strings.Builder
-	b.WriteString(st.lines(1,
-		"(symbol",
+	head := []string{"(symbol"}
+	if libName != "" {
+		head = append(head, ">(lib_name "+sexpr.Quote(libName)+")")
+	}
+	b.WriteString(st.lines(1, append(head,
 		">(lib_id "+sexpr.Quote(libID)+")",
 		">(at "+mm(pos.X)+" "+mm(pos.Y)+" 0)",
 		">(unit "+strconv.Itoa(unit)+")",
@@ -362,7 +370,7 @@ func symbolText(st indentStyle, lib *sexpr.Node, libID string, pos kicad.Point, 
 		">(in_bom "+flag("in_bom")+")",
 		">(on_board "+flag("on_board")+")",
 		">(dnp no)",
-		">(uuid "+sexpr.Quote(id)+")"))
+		">(uuid "+sexpr.Quote(id)+")")...))
 	for _, name := range []string{"Reference", "Value", "Footprint", "Datasheet", "Description"} {
 		var prop *sexpr.Node
 		for p := range lib.All("property") {
@@ -432,4 +440,96 @@ func flagOr(v, dflt string) string {
 func atNode(x, y, ang string) sexpr.Node {
 	atom := func(v string) sexpr.Node { return sexpr.Node{Kind: sexpr.Atom, Value: v} }
 	return sexpr.Node{Kind: sexpr.List, Children: []sexpr.Node{atom("at"), atom(x), atom(y), atom(ang)}}
+}
+
+// definition is the library symbol a new part draws and how it gets into
+// the sheet's lib_symbols.
+type definition struct {
+	def     *sexpr.Node // what the placed symbol draws (units, pins, fields)
+	embed   *sexpr.Node // the entry to add to lib_symbols; nil when one is there
+	libName string      // (lib_name ..) of the placed symbol; "" to draw lib_id's entry
+	note    string      // the plan Summary line saying which was used; "" when nothing is worth saying
+}
+
+// chooseDefinition decides which definition of libID a new part draws on
+// sh, as KiCad does:
+//   - the sheet embeds no libID: the library's, embedded under libID;
+//   - it embeds one identical to the library's: that one;
+//   - it embeds a different one (nearly every design was drawn with an
+//     older library) whose units and pins (numbers and electrical types)
+//     are the library's: that one, as placing from the schematic's own
+//     cache does in KiCad, so the new part matches its siblings;
+//   - it embeds one whose pins differ: the library's, embedded under the
+//     first free "NAME_N" with (lib_name "NAME_N") on the placed symbol,
+//     the name KiCad gives a copy that differs from the cached one
+//     (SCH_SCREEN::Append); an identical "NAME_N" already there is reused.
+func chooseDefinition(sh *Sheet, st indentStyle, libID string, lib *sexpr.Node) (definition, error) {
+	have := libSymbol(sh, libID)
+	if have == nil {
+		return definition{def: lib, embed: lib, note: "embed library symbol " + libID + " in " + sh.Rel}, nil
+	}
+	if formatNode(st, have, 2) == formatNode(st, lib, 2) {
+		return definition{def: have}, nil
+	}
+	why := pinsDiffer(have, lib)
+	if why == "" {
+		return definition{def: have, note: fmt.Sprintf("use the %s %s already embeds (an older or locally modified copy with the library's pins), as placing from the schematic in KiCad does", libID, sh.Rel)}, nil
+	}
+	_, item, _ := strings.Cut(libID, ":")
+	for n := 1; n < 1000; n++ {
+		name := fmt.Sprintf("%s_%d", item, n)
+		renamed := renameLibSymbol(lib, item, name)
+		got := libSymbol(sh, name)
+		if got == nil {
+			return definition{def: renamed, embed: renamed, libName: name,
+				note: fmt.Sprintf("embed the library's %s in %s as %s: the copy it already embeds %s", libID, sh.Rel, name, why)}, nil
+		}
+		if formatNode(st, got, 2) == formatNode(st, renamed, 2) {
+			return definition{def: got, libName: name,
+				note: fmt.Sprintf("use the library's %s, embedded in %s as %s already", libID, sh.Rel, name)}, nil
+		}
+	}
+	return definition{}, fmt.Errorf("%s: no free lib_name for another copy of %s", sh.Rel, libID)
+}
+
+// pinsDiffer says how two definitions of a symbol differ in what a part
+// connects with: their units, and each unit's pin numbers and electrical
+// types. "" when they agree (graphics, pin lengths and fields may differ).
+func pinsDiffer(have, lib *sexpr.Node) string {
+	hu, lu := libUnits(have), libUnits(lib)
+	if !slices.Equal(hu, lu) {
+		return fmt.Sprintf("has %d units, the library's %d", len(hu), len(lu))
+	}
+	pinSet := func(n *sexpr.Node, unit int) []string {
+		var out []string
+		for _, p := range libPins(nil, n, unit, 1) {
+			out = append(out, p.Value1("number")+" "+p.Arg(0))
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	for _, u := range hu {
+		h, l := pinSet(have, u), pinSet(lib, u)
+		if !slices.Equal(h, l) {
+			return fmt.Sprintf("has pins %s, the library's %s", strings.Join(h, ", "), strings.Join(l, ", "))
+		}
+	}
+	return ""
+}
+
+// renameLibSymbol copies a flattened library symbol under a new entry
+// name, its "ITEM_U_S" unit sub-symbols renamed "NAME_U_S" as KiCad
+// requires of an entry's units.
+func renameLibSymbol(lib *sexpr.Node, item, name string) *sexpr.Node {
+	c := cloneNode(lib)
+	c.Children[1] = sexpr.Node{Kind: sexpr.String, Value: name}
+	for i := range c.Children {
+		sub := &c.Children[i]
+		if sub.Head() == "symbol" {
+			if rest, ok := strings.CutPrefix(sub.Arg(0), item+"_"); ok {
+				sub.Children[1] = sexpr.Node{Kind: sexpr.String, Value: name + "_" + rest}
+			}
+		}
+	}
+	return &c
 }

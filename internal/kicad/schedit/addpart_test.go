@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -181,5 +182,105 @@ func TestAddPartKiCad6SymbolInstances(t *testing.T) {
 		if string(got) != string(orig) {
 			t.Errorf("%s differs from the original after add + remove", want)
 		}
+	}
+}
+
+// Issue #12 item 12: add-part refused every design whose embedded copy of
+// the symbol differs from the installed library ("embeds a different
+// Device:R already"). testdata/foreign embeds an older Device:R (1.27 mm
+// pins, other graphics: the library's pins otherwise) and a hand-edited
+// Device:C whose pin 2 is power_in.
+func TestAddPartOlderEmbeddedSymbol(t *testing.T) {
+	for _, c := range []struct {
+		libID, ref, summary string
+		entries             map[string]int // lib_symbols entries afterwards
+		libName             string         // (lib_name ..) the new symbol must carry, "" for none
+		// mismatch: ERC may gain one lib_symbol_mismatch, the warning
+		// every sibling drawn from the same older copy already has.
+		mismatch bool
+	}{
+		{"Device:R", "R4", "use the Device:R foreign.kicad_sch already embeds", map[string]int{"Device:R": 1, "R_1": 0}, "", true},
+		{"Device:C", "C2", "embed the library's Device:C in foreign.kicad_sch as C_1: the copy it already embeds has pins", map[string]int{"Device:C": 1, "C_1": 1}, "C_1", false},
+		{"Connector:TestPoint", "TP1", "embed library symbol Connector:TestPoint", map[string]int{"Connector:TestPoint": 1}, "", false},
+	} {
+		t.Run(c.libID, func(t *testing.T) {
+			root := foreignFixture(t)
+			before := partKiCad(t, root)
+			d := loadVerified(t, root)
+			p, err := AddPart(d, c.libID, c.ref, "", "", nil, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := strings.Join(p.Summary, "\n")
+			t.Log(sum)
+			if !strings.Contains(sum, c.summary) {
+				t.Errorf("summary does not say %q", c.summary)
+			}
+			if !slices.Equal(p.Expect.Added, []string{c.ref}) {
+				t.Errorf("expect added %v, want %s", p.Expect.Added, c.ref)
+			}
+			applyVerified(t, d, p)
+			src, _ := os.ReadFile(root)
+			for name, n := range c.entries {
+				if got := strings.Count(string(src), "(symbol "+strconv.Quote(name)); got != n {
+					t.Errorf("lib_symbols has %d %s entries, want %d", got, name, n)
+				}
+			}
+			if c.libName != "" && !strings.Contains(string(src), "(lib_name "+strconv.Quote(c.libName)+")") {
+				t.Errorf("the new symbol has no (lib_name %q)", c.libName)
+			}
+			after := partKiCad(t, root)
+			allowed := []string{"pin_not_connected"}
+			if c.mismatch {
+				allowed = append(allowed, "lib_symbol_mismatch")
+				if g := after.erc["lib_symbol_mismatch"] - before.erc["lib_symbol_mismatch"]; g > 1 {
+					t.Errorf("lib_symbol_mismatch grew by %d", g)
+				}
+			}
+			if nv := before.newViolations(after, allowed...); len(nv) > 0 {
+				t.Errorf("new ERC violations: %v (before %v, after %v)", nv, before.erc, after.erc)
+			}
+			// The new part's pins are where its definition draws them:
+			// a stub and label on pin 1 reach it.
+			partApply(t, root, func(d *Design) (*Plan, error) { return Connect(d, c.ref, "1", "BASE") })
+			if got := partKiCad(t, root).pins[c.ref+".1"]; got != "/BASE" {
+				t.Errorf("%s.1 is on %q after connect, want /BASE", c.ref, got)
+			}
+		})
+	}
+	// A second library Device:C reuses the C_1 the first one embedded.
+	root := foreignFixture(t)
+	partApply(t, root, func(d *Design) (*Plan, error) { return AddPart(d, "Device:C", "C2", "", "", nil, "") })
+	d := loadVerified(t, root)
+	p, err := AddPart(d, "Device:C", "C3", "", "", nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := strings.Join(p.Summary, "\n"); !strings.Contains(sum, "embedded in foreign.kicad_sch as C_1 already") {
+		t.Errorf("second Device:C: %s", sum)
+	}
+	applyVerified(t, d, p)
+	src, _ := os.ReadFile(root)
+	if n := strings.Count(string(src), `(symbol "C_1"`); n != 1 {
+		t.Errorf("%d C_1 entries after two adds, want 1", n)
+	}
+}
+
+// A KiCad 6 file's Device:R (bare hide atoms, (id N) properties, 1.27 mm
+// pins) has the library's pins: a new resistor draws it, and its
+// reference goes to the root's symbol_instances.
+func TestAddPartKiCad6EmbeddedSymbol(t *testing.T) {
+	root := copyProject(t, "../testdata/kicad6", "kicad6.kicad_sch")
+	d := loadVerified(t, root)
+	p, err := AddPart(d, "Device:R", "R2", "", "", nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := strings.Join(p.Summary, "\n"); !strings.Contains(sum, "use the Device:R kicad6.kicad_sch already embeds") {
+		t.Errorf("summary: %s", sum)
+	}
+	applyVerified(t, d, p)
+	if again, err := AddPart(mustLoad(t, root), "Device:R", "R2", "", "", nil, ""); err != nil || !again.NoOp() {
+		t.Errorf("again: %v %v", again, err)
 	}
 }

@@ -25,8 +25,9 @@ const pointEps = 1e-3
 // placedSym is one placed symbol unit in one sheet file.
 type placedSym struct {
 	node   *sexpr.Node
-	refs   []string // every reference it has, one per sheet instance
-	libKey string   // the lib_symbols entry it draws: lib_name, else lib_id
+	refs   []string      // every reference it has, one per sheet instance (distinct)
+	insts  []symInstance // per sheet instance; nil when read without its sheet (readPlaced)
+	libKey string        // the lib_symbols entry it draws: lib_name, else lib_id
 	unit   int
 	style  int
 	at     kicad.Point
@@ -65,21 +66,10 @@ func readPlaced(n *sexpr.Node) *placedSym {
 	ps.at.X, _ = at.Float(0)
 	ps.at.Y, _ = at.Float(1)
 	ps.angle, _ = at.Float(2)
-	for inst := range n.All("instances") {
-		for proj := range inst.All("project") {
-			for pa := range proj.All("path") {
-				if r := pa.Value1("reference"); r != "" && !slices.Contains(ps.refs, r) {
-					ps.refs = append(ps.refs, r)
-				}
-			}
-		}
-	}
-	if len(ps.refs) == 0 {
-		for pr := range n.All("property") {
-			if pr.Arg(0) == "Reference" {
-				ps.refs = append(ps.refs, pr.Arg(1))
-			}
-		}
+	// Without its sheet a symbol's per-instance references are unknown
+	// (Sheet.placed resolves them): the Reference property stands in.
+	if r := propertyValue(n, "Reference"); r != "" {
+		ps.refs = []string{r}
 	}
 	return ps
 }

@@ -230,7 +230,7 @@ func TestDemoPicProgrammerMultiUnit(t *testing.T) {
 	for _, sh := range d.Sheets {
 		for i := range sh.Root.Children {
 			c := &sh.Root.Children[i]
-			if c.Head() == "symbol" && symbolRefs(c)[ref] {
+			if c.Head() == "symbol" && slices.Contains(sh.placed(c).refs, ref) {
 				units++
 				if v := propertyValue(c, "Value"); v != value {
 					t.Errorf("a unit of %s still has Value %q", ref, v)

@@ -1,6 +1,7 @@
 package schedit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"copperhead/internal/kicad"
+	"copperhead/internal/kicadcli"
 	"copperhead/internal/sexpr"
 )
 
@@ -155,9 +157,24 @@ func loadFuzzBase(tb testing.TB) fuzzBase {
 			}
 			fuzzState.files[e.Name()] = b
 		}
-		fuzzState.design, fuzzState.err = Load(writeFiles(tb, tb.TempDir(), fuzzState.files))
+		root := writeFiles(tb, tb.TempDir(), fuzzState.files)
+		fuzzState.design, fuzzState.err = Load(root)
+		if fuzzState.err == nil {
+			fuzzState.design.Netlist, fuzzState.err = fuzzNetlist(root)
+		}
 	})
 	return fuzzState
+}
+
+// fuzzNetlist exports root's netlist with kicad-cli, or returns nil (and
+// no error) where kicad-cli is not installed: the planner is then fuzzed
+// against the read model alone.
+func fuzzNetlist(root string) (*kicad.Netlist, error) {
+	tool, err := kicadcli.Find(context.Background())
+	if err != nil {
+		return nil, nil
+	}
+	return tool.Netlist(context.Background(), root)
 }
 
 // writeFiles writes files into dir and returns the root schematic's path.
@@ -272,6 +289,18 @@ func step(tb testing.TB, d *Design, o fuzzOp, dir string) *Design {
 	nd, err := Load(filepath.Join(dir, filepath.Base(d.RootPath)))
 	if err != nil {
 		tb.Fatalf("%s: the result does not load: %v", o, err)
+	}
+	// KiCad's own netlist of the written files must show exactly what the
+	// plan said it would: the check every writer makes before it writes.
+	if d.Netlist != nil {
+		after, err := fuzzNetlist(nd.RootPath)
+		if err != nil {
+			tb.Fatalf("%s: kicad-cli cannot read the result: %v", o, err)
+		}
+		if err := Verify(p.Expect, d.Netlist, after); err != nil {
+			tb.Fatalf("%s: %v", o, err)
+		}
+		nd.Netlist = after
 	}
 	if err := o.expect(nd); err != nil {
 		tb.Fatal(err)

@@ -3,7 +3,6 @@ package schedit
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"copperhead/internal/sexpr"
 )
@@ -76,17 +75,18 @@ func RemovePart(d *Design, ref string) (*Plan, error) {
 			plan.Summary = append(plan.Summary, "remove "+describeObject(n))
 		}
 	}
-	// A KiCad 6 root lists the part's references in symbol_instances.
+	// A KiCad 6 root lists the part's references in symbol_instances:
+	// this design's entries of the removed symbols go too.
 	root := d.Sheets[d.RootPath]
-	if si := root.Root.Child("symbol_instances"); si != nil {
-		for _, u := range units {
-			id := u.node.Value1("uuid")
-			for i := range si.Children {
-				if c := &si.Children[i]; c.Head() == "path" && strings.HasSuffix(c.Arg(0), "/"+id) {
-					plan.Add(root.Path, removal(root.Src, c))
-				}
+	var gone []*sexpr.Node
+	for _, u := range units {
+		for _, in := range u.insts {
+			if in.legacy != nil && !slices.Contains(gone, in.legacy) {
+				gone = append(gone, in.legacy)
+				plan.Add(root.Path, removal(root.Src, in.legacy))
 			}
 		}
 	}
+	plan.Expect.Removed = slices.Clone(plan.Touched)
 	return plan, nil
 }

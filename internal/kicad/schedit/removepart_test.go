@@ -11,14 +11,12 @@ func TestRemovePartR8(t *testing.T) {
 	root := partFixture(t)
 	orig, _ := os.ReadFile(root)
 	before := partKiCad(t, root)
-	d := partLoad(t, root)
+	d := loadVerified(t, root)
 	p, err := RemovePart(d, "R8")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Apply(d); err != nil {
-		t.Fatal(err)
-	}
+	applyVerified(t, d, p)
 	t.Log(strings.Join(p.Summary, "\n"))
 	after := partKiCad(t, root)
 	partWantChanges(t, before.changes(after), "R8.1: LED_RK -> (gone)", "R8.2: LED_R -> (gone)")

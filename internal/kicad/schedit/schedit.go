@@ -12,9 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"sort"
-	"strings"
 
 	"copperhead/internal/atomicfile"
 	"copperhead/internal/kicad"
@@ -29,38 +27,21 @@ type Sheet struct {
 	Src  []byte      // the file's bytes as read
 	Root *sexpr.Node // the parse of Src; spans index Src
 
-	// legacyRefs maps a symbol UUID to its references from the root's
-	// KiCad 6 (symbol_instances ..); nil for KiCad 7+ designs, whose
-	// symbols carry their own (instances ..).
-	legacyRefs map[string][]string
+	// insts are the sheet instances this file is used by, in hierarchy
+	// order: a file used twice is one Sheet with two instances.
+	insts  []kicad.SheetInstance
+	design *design
 }
 
-// placed reads a placed symbol, taking its references from the KiCad 6
-// symbol_instances when the design has them.
+// placed reads a placed symbol with its references resolved per instance
+// of the sheet through the one instance model.
 func (sh *Sheet) placed(n *sexpr.Node) *placedSym {
 	ps := readPlaced(n)
-	if refs, ok := sh.legacyRefs[n.Value1("uuid")]; ok {
-		ps.refs = refs
+	if sh.design != nil && len(sh.insts) > 0 {
+		ps.insts = sh.instancesOf(n)
+		ps.refs = refsOf(ps.insts)
 	}
 	return ps
-}
-
-// readLegacyRefs indexes a KiCad 6 root's (symbol_instances (path
-// "/sheet-uuid.../symbol-uuid" (reference ..))) by symbol UUID.
-func readLegacyRefs(root *sexpr.Node) map[string][]string {
-	si := root.Child("symbol_instances")
-	if si == nil {
-		return nil
-	}
-	out := map[string][]string{}
-	for p := range si.All("path") {
-		path := p.Arg(0)
-		id := path[strings.LastIndexByte(path, '/')+1:]
-		if r := p.Value1("reference"); r != "" && !slices.Contains(out[id], r) {
-			out[id] = append(out[id], r)
-		}
-	}
-	return out
 }
 
 // Design is a hierarchical schematic opened for editing: every file of the
@@ -145,9 +126,19 @@ func load(rootPath, boundary string) (*Design, error) {
 		rel, _ := filepath.Rel(dir, p)
 		d.Sheets[p] = &Sheet{Path: p, Rel: filepath.ToSlash(rel), Src: src, Root: n}
 	}
-	legacy := readLegacyRefs(d.Sheets[root].Root)
+	rootSheet := d.Sheets[root]
+	shared := &design{
+		project:  kicad.ProjectName(root),
+		rootUUID: rootSheet.Root.Value1("uuid"),
+		legacy:   readLegacy(rootSheet.Root),
+	}
 	for _, sh := range d.Sheets {
-		sh.legacyRefs = legacy
+		sh.design = shared
+		for _, inst := range model.Sheets {
+			if inst.File == sh.Rel {
+				sh.insts = append(sh.insts, inst)
+			}
+		}
 	}
 	return d, nil
 }

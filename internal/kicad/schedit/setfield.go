@@ -2,6 +2,7 @@ package schedit
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -72,26 +73,101 @@ func SetField(d *Design, ref, field, value, instance string) (*Plan, error) {
 				plan.Add(sh.Path, sexpr.Edit{Start: c.Start, End: c.End, Text: sexpr.Quote(value)})
 				plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s %q -> %q", sh.Rel, ref, field, p.Arg(1), value))
 			}
-			continue
+		} else {
+			text, at, err := newProperty(sh, n, field, value)
+			if err != nil {
+				return nil, err
+			}
+			plan.Add(sh.Path, sexpr.Edit{Start: at, End: at, Text: text})
+			plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s added: %q", sh.Rel, ref, field, value))
 		}
-		text, at, err := newProperty(sh, n, field, value)
-		if err != nil {
-			return nil, err
-		}
-		plan.Add(sh.Path, sexpr.Edit{Start: at, End: at, Text: text})
-		plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s added: %q", sh.Rel, ref, field, value))
+		setLegacyField(d, plan, s.insts, field, value)
+	}
+	plan.Expect.Fields = expectFields(refs, field, value)
+	if len(refs) > 1 {
+		plan.Touched = refs
 	}
 	return plan, nil
 }
 
-// placedSymbol is one symbol expression (one unit) of a part.
+// setLegacyField updates the KiCad 6 root's symbol_instances entries of a
+// symbol: there the entry's (value ..) and (footprint ..), not the
+// symbol's property, are what KiCad reads (its netlist, BOM and board
+// update), so the property alone would change nothing KiCad shows.
+func setLegacyField(d *Design, plan *Plan, insts []symInstance, field, value string) {
+	var key string
+	switch field {
+	case "Value":
+		key = "value"
+	case "Footprint":
+		key = "footprint"
+	default:
+		return
+	}
+	root := d.Sheets[d.RootPath]
+	for _, in := range insts {
+		if in.legacy == nil {
+			continue
+		}
+		c := in.legacy.Child(key)
+		switch {
+		case c == nil:
+			// KiCad falls back to the property, which is set.
+		case len(c.Children) < 2:
+			plan.Add(root.Path, sexpr.Edit{Start: c.Start, End: c.End, Text: "(" + key + " " + sexpr.Quote(value) + ")"})
+		case c.Arg(0) != value:
+			v := &c.Children[1]
+			plan.Add(root.Path, sexpr.Edit{Start: v.Start, End: v.End, Text: sexpr.Quote(value)})
+		default:
+			continue
+		}
+		if c != nil {
+			plan.Summary = append(plan.Summary, fmt.Sprintf("%s: symbol_instances %s %s %q -> %q (the value KiCad 6 files carry per instance)", root.Rel, in.ref, key, c.Arg(0), value))
+		}
+	}
+}
+
+// expectFields is what KiCad's netlist must show for each reference after
+// setting field to value: the flags under their netlist names (in_bom no
+// is exclude_from_bom yes).
+func expectFields(refs []string, field, value string) []FieldValue {
+	name := field
+	switch strings.ToLower(field) {
+	case "dnp":
+		name = "dnp"
+	case "in_bom":
+		name, value = "exclude_from_bom", invertYesNo(value)
+	case "on_board":
+		name, value = "exclude_from_board", invertYesNo(value)
+	case "exclude_from_sim":
+		return nil // the netlist does not carry it
+	}
+	var out []FieldValue
+	for _, r := range refs {
+		out = append(out, FieldValue{Ref: r, Field: name, Value: value})
+	}
+	return out
+}
+
+func invertYesNo(v string) string {
+	if v == "yes" {
+		return "no"
+	}
+	return "yes"
+}
+
+// placedSymbol is one symbol expression (one unit) of a part, with its
+// references per sheet instance.
 type placedSymbol struct {
 	sheet *Sheet
 	node  *sexpr.Node
+	insts []symInstance
 }
 
 // partSymbols finds every unit of ref and the references that share those
-// symbols through reused sheets (sorted; ref alone when the sheet is used once).
+// symbols through reused sheets (sorted; ref alone when the sheet is used
+// once). References come from the one instance model: another project's
+// leftover entries do not count.
 func (d *Design) partSymbols(ref string) ([]placedSymbol, []string, error) {
 	file := ""
 	for _, p := range d.Model.Parts {
@@ -114,12 +190,12 @@ func (d *Design) partSymbols(ref string) ([]placedSymbol, []string, error) {
 		if n.Head() != "symbol" || n.Child("lib_id") == nil {
 			continue
 		}
-		refs := symbolRefs(n)
-		if !refs[ref] {
+		ps := sh.placed(n)
+		if !slices.Contains(ps.refs, ref) {
 			continue
 		}
-		out = append(out, placedSymbol{sh, n})
-		for r := range refs {
+		out = append(out, placedSymbol{sh, n, ps.insts})
+		for _, r := range ps.refs {
 			shared[r] = true
 		}
 	}
@@ -132,25 +208,6 @@ func (d *Design) partSymbols(ref string) ([]placedSymbol, []string, error) {
 	}
 	sort.Strings(refs)
 	return out, refs, nil
-}
-
-// symbolRefs is every reference a placed symbol has: one per instance path,
-// or its Reference property when the file records no instances.
-func symbolRefs(n *sexpr.Node) map[string]bool {
-	refs := map[string]bool{}
-	for inst := range n.All("instances") {
-		for proj := range inst.All("project") {
-			for pa := range proj.All("path") {
-				if r := pa.Value1("reference"); r != "" {
-					refs[r] = true
-				}
-			}
-		}
-	}
-	if len(refs) == 0 {
-		refs[propertyValue(n, "Reference")] = true
-	}
-	return refs
 }
 
 // partAt reports whether ref is placed on the sheet instance path.

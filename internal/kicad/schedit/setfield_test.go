@@ -11,7 +11,7 @@ func TestSetFieldValue(t *testing.T) {
 	root := fixtureRoot(t)
 	before := netlist(t, root)
 	orig, _ := os.ReadFile(root)
-	d := mustLoad(t, root)
+	d := loadVerified(t, root)
 	p, err := SetField(d, "R6", "Value", "4.7k", "")
 	if err != nil {
 		t.Fatal(err)
@@ -19,7 +19,7 @@ func TestSetFieldValue(t *testing.T) {
 	if len(p.Touched) != 1 || p.Touched[0] != "R6" {
 		t.Errorf("touched = %v", p.Touched)
 	}
-	applyPlan(t, d, p)
+	applyVerified(t, d, p)
 	if n := diffStat(t, orig, root); n != 2 {
 		t.Errorf("diff touches %d lines, want 2", n)
 	}
@@ -106,7 +106,7 @@ func TestSetFieldReusedSheet(t *testing.T) {
 		t.Skip("KiCad demos not installed")
 	}
 	root := copyProject(t, demo, "complex_hierarchy.kicad_sch")
-	d := mustLoad(t, root)
+	d := loadVerified(t, root)
 	var ref string
 	for _, p := range d.Model.Parts {
 		if p.SheetFile == "ampli_ht.kicad_sch" && strings.HasPrefix(p.Refdes, "R") {
@@ -125,7 +125,10 @@ func TestSetFieldReusedSheet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	applyPlan(t, d, p)
+	if len(p.Expect.Fields) < 2 {
+		t.Errorf("expect %v, want the value of every instance", p.Expect.Fields)
+	}
+	applyVerified(t, d, p)
 	d = mustLoad(t, root)
 	n := 0
 	for _, part := range d.Model.Parts {
@@ -136,4 +139,74 @@ func TestSetFieldReusedSheet(t *testing.T) {
 	if n < 2 {
 		t.Errorf("%d instances took the value, want both", n)
 	}
+}
+
+// kicad6Fixture copies testdata/kicad6 (format 20211123: references,
+// values and footprints in the root's symbol_instances).
+func kicad6Fixture(t *testing.T) string {
+	return copyProject(t, "../testdata/kicad6", "kicad6.kicad_sch")
+}
+
+// Issue #12 item 3: on a KiCad 6 file set-field spliced the property only,
+// and KiCad kept reading the symbol_instances entry's value.
+func TestSetFieldKiCad6SymbolInstances(t *testing.T) {
+	for _, c := range []struct {
+		ref, field, value, instance string
+		entries                     int // symbol_instances entries that must change
+	}{
+		{"R1", "Value", "47k", "", 1},
+		{"R1", "Footprint", "Resistor_SMD:R_0805_2012Metric", "", 1},
+		{"R10", "Value", "2k2", AllInstances, 2}, // Filter A and Filter B
+		{"R1", "MPN", "RC0603FR-0747KL", "", 0},
+		{"R1", "in_bom", "no", "", 0},
+	} {
+		t.Run(c.ref+"_"+c.field, func(t *testing.T) {
+			root := kicad6Fixture(t)
+			d := loadVerified(t, root)
+			p, err := SetField(d, c.ref, c.field, c.value, c.instance)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Log(strings.Join(p.Summary, "\n"))
+			applyVerified(t, d, p)
+			now, _ := os.ReadFile(root)
+			key := map[string]string{"Value": "value", "Footprint": "footprint"}[c.field]
+			if key != "" {
+				if got := strings.Count(string(now), "("+key+" "+`"`+c.value+`")`); got != c.entries {
+					t.Errorf("symbol_instances has %d entries with (%s %q), want %d", got, key, c.value, c.entries)
+				}
+			}
+			// set-field again is a no-op.
+			if again, err := SetField(mustLoad(t, root), c.ref, c.field, c.value, c.instance); err != nil || !again.NoOp() {
+				t.Errorf("again: %v, %v", again.Summary, err)
+			}
+		})
+	}
+}
+
+// A sheet used three times (testdata/reused3) really is one symbol for
+// three references: the refusal names all three, and --instance all
+// changes and expects all three in KiCad's netlist.
+func TestSetFieldSheetUsedThreeTimes(t *testing.T) {
+	root := copyProject(t, "../testdata/reused3", "reused3.kicad_sch")
+	d := loadVerified(t, root)
+	_, err := SetField(d, "R201", "Value", "22k", "")
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "R201 sits in a sheet used 3 times (R101, R201, R301)") {
+		t.Fatalf("err = %v, want the three references named", err)
+	}
+	p, err := SetField(d, "R201", "Value", "22k", AllInstances)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	for _, f := range p.Expect.Fields {
+		refs = append(refs, f.Ref+" "+f.Field+"="+f.Value)
+	}
+	if got := strings.Join(refs, ", "); got != "R101 Value=22k, R201 Value=22k, R301 Value=22k" {
+		t.Errorf("expect %s", got)
+	}
+	if got := strings.Join(p.Touched, ","); got != "R101,R201,R301" {
+		t.Errorf("touched %s", got)
+	}
+	applyVerified(t, d, p)
 }

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bytes"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// faultEnv is the environment every copperhead run of the fault tests gets:
+// a private HOME, cache and KiCad configuration, as the scripts have.
+func faultEnv(t *testing.T) []string {
+	t.Helper()
+	if _, err := exec.LookPath("kicad-cli"); err != nil {
+		t.Skip("kicad-cli not installed")
+	}
+	base := t.TempDir()
+	return append(os.Environ(),
+		"HOME="+filepath.Join(base, "home"),
+		"COPPERHEAD_CACHE_DIR="+filepath.Join(base, "cache"),
+		"COPPERHEAD_KICAD_CONFIG="+filepath.Join(base, "kicadcfg"),
+	)
+}
+
+// faultRepo copies the bundled board into a fresh folder and returns it.
+func faultRepo(t *testing.T) string {
+	t.Helper()
+	repo := filepath.Join(t.TempDir(), "repo")
+	if err := os.CopyFS(repo, os.DirFS("../../examples/open-telegraph")); err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+// snapshotTree reads every file under dir (symlinks as their target),
+// skipping copperhead's own lock and journal folder.
+func snapshotTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if e.IsDir() {
+			if rel == ".copperhead/state" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			target, err := os.Readlink(p)
+			out[rel] = "-> " + target
+			return err
+		}
+		b, err := os.ReadFile(p)
+		out[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func runCopperhead(env []string, repo string, args ...string) (string, error) {
+	cmd := exec.Command("copperhead", append([]string{"--repo", repo}, args...)...)
+	cmd.Env = env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+func diffTrees(a, b map[string]string) []string {
+	var out []string
+	for k, v := range b {
+		if a[k] != v {
+			out = append(out, k)
+		}
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			out = append(out, k+" (gone)")
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+var faultEdit = []string{"edit", "rename-net", "KEY_DAH", "KEY_DASH"}
+
+// TestEditKilledAnywhere kills a real `copperhead edit` with SIGKILL at
+// random moments of its run (planning, KiCad's check, the writes) and
+// checks that every file is then wholly old or wholly new, and that after
+// the next command (which completes an interrupted write) the repository
+// is exactly as before the edit or exactly as a finished edit leaves it.
+func TestEditKilledAnywhere(t *testing.T) {
+	env := faultEnv(t)
+	pristine := faultRepo(t)
+	old := snapshotTree(t, pristine)
+
+	// The finished edit, and how long it takes.
+	done := faultRepo(t)
+	start := time.Now()
+	if out, err := runCopperhead(env, done, faultEdit...); err != nil {
+		t.Fatalf("reference edit: %v\n%s", err, out)
+	}
+	took := time.Since(start)
+	want := snapshotTree(t, done)
+	changed := diffTrees(old, want)
+	if len(changed) < 3 {
+		t.Fatalf("the reference edit changed only %v; the test needs a multi-file edit", changed)
+	}
+	if out, err := runCopperhead(env, done, "check"); err != nil {
+		t.Fatalf("check after the finished edit: %v\n%s", err, out)
+	}
+
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d, the edit takes %v and changes %v", seed, took, changed)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	rounds := 8
+	var sawOld, sawNew, sawMixed int
+	for i := range rounds {
+		repo := faultRepo(t)
+		cmd := exec.Command("copperhead", append([]string{"--repo", repo}, faultEdit...)...)
+		cmd.Env = env
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		delay := time.Duration(rng.Int64N(int64(took) + int64(took)/5))
+		time.Sleep(delay)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+
+		now := snapshotTree(t, repo)
+		nOld, nNew := 0, 0
+		for _, f := range changed {
+			switch now[f] {
+			case old[f]:
+				nOld++
+			case want[f]:
+				nNew++
+			default:
+				t.Fatalf("round %d (killed after %v): %s is neither wholly old nor wholly new", i, delay, f)
+			}
+		}
+		if others := diffTrees(old, now); len(others) > nNew {
+			t.Fatalf("round %d: files outside the edit changed: %v", i, others)
+		}
+		if nOld > 0 && nNew > 0 {
+			sawMixed++
+		}
+		// The next command completes the interrupted write, if any.
+		if out, err := runCopperhead(env, repo, "parts"); err != nil {
+			t.Fatalf("round %d: parts after the kill: %v\n%s", i, err, out)
+		}
+		after := snapshotTree(t, repo)
+		switch {
+		case len(diffTrees(old, after)) == 0:
+			sawOld++
+		case len(diffTrees(want, after)) == 0:
+			sawNew++
+		default:
+			t.Fatalf("round %d (killed after %v): after recovery the repository is neither as before nor as edited: %v differ from the edit", i, delay, diffTrees(want, after))
+		}
+	}
+	t.Logf("%d rounds: %d ended as before, %d as edited, %d were caught mid-write", rounds, sawOld, sawNew, sawMixed)
+}
+
+// TestConcurrentEditsBothLand: two edits started together both succeed
+// and both changes are in the files (one waits for the other's lock).
+func TestConcurrentEditsBothLand(t *testing.T) {
+	env := faultEnv(t)
+	for round := range 3 {
+		repo := faultRepo(t)
+		edits := [][]string{
+			faultEdit,
+			{"edit", "rename-net", "KEY_DIT", "KEY_DOT"},
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, len(edits))
+		outs := make([]string, len(edits))
+		for i, e := range edits {
+			wg.Go(func() { outs[i], errs[i] = runCopperhead(env, repo, e...) })
+		}
+		wg.Wait()
+		for i := range edits {
+			if errs[i] != nil {
+				t.Fatalf("round %d: %v: %v\n%s", round, edits[i], errs[i], outs[i])
+			}
+		}
+		sch, err := os.ReadFile(filepath.Join(repo, "hardware", "open-telegraph.kicad_sch"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []string{"KEY_DASH", "KEY_DOT"} {
+			if !bytes.Contains(sch, []byte(`"`+n+`"`)) {
+				t.Fatalf("round %d: the change to %s was lost", round, n)
+			}
+		}
+		if out, err := runCopperhead(env, repo, "check"); err != nil {
+			t.Fatalf("round %d: check after both edits: %v\n%s", round, err, out)
+		}
+	}
+}
+
+// TestEditFaultsLeaveEverythingAsItWas: an edit that cannot complete (a
+// damaged board, a docs path that is a file, docs that lead outside the
+// repository) exits 1 with one line, and no file inside or outside the
+// repository changed.
+func TestEditFaultsLeaveEverythingAsItWas(t *testing.T) {
+	env := faultEnv(t)
+	faults := []struct {
+		name  string
+		apply func(t *testing.T, repo, outside string)
+		want  string
+	}{
+		{"damaged board", func(t *testing.T, repo, outside string) {
+			p := filepath.Join(repo, "hardware", "open-telegraph.kicad_pcb")
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, b[:len(b)/2], 0o644)
+		}, "open-telegraph.kicad_pcb:"},
+		{"docs is a file", func(t *testing.T, repo, outside string) {
+			os.RemoveAll(filepath.Join(repo, "docs"))
+			os.WriteFile(filepath.Join(repo, "docs"), []byte("not a folder\n"), 0o644)
+		}, "docs"},
+		{"docs symlink out of the repository", func(t *testing.T, repo, outside string) {
+			os.CopyFS(filepath.Join(outside, "docs"), os.DirFS(filepath.Join(repo, "docs")))
+			os.RemoveAll(filepath.Join(repo, "docs"))
+			os.Symlink(filepath.Join(outside, "docs"), filepath.Join(repo, "docs"))
+		}, "outside the repository"},
+	}
+	for _, f := range faults {
+		t.Run(f.name, func(t *testing.T) {
+			repo := faultRepo(t)
+			outside := t.TempDir()
+			f.apply(t, repo, outside)
+			before, beforeOut := snapshotTree(t, repo), snapshotTree(t, outside)
+			out, err := runCopperhead(env, repo, faultEdit...)
+			if err == nil {
+				t.Fatalf("the edit succeeded despite the fault:\n%s", out)
+			}
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+				t.Errorf("exit %v, want 1", err)
+			}
+			if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) > 2 || !strings.Contains(out, f.want) {
+				t.Errorf("want one line naming %q, got:\n%s", f.want, out)
+			}
+			if d := diffTrees(before, snapshotTree(t, repo)); len(d) != 0 {
+				t.Errorf("the failed edit changed %v", d)
+			}
+			if d := diffTrees(beforeOut, snapshotTree(t, outside)); len(d) != 0 {
+				t.Errorf("the failed edit changed %v outside the repository", d)
+			}
+		})
+	}
+
+}

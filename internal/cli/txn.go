@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"copperhead/internal/txn"
+)
+
+// lockWait is how long a writer waits for another one to finish.
+const lockWait = 5 * time.Second
+
+// lockRepo takes the repository's one-writer lock for a command that
+// changes it: a second writer waits lockWait, then fails naming the holder.
+func (a *app) lockRepo(ctx context.Context, repo string) (func(), error) {
+	unlock, err := txn.Lock(ctx, repo, lockWait)
+	if err != nil {
+		if errors.Is(err, txn.ErrBusy) {
+			return nil, failf("%v", err)
+		}
+		return nil, failf("lock the repository: %v", err)
+	}
+	return unlock, nil
+}
+
+// recoverJournal completes a change that a killed copperhead command left
+// half-written (txn.Recover), before anything reads the repository. It
+// costs one stat when there is nothing to recover.
+func (a *app) recoverJournal(ctx context.Context, repo string) error {
+	if _, err := os.Stat(filepath.Join(repo, filepath.FromSlash(txn.Dir))); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	unlock, err := a.lockRepo(ctx, repo)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	done, err := txn.Recover(repo)
+	if err != nil {
+		return failf("complete an interrupted change: %v", err)
+	}
+	if len(done) > 0 {
+		fmt.Fprintf(a.io.Err, "copperhead: completed an interrupted change: %s\n", strings.Join(done, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,183 @@
+package txn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// LockFile is the one-writer lock, relative to the repository root.
+const LockFile = StateDir + "/lock"
+
+// ErrBusy is returned (wrapped) when another live process holds the lock.
+var ErrBusy = errors.New("another copperhead command is changing this repository")
+
+// Lock takes the repository's one-writer lock, waiting up to wait for a
+// live holder to let go. A lock left by a process that is gone (or whose pid
+// now belongs to a different process) is taken over. The returned function
+// releases it.
+//
+// The lock is reentrant within a process: create's stages run do, and a
+// nested Lock of a repository this process already holds returns at once.
+func Lock(ctx context.Context, repo string, wait time.Duration) (func(), error) {
+	path := filepath.Join(repo, filepath.FromSlash(LockFile))
+	heldMu.Lock()
+	if held[path] > 0 {
+		held[path]++
+		heldMu.Unlock()
+		return func() { release(path, nil) }, nil
+	}
+	heldMu.Unlock()
+	// A lock that made the state folder (or .copperhead itself) takes it
+	// away again when nothing else was left there: a command that fails
+	// before it writes anything leaves no trace in the repository.
+	stateDir := filepath.Join(repo, filepath.FromSlash(StateDir))
+	_, err := os.Stat(filepath.Dir(stateDir))
+	madeParent := errors.Is(err, fs.ErrNotExist)
+	_, err = os.Stat(stateDir)
+	madeState := errors.Is(err, fs.ErrNotExist)
+	if err := ensureStateDir(repo); err != nil {
+		return nil, err
+	}
+	tidy := func() {
+		if !madeState {
+			return
+		}
+		if entries, err := os.ReadDir(stateDir); err == nil && len(entries) == 1 && entries[0].Name() == ".gitignore" {
+			os.RemoveAll(stateDir)
+			if madeParent {
+				os.Remove(filepath.Dir(stateDir)) // only if empty
+			}
+		}
+	}
+	me := lockText(os.Getpid())
+	deadline := time.Now().Add(wait)
+	for {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			_, werr := f.WriteString(me)
+			cerr := f.Close()
+			if werr != nil || cerr != nil {
+				os.Remove(path)
+				return nil, fmt.Errorf("write %s: %w", LockFile, errors.Join(werr, cerr))
+			}
+			heldMu.Lock()
+			held[path]++
+			heldMu.Unlock()
+			return func() {
+				release(path, func() {
+					// Only our own lock is removed: a takeover after a stale
+					// detection must not be undone by the old holder.
+					if b, err := os.ReadFile(path); err == nil && string(b) == me {
+						os.Remove(path)
+					}
+					tidy()
+				})
+			}, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			tidy()
+			return nil, fmt.Errorf("create %s: %w", LockFile, err)
+		}
+		b, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // released between our create and read
+		}
+		holder, alive := lockHolder(string(b))
+		if !alive {
+			// Stale: remove it only if it is still the same stale lock.
+			if cur, err := os.ReadFile(path); err == nil && string(cur) == string(b) {
+				os.Remove(path)
+			}
+			continue
+		}
+		if time.Now().After(deadline) {
+			tidy()
+			return nil, fmt.Errorf("%w (pid %d); wait for it to finish", ErrBusy, holder)
+		}
+		select {
+		case <-ctx.Done():
+			tidy()
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+var (
+	heldMu sync.Mutex
+	held   = map[string]int{} // lock path -> nesting depth in this process
+)
+
+// release drops one level of a held lock, running remove when the last
+// level goes.
+func release(path string, remove func()) {
+	heldMu.Lock()
+	defer heldMu.Unlock()
+	if held[path] == 0 {
+		return
+	}
+	held[path]--
+	if held[path] == 0 {
+		delete(held, path)
+		if remove != nil {
+			remove()
+		}
+	}
+}
+
+// lockText is what a lock holds: the pid and the process's start time, so
+// a pid reused by an unrelated process after a crash is not mistaken for
+// the holder.
+func lockText(pid int) string {
+	return fmt.Sprintf("%d %s\n", pid, startTime(pid))
+}
+
+// lockHolder parses a lock and reports whether its process still runs.
+// An unreadable lock (a crash between create and write) counts as stale.
+func lockHolder(text string) (int, bool) {
+	fields := strings.Fields(text)
+	if len(fields) == 0 {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(fields[0])
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return pid, false
+	}
+	if len(fields) > 1 && fields[1] != "-" {
+		if st := startTime(pid); st != "-" && st != fields[1] {
+			return pid, false
+		}
+	}
+	return pid, true
+}
+
+// startTime is the process's start time in clock ticks since boot (field 22
+// of /proc/PID/stat), or "-" where /proc is not there.
+func startTime(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "-"
+	}
+	// The command name (field 2) may hold spaces; fields restart after ')'.
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		s = s[i+1:]
+	}
+	f := strings.Fields(s)
+	if len(f) < 20 {
+		return "-"
+	}
+	return f[19]
+}

@@ -1,0 +1,275 @@
+package txn
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var names = []string{"a.kicad_sch", "sub/b.kicad_sch", "docs/BOM.md"}
+
+func seed(t *testing.T) string {
+	t.Helper()
+	repo := t.TempDir()
+	for _, n := range names {
+		p := filepath.Join(repo, n)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("old "+n+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return repo
+}
+
+func newFiles(repo string) []File {
+	var fs []File
+	for _, n := range names {
+		// Large enough that a torn write would show.
+		fs = append(fs, File{Path: filepath.Join(repo, n), Data: bytes.Repeat([]byte("new "+n+"\n"), 5000)})
+	}
+	return fs
+}
+
+// TestMain lets the test binary act as a committer that is SIGKILLed at
+// a chosen point of Commit.
+func TestMain(m *testing.M) {
+	if repo := os.Getenv("TXN_CRASH_REPO"); repo != "" {
+		point := os.Getenv("TXN_CRASH_AT")
+		hook = func(p string) {
+			if p == point {
+				syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				time.Sleep(time.Minute)
+			}
+		}
+		if err := Commit(repo, newFiles(repo)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestKilledCommitIsAllOrNothing kills a real committing process at each
+// point of the write and checks every file is wholly old or wholly new
+// right after, and that Recover leaves the set all new (killed after the
+// commit point) or all old (before it).
+func TestKilledCommitIsAllOrNothing(t *testing.T) {
+	tests := []struct {
+		point   string
+		wantNew bool
+	}{
+		{"prepared", false},
+		{"committed", true},
+		{"wrote 0", true},
+		{"wrote 1", true},
+		{"none", true}, // not killed
+	}
+	for _, tc := range tests {
+		t.Run(tc.point, func(t *testing.T) {
+			repo := seed(t)
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "TXN_CRASH_REPO="+repo, "TXN_CRASH_AT="+tc.point)
+			err := cmd.Run()
+			killed := false
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+					killed = true
+				} else {
+					t.Fatalf("committer failed: %v", err)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if killed != (tc.point != "none") {
+				t.Fatalf("killed = %v at point %s", killed, tc.point)
+			}
+			want := newFiles(repo)
+			state := func() (nOld, nNew int) {
+				for i, n := range names {
+					b, err := os.ReadFile(filepath.Join(repo, n))
+					if err != nil {
+						t.Fatal(err)
+					}
+					switch {
+					case string(b) == "old "+n+"\n":
+						nOld++
+					case bytes.Equal(b, want[i].Data):
+						nNew++
+					default:
+						t.Fatalf("%s is neither wholly old nor wholly new (%d bytes)", n, len(b))
+					}
+				}
+				return
+			}
+			state()
+			if _, err := Recover(repo); err != nil {
+				t.Fatal(err)
+			}
+			nOld, nNew := state()
+			if tc.wantNew && nNew != len(names) || !tc.wantNew && nOld != len(names) {
+				t.Fatalf("after Recover: %d old, %d new files; want all %s", nOld, nNew, map[bool]string{true: "new", false: "old"}[tc.wantNew])
+			}
+			if entries, _ := os.ReadDir(filepath.Join(repo, Dir)); len(entries) != 0 {
+				t.Fatalf("journal left behind: %v", entries)
+			}
+		})
+	}
+}
+
+func TestResolveRefuses(t *testing.T) {
+	repo := t.TempDir()
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "victim.md"), []byte("x"), 0o644)
+	os.Mkdir(filepath.Join(repo, "docs"), 0o755)
+	os.Symlink(outside, filepath.Join(repo, "linkdir"))
+	os.Symlink(filepath.Join(outside, "victim.md"), filepath.Join(repo, "docs", "BOM.md"))
+	if err := syscall.Mkfifo(filepath.Join(repo, "fifo.kicad_sch"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ path, want string }{
+		{"../escape.md", "outside the repository"},
+		{"linkdir/BOM.md", "outside the repository"},
+		{"linkdir/new/deep.md", "outside the repository"},
+		{"docs/BOM.md", "outside the repository"},
+		{"fifo.kicad_sch", "not a regular file"},
+		{"docs", "not a regular file"},
+	}
+	for _, tc := range tests {
+		_, err := Resolve(repo, tc.path)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Resolve(%s) = %v, want an error saying %q", tc.path, err, tc.want)
+		}
+	}
+	for _, ok := range []string{"docs/NEW.md", "new/dir/file.md", "docs/../x.md"} {
+		if _, err := Resolve(repo, ok); err != nil {
+			t.Errorf("Resolve(%s): %v", ok, err)
+		}
+	}
+	// Commit refuses the whole set when one path escapes, writing nothing.
+	err := Commit(repo, []File{{Path: filepath.Join(repo, "docs", "NEW.md"), Data: []byte("n")}, {Path: filepath.Join(repo, "docs", "BOM.md"), Data: []byte("evil")}})
+	if err == nil {
+		t.Fatal("Commit through a symlink out of the repository succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(repo, "docs", "NEW.md")); err == nil {
+		t.Fatal("Commit wrote part of a refused set")
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "victim.md")); string(b) != "x" {
+		t.Fatal("the file outside the repository was changed")
+	}
+}
+
+func TestLock(t *testing.T) {
+	repo := t.TempDir()
+	ctx := context.Background()
+	lock := filepath.Join(repo, LockFile)
+	// Another live process holds it (pid 1, with its real start time).
+	unlockA, err := Lock(ctx, repo, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlockA()
+	os.MkdirAll(filepath.Dir(lock), 0o755)
+	os.WriteFile(lock, []byte(lockText(1)), 0o644)
+	_, err = Lock(ctx, repo, 300*time.Millisecond)
+	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "pid 1)") {
+		t.Fatalf("Lock held by pid 1 = %v, want busy naming pid 1", err)
+	}
+	// A waiter gets the lock once the holder lets go.
+	go func() { time.Sleep(200 * time.Millisecond); os.Remove(lock) }()
+	unlock, err := Lock(ctx, repo, 5*time.Second)
+	if err != nil {
+		t.Fatalf("Lock after release: %v", err)
+	}
+	// Reentrant within the process; the file goes with the outermost unlock.
+	inner, err := Lock(ctx, repo, 0)
+	if err != nil {
+		t.Fatalf("nested Lock: %v", err)
+	}
+	inner()
+	if _, err := os.Stat(lock); err != nil {
+		t.Fatal("nested unlock removed the outer lock")
+	}
+	unlock()
+
+	// A lock left by a dead process is taken over.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip(err)
+	}
+	os.WriteFile(lock, []byte(fmt.Sprintf("%d 1\n", dead.Process.Pid)), 0o644)
+	unlock3, err := Lock(ctx, repo, time.Second)
+	if err != nil {
+		t.Fatalf("stale lock not taken over: %v", err)
+	}
+	unlock3()
+	// A live pid whose start time differs (a reused pid) is stale too.
+	os.MkdirAll(filepath.Dir(lock), 0o755)
+	os.WriteFile(lock, []byte(fmt.Sprintf("%d 999999999999\n", os.Getpid())), 0o644)
+	if unlock4, err := Lock(ctx, repo, time.Second); err != nil {
+		t.Fatalf("lock with a reused pid not taken over: %v", err)
+	} else {
+		unlock4()
+	}
+	if _, err := os.Stat(lock); err == nil {
+		t.Fatal("lock file left after unlock")
+	}
+}
+
+// TestStateIsInvisibleToGit: the lock and the journal never show as
+// uncommitted changes (a do run refuses a dirty tree).
+func TestStateIsInvisibleToGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	repo := t.TempDir()
+	if out, err := exec.Command("git", "-C", repo, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	unlock, err := Lock(context.Background(), repo, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	os.MkdirAll(filepath.Join(repo, Dir, "0123"), 0o755)
+	os.WriteFile(filepath.Join(repo, Dir, "0123", "journal.json"), []byte("{}"), 0o644)
+	out, err := exec.Command("git", "-C", repo, "status", "--porcelain", "--untracked-files=all").CombinedOutput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 0 {
+		t.Fatalf("git status shows copperhead's state:\n%s", out)
+	}
+}
+
+// TestLockLeavesNoTrace: a lock taken in a repository without .copperhead
+// removes what it created when nothing else was written there.
+func TestLockLeavesNoTrace(t *testing.T) {
+	repo := t.TempDir()
+	unlock, err := Lock(context.Background(), repo, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	if _, err := os.Stat(filepath.Join(repo, ".copperhead")); err == nil {
+		t.Fatal(".copperhead left behind by a lock alone")
+	}
+	// With a journal written meanwhile, the state folder stays.
+	unlock, _ = Lock(context.Background(), repo, time.Second)
+	os.MkdirAll(filepath.Join(repo, Dir), 0o755)
+	unlock()
+	if _, err := os.Stat(filepath.Join(repo, Dir)); err != nil {
+		t.Fatal("the lock's tidying removed a journal folder")
+	}
+}
