@@ -232,7 +232,7 @@ func writeScratch(repo, dir string, d *schedit.Design, next map[string][]byte) (
 	// The project file carries text variables and settings the netlist
 	// can depend on.
 	pro := strings.TrimSuffix(d.RootPath, filepath.Ext(d.RootPath)) + ".kicad_pro"
-	if b, err := os.ReadFile(pro); err == nil {
+	if b, err := repofs.ReadFile(repo, pro); err == nil {
 		if dst, err := place(pro); err == nil {
 			_ = os.WriteFile(dst, b, 0o644)
 		}
