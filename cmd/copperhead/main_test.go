@@ -92,6 +92,7 @@ func TestScripts(t *testing.T) {
 			"fakeinternet":  cmdFakeInternet,
 			"makepdf":       cmdMakePDF,
 			"fakedatasheet": cmdFakeDatasheet,
+			"waitfile":      cmdWaitFile,
 		},
 	})
 }
@@ -312,6 +313,22 @@ func cmdFakeWait(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Fatalf("fake model received %d requests after a minute, want %d", len(v.(*llmtest.Server).Requests()), n)
+}
+
+// waitfile PATH waits until PATH exists: a background command has reached
+// the point that creates it (a fake kicad-cli started). A minute without it
+// fails the script; that bound only detects a hang.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile PATH")
+	}
+	p := ts.MkAbs(args[0])
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(p); err == nil {
+			return
+		}
+	}
+	ts.Fatalf("%s did not appear within a minute", args[0])
 }
 
 // nosecret DIR VALUE asserts that no file below DIR contains VALUE.

@@ -55,7 +55,7 @@ func (checkDriftTool) Run(ctx context.Context, s *Session, raw json.RawMessage) 
 	var sch *kicad.Schematic
 	var nl *kicad.Netlist
 	if abs, _ := s.designFile(false); abs != "" {
-		if sch, err = kicad.LoadSchematic(abs); err != nil {
+		if sch, err = kicad.LoadSchematicWithin(abs, s.Repo); err != nil {
 			return Errorf("check_drift: %s", s.scrub(err.Error())), nil
 		}
 		if s.KiCad == nil {

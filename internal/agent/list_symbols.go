@@ -42,7 +42,7 @@ func (listSymbolsTool) Run(ctx context.Context, s *Session, raw json.RawMessage)
 	if abs == "" {
 		return Result{Text: "list_symbols: not applicable yet: the repository has no schematic (.kicad_sch), so there are no parts"}, nil
 	}
-	sch, err := kicad.LoadSchematic(abs)
+	sch, err := kicad.LoadSchematicWithin(abs, s.Repo)
 	if err != nil {
 		return Errorf("list_symbols: %s", s.scrub(err.Error())), nil
 	}

@@ -243,7 +243,7 @@ func (a *artifacts) load() {
 	if a.sch == "" {
 		return
 	}
-	if sch, err := kicad.LoadSchematic(a.sch); err == nil {
+	if sch, err := kicad.LoadSchematicWithin(a.sch, a.s.Repo); err == nil {
 		a.refs = map[string]bool{}
 		for _, p := range design.Parts(sch) {
 			a.refs[p.Refdes] = true

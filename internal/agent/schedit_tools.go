@@ -32,7 +32,7 @@ func runSchedit(ctx context.Context, s *Session, name string, op scheditOp) (Res
 	if s.KiCad == nil {
 		return Errorf("%s: kicad-cli is unavailable, and an edit is only written once KiCad's netlist confirms it; nothing changed", name), nil
 	}
-	d, err := schedit.Load(s.Project.Schematic)
+	d, err := schedit.LoadWithin(s.Project.Schematic, s.Repo)
 	if err != nil {
 		return Errorf("%s: %s", name, s.scrub(err.Error())), nil
 	}

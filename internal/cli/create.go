@@ -110,6 +110,7 @@ func (a *app) runCreate(ctx context.Context, o createOptions, brief []byte) erro
 	if err != nil {
 		return err
 	}
+	kc.Boundary = repo
 	if o.status {
 		cfg, _, err := design.LoadConfig(repo)
 		if err != nil {

@@ -120,6 +120,7 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 	if err != nil {
 		return err
 	}
+	kc.Boundary = ws.repo
 	s, err := a.modelSettings(o.model)
 	if err != nil {
 		return err

@@ -66,7 +66,7 @@ Exit codes: 0 written; 1 the schematic or BOM.md could not be read; 2 usage.`,
 			} else if abs, err := filepath.Abs(path); err == nil {
 				path = abs
 			}
-			lines, err := outputs.ExportBOM(w.proj.Schematic, filepath.Join(w.repo, filepath.FromSlash(w.cfg.DocPath(design.BOMDoc))), sup, path)
+			lines, err := outputs.ExportBOM(w.repo, w.proj.Schematic, filepath.Join(w.repo, filepath.FromSlash(w.cfg.DocPath(design.BOMDoc))), sup, path)
 			if err != nil {
 				return failf("export bom: %v", w.relErr(err))
 			}

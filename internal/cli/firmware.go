@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -61,7 +60,7 @@ MCU, no PINOUT.md, or the build failed; 2 usage.`,
 				return failf("firmware: %v", err)
 			}
 			pinoutRel := w.cfg.DocPath(design.PinoutDoc)
-			pinout, err := os.ReadFile(filepath.Join(w.repo, filepath.FromSlash(pinoutRel)))
+			pinout, err := design.ReadRepoFile(w.repo, pinoutRel)
 			if errors.Is(err, os.ErrNotExist) {
 				return withHint(failf("firmware: %s: %v", pinoutRel, firmware.ErrNoPinout), "run 'copperhead init' to generate it from the schematic")
 			} else if err != nil {

@@ -17,6 +17,7 @@ import (
 	"copperhead/internal/design"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/kicad"
+	"copperhead/internal/repofs"
 )
 
 // InitResult is `init --json`.
@@ -119,7 +120,13 @@ func (a *app) runInit(ctx context.Context, path string, force, noHooks bool) err
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		if err := atomicfile.Write(filepath.Join(w.repo, filepath.FromSlash(name)), plan.Writes[name], 0o644); err != nil {
+		// Written where the path really leads, and only inside the repository:
+		// a docs/ link pointing elsewhere is refused, not written through.
+		target, err := repofs.Resolve(w.repo, filepath.Join(w.repo, filepath.FromSlash(name)))
+		if err != nil {
+			return failf("write %v", repofs.Renamed(err, name))
+		}
+		if err := atomicfile.Write(target, plan.Writes[name], 0o644); err != nil {
 			return failf("%v", w.relErr(err))
 		}
 		res.Written = append(res.Written, name)

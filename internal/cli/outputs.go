@@ -68,6 +68,7 @@ Exit codes: 0 every artifact was produced (or skipped by --no-step or
 				Schematic: w.proj.Schematic,
 				Board:     w.proj.Board,
 				BOMDoc:    filepath.Join(w.repo, filepath.FromSlash(w.cfg.DocPath(design.BOMDoc))),
+				Repo:      w.repo,
 			}
 			res, gateErr := outputs.Generate(cmd.Context(), t, in, dir, outputs.Options{
 				Fab: prof.Name, Supplier: supplier, SkipSTEP: noStep, SkipRender: noRender,

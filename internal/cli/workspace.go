@@ -20,6 +20,8 @@ type workspace struct {
 	cfg      design.Config
 	cfgFound bool
 	proj     *project.Project
+
+	sch *kicad.Schematic // the loaded schematic, once schematic() succeeded
 }
 
 // open reads .copperhead/config.json (when present) and locates the KiCad
@@ -50,12 +52,17 @@ func (a *app) open(sub string) (*workspace, error) {
 	return &workspace{repo: repo, cfg: cfg, cfgFound: found, proj: pr}, nil
 }
 
-// schematic loads the project's whole hierarchical schematic.
+// schematic loads the project's whole hierarchical schematic, every file
+// inside the repository (once per workspace).
 func (w *workspace) schematic() (*kicad.Schematic, error) {
-	sch, err := kicad.LoadSchematic(w.proj.Schematic)
+	if w.sch != nil {
+		return w.sch, nil
+	}
+	sch, err := kicad.LoadSchematicWithin(w.proj.Schematic, w.repo)
 	if err != nil {
 		return nil, failf("%v", w.relErr(err))
 	}
+	w.sch = sch
 	return sch, nil
 }
 
@@ -89,13 +96,26 @@ func (a *app) openKiCad(ctx context.Context) (*workspace, *kicadcli.Tool, error)
 	if err != nil {
 		return nil, nil, err
 	}
+	t.Boundary = w.repo
 	return w, t, nil
 }
 
-// netlist exports the project's connectivity through kicad-cli.
+// netlist exports the project's connectivity through kicad-cli. Our own
+// parse comes first: kicad-cli exports a design with a missing or damaged
+// sheet as if the rest were whole, and says only "Failed to load
+// schematic" where our parser names the file, line and column.
 func (w *workspace) netlist(ctx context.Context, t *kicadcli.Tool) (*kicad.Netlist, error) {
+	if _, err := w.schematic(); err != nil {
+		return nil, err
+	}
+	t.Boundary = w.repo
 	nl, err := t.Netlist(ctx, w.proj.Schematic)
 	if err != nil {
+		return nil, failf("%v", w.relErr(err))
+	}
+	// kicad-cli exports a design whose sub-sheet it cannot load as if the
+	// rest were whole (exit 0): refuse that netlist.
+	if err := kicad.CheckNetlistCovers(w.sch, nl); err != nil {
 		return nil, failf("%v", w.relErr(err))
 	}
 	return nl, nil

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -152,7 +151,7 @@ func Load(ctx context.Context, in Input) (State, error) {
 		if _, have := files[p]; have {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(in.Repo, filepath.FromSlash(p)))
+		data, err := design.ReadRepoFile(in.Repo, p)
 		if err == nil {
 			files[p] = data
 		} else if !errors.Is(err, fs.ErrNotExist) {
@@ -162,10 +161,13 @@ func Load(ctx context.Context, in Input) (State, error) {
 	if rel, err := filepath.Rel(in.Repo, in.Schematic); err == nil {
 		st.SchematicPath = filepath.ToSlash(rel)
 	}
-	if st.Schematic, err = kicad.LoadSchematic(in.Schematic); err != nil {
+	if st.Schematic, err = kicad.LoadSchematicWithin(in.Schematic, in.Repo); err != nil {
 		return st, err
 	}
 	if st.Netlist, err = in.Tool.Netlist(ctx, in.Schematic); err != nil {
+		return st, err
+	}
+	if err := kicad.CheckNetlistCovers(st.Schematic, st.Netlist); err != nil {
 		return st, err
 	}
 	st.Citations = design.CheckCitations(in.Repo, files, in.Config)

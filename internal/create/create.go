@@ -389,7 +389,7 @@ func generateOutputs(ctx context.Context, in Input, pr *project.Project) (string
 	}
 	res, err := outputs.Generate(ctx, in.KiCad, outputs.Input{
 		Name: pr.Name, Schematic: pr.Schematic, Board: boardPath(pr),
-		BOMDoc: in.docPath(design.BOMDoc),
+		BOMDoc: in.docPath(design.BOMDoc), Repo: pr.Repo,
 	}, filepath.Join(in.Repo, outputsDir), outputs.Options{Fab: fab, SkipSTEP: in.SkipSTEP, SkipRender: in.SkipRender})
 	if err != nil {
 		return "", fmt.Errorf("outputs: %w", err)
@@ -409,7 +409,7 @@ type firmwareState struct {
 }
 
 func generateFirmware(ctx context.Context, in Input, pr *project.Project) (string, error) {
-	sch, err := kicad.LoadSchematic(pr.Schematic)
+	sch, err := kicad.LoadSchematicWithin(pr.Schematic, pr.Repo)
 	if err != nil {
 		return "", err
 	}
@@ -450,7 +450,7 @@ func readFirmwareState(repo string) (firmwareState, bool) {
 }
 
 func generateDevplan(ctx context.Context, in Input, pr *project.Project) error {
-	sch, err := kicad.LoadSchematic(pr.Schematic)
+	sch, err := kicad.LoadSchematicWithin(pr.Schematic, pr.Repo)
 	if err != nil {
 		return err
 	}
@@ -519,7 +519,7 @@ func Gate(ctx context.Context, env Env, st Stage) ([]string, error) {
 			problems = append(problems, "no schematic: "+err.Error())
 			break
 		}
-		sch, err := kicad.LoadSchematic(pr.Schematic)
+		sch, err := kicad.LoadSchematicWithin(pr.Schematic, pr.Repo)
 		if err != nil {
 			problems = append(problems, err.Error())
 			break

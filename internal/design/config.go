@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -70,12 +69,12 @@ func (c Config) DocPath(name string) string {
 // LoadConfig reads <repoRoot>/.copperhead/config.json. A missing file is not an
 // error: found is false and cfg is DefaultConfig().
 func LoadConfig(repoRoot string) (cfg Config, found bool, err error) {
-	data, err := os.ReadFile(filepath.Join(repoRoot, filepath.FromSlash(ConfigPath)))
+	data, err := ReadRepoFile(repoRoot, ConfigPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return DefaultConfig(), false, nil
 	}
 	if err != nil {
-		return Config{}, false, fmt.Errorf("read %s: %w", ConfigPath, err)
+		return Config{}, false, readErr(ConfigPath, err)
 	}
 	cfg, err = ParseConfig(data, ConfigPath)
 	return cfg, err == nil, err

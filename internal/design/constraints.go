@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"copperhead/internal/kicad"
@@ -31,12 +29,12 @@ type Constraints map[string]Constraint
 // LoadConstraints reads <repoRoot>/.copperhead/constraints.json; a missing file
 // is an empty registry.
 func LoadConstraints(repoRoot string) (Constraints, error) {
-	data, err := os.ReadFile(filepath.Join(repoRoot, filepath.FromSlash(ConstraintsPath)))
+	data, err := ReadRepoFile(repoRoot, ConstraintsPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Constraints{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", ConstraintsPath, err)
+		return nil, readErr(ConstraintsPath, err)
 	}
 	return ParseConstraints(data, ConstraintsPath)
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"copperhead/internal/repofs"
 )
 
 // Files is a set of repo files keyed by slash-separated repo-relative path
@@ -19,11 +21,17 @@ type Files map[string][]byte
 // ReadFiles reads what design's checks and init need from a repo: every *.md
 // directly in the docs folder, and .copperhead/config.json, constraints.json
 // and README.md when present. Missing files and a missing docs folder are not
-// errors; unreadable ones are.
+// errors; unreadable ones are, and so is a docs folder or file that leads
+// outside the repository (a symbolic link) or is not a regular file
+// (repofs.ErrOutside, repofs.ErrNotRegular).
 func ReadFiles(repoRoot string, cfg Config) (Files, error) {
 	files := Files{}
 	docs := cfg.DocsDir()
-	entries, err := os.ReadDir(filepath.Join(repoRoot, filepath.FromSlash(docs)))
+	dir, err := repofs.ResolveDir(repoRoot, filepath.Join(repoRoot, filepath.FromSlash(docs)))
+	if err != nil {
+		return nil, readErr(docs, repofs.Renamed(err, docs))
+	}
+	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", docs, err)
 	}
@@ -35,16 +43,37 @@ func ReadFiles(repoRoot string, cfg Config) (Files, error) {
 	}
 	paths = append(paths, ConfigPath, ConstraintsPath, ReadmePath)
 	for _, p := range paths {
-		data, err := os.ReadFile(filepath.Join(repoRoot, filepath.FromSlash(p)))
+		data, err := ReadRepoFile(repoRoot, p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", p, err)
+			return nil, readErr(p, err)
 		}
 		files[p] = data
 	}
 	return files, nil
+}
+
+// ReadRepoFile reads the repository file at the slash-separated path rel,
+// through repofs: a file that leads outside repoRoot (a symbolic link, "..")
+// or is not a regular file is refused, naming rel ("docs/BOM.md is outside
+// the repository (it resolves to /elsewhere/BOM.md)"); a missing one wraps
+// fs.ErrNotExist.
+func ReadRepoFile(repoRoot, rel string) ([]byte, error) {
+	data, err := repofs.ReadFile(repoRoot, filepath.Join(repoRoot, filepath.FromSlash(rel)))
+	return data, repofs.Renamed(err, rel)
+}
+
+// readErr words a failed read of rel: a containment refusal already names
+// the file ("docs/BOM.md is outside the repository"), anything else gets
+// "read docs/BOM.md: ".
+func readErr(rel string, err error) error {
+	var re *repofs.Error
+	if errors.As(err, &re) {
+		return err
+	}
+	return fmt.Errorf("read %s: %w", rel, err)
 }
 
 // InitPlan is what `copperhead init` would do to a repo. The CLI refuses when

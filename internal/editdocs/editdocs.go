@@ -1,6 +1,6 @@
 // Package editdocs turns a schematic edit plan (schedit.Plan) into one
 // transaction over every file the edit changes: the plan's sheets, the
-// board's nets that a rename left with the same pins (internal/kicad/pcbedit),
+// board's nets and footprints the edit changed (internal/kicad/pcbedit),
 // and the BOM.md and PINOUT.md cells the edit changed (design.UpdateRows).
 // Prepare computes all of those bytes without writing anything and checks
 // the new sheets against KiCad: kicad-cli exports the netlist of a scratch
@@ -25,9 +25,11 @@ import (
 
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
+	"copperhead/internal/kicad/kigen"
 	"copperhead/internal/kicad/pcbedit"
 	"copperhead/internal/kicad/schedit"
 	"copperhead/internal/kicadcli"
+	"copperhead/internal/repofs"
 	"copperhead/internal/sexpr"
 	"copperhead/internal/txn"
 )
@@ -165,7 +167,7 @@ func Prepare(ctx context.Context, in Input) (*Result, error) {
 	sort.Strings(names)
 	for _, path := range names {
 		abs := filepath.Join(in.Repo, filepath.FromSlash(path))
-		old, err := os.ReadFile(abs)
+		old, err := design.ReadRepoFile(in.Repo, path)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("read %s: %w", path, err)
 		}
@@ -230,7 +232,7 @@ func writeScratch(repo, dir string, d *schedit.Design, next map[string][]byte) (
 	// The project file carries text variables and settings the netlist
 	// can depend on.
 	pro := strings.TrimSuffix(d.RootPath, filepath.Ext(d.RootPath)) + ".kicad_pro"
-	if b, err := os.ReadFile(pro); err == nil {
+	if b, err := repofs.ReadFile(repo, pro); err == nil {
 		if dst, err := place(pro); err == nil {
 			_ = os.WriteFile(dst, b, 0o644)
 		}
@@ -238,17 +240,25 @@ func writeScratch(repo, dir string, d *schedit.Design, next map[string][]byte) (
 	return place(d.RootPath)
 }
 
-// boardChange follows net renames (nets whose pins are unchanged but whose
-// name is not) into the board, so schematic and board keep agreeing
-// without a round trip through KiCad's "Update PCB from Schematic". A repo
-// without a board file yet is left alone.
+// boardChange brings the board along with the schematic, so the two keep
+// agreeing (DRC's schematic parity stays clean) without a round trip
+// through KiCad's "Update PCB from Schematic": nets whose pins are
+// unchanged but whose name is not are renamed, and the fields the plan
+// sets follow into the footprints (pcbedit.FollowFields: value text, flags,
+// a footprint swapped for the library's in place). A change the board
+// cannot follow without a layout decision is refused. A repo without a
+// board file yet is left alone.
 func boardChange(in Input, before, after *kicad.Netlist) (*Change, []string, error) {
 	renames := pcbedit.NetRenames(before, after)
-	if len(renames) == 0 {
+	var fields []pcbedit.FieldChange
+	for _, f := range in.Plan.Expect.Fields {
+		fields = append(fields, pcbedit.FieldChange{Ref: f.Ref, Field: f.Field, Value: f.Value})
+	}
+	if len(renames) == 0 && len(fields) == 0 {
 		return nil, nil, nil
 	}
 	rel := RepoPath(in.Repo, in.Board)
-	src, err := os.ReadFile(in.Board)
+	src, err := repofs.ReadFile(in.Repo, in.Board)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
@@ -256,8 +266,23 @@ func boardChange(in Input, before, after *kicad.Netlist) (*Change, []string, err
 		return nil, nil, fmt.Errorf("read %s: %w", rel, err)
 	}
 	next, lines, err := pcbedit.RenameNets(rel, src, renames)
-	if err != nil || len(lines) == 0 {
+	if err != nil {
 		return nil, nil, err
+	}
+	if len(fields) > 0 {
+		lib := kigen.FindFootprintLibraries(filepath.Dir(in.Design.RootPath))
+		var more []string
+		next, more, err = pcbedit.FollowFields(rel, next, fields, lib)
+		if errors.Is(err, pcbedit.ErrUpdateInKiCad) {
+			return nil, nil, schedit.Refusef("%v", err)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		lines = append(lines, more...)
+	}
+	if bytes.Equal(next, src) {
+		return nil, nil, nil
 	}
 	return &Change{Path: rel, Abs: in.Board, Old: src, New: next}, lines, nil
 }

@@ -205,3 +205,30 @@ func TestApplyAllOrNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestSetFieldFollowsIntoTheBoard: a value change lands in the board too,
+// so KiCad's schematic parity stays clean after the edit.
+func TestSetFieldFollowsIntoTheBoard(t *testing.T) {
+	in, _ := fixture(t)
+	p, err := schedit.SetField(in.Design, "R7", "Value", "4.7k", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Plan = p
+	res, err := Apply(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"hardware/open-telegraph.kicad_sch", "hardware/open-telegraph.kicad_pcb", "docs/BOM.md"}
+	if !slices.Equal(res.Paths(), want) {
+		t.Fatalf("changed %v, want %v", res.Paths(), want)
+	}
+	in.KiCad.NoCache = true
+	rep, err := in.KiCad.DRC(context.Background(), in.Board)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range rep.Parity {
+		t.Errorf("parity after set-field: %s %s", v.Type, v.Description)
+	}
+}

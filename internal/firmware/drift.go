@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"copperhead/internal/consistency"
 	"copperhead/internal/design"
+	"copperhead/internal/repofs"
 )
 
 // Drift kinds; the values are part of --json output.
@@ -123,14 +123,14 @@ func Drift(repo string) ([]DriftFinding, error) {
 		if d.IsDir() || d.Name() != consistency.PinHeaderName {
 			return nil
 		}
-		data, err := os.ReadFile(p)
+		data, err := repofs.ReadFile(repo, p)
 		if err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(repo, p)
 		headers[filepath.ToSlash(rel)] = data
 		if mk, ok := readMarker(data); ok && filepath.IsLocal(filepath.FromSlash(mk.source)) {
-			if doc, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(mk.source))); err == nil {
+			if doc, err := repofs.ReadFile(repo, filepath.Join(repo, filepath.FromSlash(mk.source))); err == nil {
 				docs[mk.source] = doc
 			}
 		}

@@ -2,10 +2,10 @@ package kicad
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
+	"copperhead/internal/repofs"
 	"copperhead/internal/sexpr"
 )
 
@@ -26,7 +26,7 @@ import (
 // file's shape is settled by sexpr.Parse on the whole file, so error
 // messages come from one parser.
 func LoadBoard(path string) (*Board, error) {
-	src, err := os.ReadFile(path)
+	src, err := repofs.ReadRegular(path) // a named pipe would block forever
 	if err != nil {
 		return nil, fmt.Errorf("load board: %w", err)
 	}
@@ -35,7 +35,12 @@ func LoadBoard(path string) (*Board, error) {
 		return nil, fullParseError(path, src)
 	}
 	if head != "kicad_pcb" {
-		return nil, fmt.Errorf("load board: %s: not a board: it holds (%s ...), want (kicad_pcb ...)", path, head)
+		start := 0
+		for start < len(src) && isSpaceByte(src[start]) {
+			start++
+		}
+		line, col := sexpr.LineCol(src, start)
+		return nil, fmt.Errorf("load board: %s:%d:%d: not a board: it holds (%s ...), want (kicad_pcb ...)", path, line, col, head)
 	}
 	// One parse of the footprints laid side by side in a single list costs
 	// far less than a parse per footprint: sexpr sizes its node slabs by
@@ -168,7 +173,9 @@ func skimTopLevel(src []byte, heads ...string) (head string, spans []span, ok bo
 			i++
 			switch depth {
 			case 0:
-				return head, spans, true
+				// Only white space may follow, as sexpr.Parse requires.
+				skipSpace()
+				return head, spans, i == n
 			case 1:
 				if keep {
 					spans = append(spans, span{childStart, i})

@@ -92,6 +92,16 @@ func TestLoadBoardMatchesFullParse(t *testing.T) {
 		}
 		t.Run(strings.TrimPrefix(path, demoDir+"/"), func(t *testing.T) {
 			b, err := LoadBoard(path)
+			if strings.HasSuffix(path, "RoyalBlue54L-Feather.kicad_pcb") {
+				// Its lists do not balance (see sexpr's damagedDemos): both
+				// readers refuse it at the same place rather than read one
+				// footprint of 71.
+				_, _, perr := sexpr.ParseFile(path)
+				if err == nil || perr == nil || !strings.Contains(err.Error(), perr.Error()) || !strings.Contains(err.Error(), ":628:1: content after the end") {
+					t.Errorf("damaged board: LoadBoard %v, Parse %v", err, perr)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,8 +144,9 @@ func TestLoadBoardErrors(t *testing.T) {
 	}{
 		{"truncated", write("truncated.kicad_pcb", string(good[:len(good)*2/3])), "truncated.kicad_pcb:", true},
 		{"garbage", write("garbage.kicad_pcb", "\x89PNG\r\n\x1a\n\x00\x00"), "expected '(' at start of file", true},
+		{"stray close paren", write("stray.kicad_pcb", "(kicad_pcb (footprint \"R1\"))\n(footprint \"R2\"))\n"), "stray.kicad_pcb:2:1: content after the end of the file's top-level list", true},
 		{"unterminated string", write("string.kicad_pcb", `(kicad_pcb (footprint "R_0603`), "string.kicad_pcb:1:23: unterminated string", true},
-		{"a schematic", write("sch.kicad_sch", "(kicad_sch (version 20250114))"), "sch.kicad_sch: not a board: it holds (kicad_sch ...)", false},
+		{"a schematic", write("sch.kicad_sch", "(kicad_sch (version 20250114))"), "sch.kicad_sch:1:1: not a board: it holds (kicad_sch ...)", false},
 		{"absent", filepath.Join(dir, "absent.kicad_pcb"), "no such file", false},
 	}
 	for _, tc := range tests {

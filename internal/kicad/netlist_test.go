@@ -142,3 +142,22 @@ func FuzzParseNetlistXML(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckNetlistCovers: a netlist with no component from a sheet our parse
+// holds parts in (kicad-cli silently skips a sub-sheet it cannot load) is
+// refused naming the file; a complete one passes.
+func TestCheckNetlistCovers(t *testing.T) {
+	s := &Schematic{
+		Sheets: []SheetInstance{{Path: "/", File: "top.kicad_sch"}, {Path: "/power/", Name: "power", File: "power.kicad_sch"}, {Path: "/empty/", File: "empty.kicad_sch"}},
+		Parts:  []Part{{Refdes: "U1", SheetPath: "/"}, {Refdes: "C1", SheetPath: "/power/"}, {Refdes: "C2", SheetPath: "/power/"}},
+	}
+	whole := &Netlist{Components: []NetComponent{{Refdes: "U1", SheetPath: "/"}, {Refdes: "C1", SheetPath: "/power/"}}}
+	if err := CheckNetlistCovers(s, whole); err != nil {
+		t.Errorf("whole netlist: %v", err)
+	}
+	partial := &Netlist{Components: []NetComponent{{Refdes: "U1", SheetPath: "/"}}}
+	err := CheckNetlistCovers(s, partial)
+	if want := "kicad-cli could not load power.kicad_sch (sheet /power/): its netlist leaves out the sheet's 2 parts"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("partial netlist: %v, want %q", err, want)
+	}
+}

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"copperhead/internal/repofs"
 	"copperhead/internal/sexpr"
 )
 
@@ -38,22 +38,39 @@ const maxSheetInstances = 20000
 // file is parsed once however often it is instanced. Every error names the
 // file at fault and starts with "load schematic: "; syntax errors wrap the
 // *sexpr.SyntaxError (file:line:col: message), and a missing sheet file
-// wraps fs.ErrNotExist.
+// wraps fs.ErrNotExist. A file that is not a regular file (a named pipe, a
+// folder) is refused before it is opened, wrapping repofs.ErrNotRegular.
+//
+// LoadSchematic reads sheet files wherever they are; commands that work on
+// a repository use LoadSchematicWithin.
 func LoadSchematic(rootPath string) (*Schematic, error) {
-	return loadSchematic(rootPath, os.ReadFile)
+	return loadSchematic(rootPath, "", repofs.ReadRegular)
+}
+
+// LoadSchematicWithin is LoadSchematic confined to the folder boundary (the
+// repository): the root and every sheet file must resolve, symbolic links
+// followed, to a regular file inside it. A sheet that names
+// ../../victim/power.kicad_sch, /etc/passwd or a link leading out is
+// refused ("load schematic: top.kicad_sch: sheet "Power" uses
+// ../../victim/power.kicad_sch, which is outside the repository"), wrapping
+// repofs.ErrOutside.
+func LoadSchematicWithin(rootPath, boundary string) (*Schematic, error) {
+	return loadSchematic(rootPath, boundary, repofs.ReadRegular)
 }
 
 // loadSchematic is LoadSchematic reading files through read, so the fuzz
-// test can run without touching the disk.
-func loadSchematic(rootPath string, read func(string) ([]byte, error)) (*Schematic, error) {
+// test can run without touching the disk. A non-empty boundary confines
+// every file to that folder.
+func loadSchematic(rootPath, boundary string, read func(string) ([]byte, error)) (*Schematic, error) {
 	l := &schLoader{
-		rootDir: filepath.Dir(rootPath),
-		project: strings.TrimSuffix(filepath.Base(rootPath), filepath.Ext(rootPath)),
-		files:   map[string]*sheetFile{},
-		read:    read,
-		s:       &Schematic{Root: rootPath},
+		rootDir:  filepath.Dir(rootPath),
+		project:  strings.TrimSuffix(filepath.Base(rootPath), filepath.Ext(rootPath)),
+		files:    map[string]*sheetFile{},
+		read:     read,
+		boundary: boundary,
+		s:        &Schematic{Root: rootPath},
 	}
-	src, err := read(rootPath)
+	src, err := l.readFile(rootPath)
 	if err != nil {
 		return nil, fmt.Errorf("load schematic: %w", err)
 	}
@@ -93,7 +110,31 @@ type schLoader struct {
 	files   map[string]*sheetFile // by fileKey: each file is parsed once
 	read    func(string) ([]byte, error)
 	s       *Schematic
+
+	boundary string // the folder every file must resolve into, or "" for anywhere
 }
+
+// readFile reads one schematic file, held to the boundary when there is one.
+// The bytes come from the resolved path: the file that was checked.
+func (l *schLoader) readFile(path string) ([]byte, error) {
+	if l.boundary == "" {
+		return l.read(path)
+	}
+	r, err := repofs.Resolve(l.boundary, path)
+	if err != nil {
+		return nil, err
+	}
+	return l.read(r)
+}
+
+// wrapped is an error with its own message that still unwraps to err.
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (w *wrapped) Error() string { return w.msg }
+func (w *wrapped) Unwrap() error { return w.err }
 
 // sheetFile is what one .kicad_sch file holds, independent of where it is used.
 type sheetFile struct {
@@ -171,7 +212,8 @@ func (l *schLoader) parse(path, key string, src []byte) (*sheetFile, error) {
 		return nil, fmt.Errorf("load schematic: %w", err)
 	}
 	if h := root.Head(); h != "kicad_sch" {
-		return nil, fmt.Errorf("load schematic: %s: not a schematic: it holds (%s ...), want (kicad_sch ...)", path, h)
+		line, col := sexpr.LineCol(src, root.Start)
+		return nil, fmt.Errorf("load schematic: %s:%d:%d: not a schematic: it holds (%s ...), want (kicad_sch ...)", path, line, col, h)
 	}
 	f := readSheetFile(path, root)
 	l.files[key] = f
@@ -218,7 +260,11 @@ func (l *schLoader) walk(f *sheetFile, inst SheetInstance, attrs sheetAttrs, cha
 		}
 		child, ok := l.files[key]
 		if !ok {
-			src, err := l.read(childPath)
+			src, err := l.readFile(childPath)
+			if re := (*repofs.Error)(nil); errors.As(err, &re) {
+				// "sheet "Power" uses ../x.kicad_sch, which is outside the repository"
+				return &wrapped{fmt.Sprintf("load schematic: %s: sheet %q uses %s, which %s", f.path, sh.name, sh.file, re.Why()), err}
+			}
 			if errors.Is(err, fs.ErrNotExist) {
 				// One clear line: the OS error would repeat the path.
 				return fmt.Errorf("load schematic: %s: sheet %q uses %s: %w", f.path, sh.name, sh.file, fs.ErrNotExist)

@@ -12,8 +12,10 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
+	"copperhead/internal/repofs"
 	"copperhead/internal/sexpr"
 )
 
@@ -296,6 +298,10 @@ func TestLoadSchematicErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	write("linked.kicad_sch", `(kicad_sch (uuid "l") `+sheet("Again", "here/linked.kicad_sch")+`)`)
+	write("stray.kicad_sch", "(kicad_sch (uuid \"t\") (symbol (lib_id \"Device:R\")))\n(symbol (lib_id \"Device:C\")))\n")
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.kicad_sch"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	tests := []struct {
 		name   string
@@ -308,7 +314,7 @@ func TestLoadSchematicErrors(t *testing.T) {
 		{"binary garbage", write("garbage.kicad_sch", string(garbage)), "expected '(' at start of file", true, false},
 		{"garbage in a list", write("paren.kicad_sch", "(\x00\x01\xff \"unterminated"), "paren.kicad_sch:1:6: unterminated string", true, false},
 		{"empty", write("empty.kicad_sch", ""), "empty file", true, false},
-		{"a board", write("board.kicad_pcb", "(kicad_pcb (version 20241229))"), "board.kicad_pcb: not a schematic: it holds (kicad_pcb ...)", false, false},
+		{"a board", write("board.kicad_pcb", "(kicad_pcb (version 20241229))"), "board.kicad_pcb:1:1: not a schematic: it holds (kicad_pcb ...)", false, false},
 		{"absent root", filepath.Join(dir, "absent.kicad_sch"), "absent.kicad_sch: no such file", false, true},
 		{"missing sheet", write("missing.kicad_sch", `(kicad_sch (uuid "m") `+sheet("Power", "power.kicad_sch")+`)`),
 			`missing.kicad_sch: sheet "Power" uses power.kicad_sch: file does not exist`, false, true},
@@ -316,6 +322,10 @@ func TestLoadSchematicErrors(t *testing.T) {
 		{"recursive", filepath.Join(dir, "loop_a.kicad_sch"), `loop_b.kicad_sch: sheet "A" uses ./loop_a.kicad_sch, which contains this sheet`, false, false},
 		{"recursive through a link", filepath.Join(dir, "linked.kicad_sch"), `sheet "Again" uses here/linked.kicad_sch, which contains this sheet`, false, false},
 		{"bad sub-sheet", write("badsub.kicad_sch", `(kicad_sch (uuid "b") `+sheet("T", "truncated.kicad_sch")+`)`), "truncated.kicad_sch:", true, false},
+		// One stray ')' in a sub-sheet closed its list early: the sheet's
+		// remaining symbols would have vanished from the design.
+		{"stray paren in a sub-sheet", write("straysub.kicad_sch", `(kicad_sch (uuid "s") `+sheet("S", "stray.kicad_sch")+`)`), "stray.kicad_sch:2:1: content after the end of the file's top-level list", true, false},
+		{"fifo sub-sheet", write("fifosub.kicad_sch", `(kicad_sch (uuid "f") `+sheet("F", "fifo.kicad_sch")+`)`), `sheet "F" uses fifo.kicad_sch, which is not a regular file (a named pipe)`, false, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -335,6 +345,68 @@ func TestLoadSchematicErrors(t *testing.T) {
 				t.Errorf("wraps fs.ErrNotExist: %v, want %v", !tc.nofile, tc.nofile)
 			}
 		})
+	}
+}
+
+// TestLoadSchematicWithin holds every sheet file to the repository: a
+// Sheetfile of ../../victim/power.kicad_sch, /etc/passwd or a link leading
+// out is refused naming the sheet and the path, while the same hierarchy
+// loads when the files stay inside (also through a link that does).
+func TestLoadSchematicWithin(t *testing.T) {
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "repo")
+	for _, d := range []string{repo + "/hw/sheets", dir + "/victim"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	power := `(kicad_sch (uuid "p") (symbol (lib_id "Device:R") (uuid "r1") (property "Reference" "R1") (property "Value" "10k")))`
+	for _, p := range []string{dir + "/victim/power.kicad_sch", repo + "/hw/sheets/power.kicad_sch"} {
+		if err := os.WriteFile(p, []byte(power), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../../victim", repo+"/hw/out"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("sheets", repo+"/hw/in"); err != nil {
+		t.Fatal(err)
+	}
+	top := func(file string) string {
+		p := repo + "/hw/top.kicad_sch"
+		text := `(kicad_sch (uuid "t") (sheet (at 0 0) (uuid "s") (property "Sheetname" "Power") (property "Sheetfile" "` + file + `")))`
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct{ file, want string }{
+		{"../../victim/power.kicad_sch", `load schematic: ` + repo + `/hw/top.kicad_sch: sheet "Power" uses ../../victim/power.kicad_sch, which is outside the repository`},
+		{"/etc/passwd", `sheet "Power" uses /etc/passwd, which is outside the repository`},
+		{"out/power.kicad_sch", `sheet "Power" uses out/power.kicad_sch, which is outside the repository (it resolves to ` + dir + `/victim/power.kicad_sch)`},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			root := top(tc.file)
+			_, err := LoadSchematicWithin(root, repo)
+			if err == nil || err.Error() != tc.want && !strings.Contains(err.Error(), tc.want) || !errors.Is(err, repofs.ErrOutside) {
+				t.Fatalf("err = %v, want %q wrapping repofs.ErrOutside", err, tc.want)
+			}
+			// Without a boundary the same design loads (the sheet exists).
+			if tc.file != "/etc/passwd" {
+				if _, err := LoadSchematic(root); err != nil {
+					t.Errorf("LoadSchematic: %v", err)
+				}
+			}
+		})
+	}
+	for _, file := range []string{"sheets/power.kicad_sch", "in/power.kicad_sch", "sheets/../sheets/power.kicad_sch"} {
+		s, err := LoadSchematicWithin(top(file), repo)
+		if err != nil || len(s.Parts) != 1 || s.Parts[0].Refdes != "R1" {
+			t.Errorf("%s: %v", file, err)
+		}
+	}
+	if _, err := LoadSchematicWithin(dir+"/victim/power.kicad_sch", repo); !errors.Is(err, repofs.ErrOutside) {
+		t.Errorf("root outside: %v", err)
 	}
 }
 
@@ -482,6 +554,13 @@ func TestSchematicMatchesKiCadNetlist(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "net.xml")
 			runKiCadCLI(t, cli, "sch", "export", "netlist", "--format", "kicadxml", "-o", out, root)
 			want := readOracleNetlist(t, out)
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if nl, err := ParseNetlistXML(data); err != nil || CheckNetlistCovers(s, nl) != nil {
+				t.Errorf("KiCad's own netlist of a whole design: %v, %v", err, CheckNetlistCovers(s, nl))
+			}
 
 			// A multi-unit part spread over several sheets belongs to the
 			// sheet of its lowest unit here; KiCad names whichever unit it
@@ -637,7 +716,7 @@ func FuzzLoadSchematic(f *testing.F) {
 			}
 			return nil, fs.ErrNotExist
 		}
-		s, err := loadSchematic(root, read)
+		s, err := loadSchematic(root, "", read)
 		if err != nil {
 			return
 		}

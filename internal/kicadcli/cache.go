@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"copperhead/internal/atomicfile"
+	"copperhead/internal/repofs"
 )
 
 // The cache lets `check` on an unchanged project reuse kicad-cli's results.
@@ -105,12 +106,9 @@ func (s *inputSet) unchanged() bool {
 	return true
 }
 
-// cacheKey hashes the inputs of a kicad-cli run on input with args.
-func (t *Tool) cacheKey(args []string, input string, board bool) (string, *inputSet, error) {
-	set, err := collectInputs(input, board)
-	if err != nil {
-		return "", nil, err
-	}
+// cacheKey hashes the inputs (set, from collectInputs) of a kicad-cli run
+// on input with args.
+func (t *Tool) cacheKey(args []string, input string, set *inputSet) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\nkicad-cli %s\n", cacheFormat, t.version)
 	for _, a := range args {
@@ -127,7 +125,19 @@ func (t *Tool) cacheKey(args []string, input string, board bool) (string, *input
 			fmt.Fprintf(h, "file %q %x\n", f.rel, f.sum)
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), set, nil
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// missingSheets lists the referenced sheet files that do not exist, relative
+// to the input's folder.
+func (s *inputSet) missingSheets() []string {
+	var out []string
+	for _, f := range s.files {
+		if f.missing {
+			out = append(out, f.rel)
+		}
+	}
+	return out
 }
 
 // isProjectInput says whether a file in the project folder can change a
@@ -146,8 +156,12 @@ func isProjectInput(name string, board bool) bool {
 	return false
 }
 
-// collectInputs finds and hashes every input of a run on input.
-func collectInputs(input string, board bool) (*inputSet, error) {
+// collectInputs finds and hashes every input of a run on input. When
+// boundary is not "", every input must resolve inside it: a sheet the
+// schematics name outside it, or a file linked out of it, is refused with a
+// *repofs.Error naming the file, as is any input that is not a regular file
+// (a named pipe would block kicad-cli, and any reader, forever).
+func collectInputs(input string, board bool, boundary string) (*inputSet, error) {
 	abs, err := filepath.Abs(input)
 	if err != nil {
 		return nil, err
@@ -166,10 +180,20 @@ func collectInputs(input string, board bool) (*inputSet, error) {
 			return nil
 		}
 		if isProjectInput(name, board) {
+			// A named pipe named like a KiCad file would block kicad-cli
+			// (which opens the project file and library tables by name) and
+			// the hash: refused, not opened.
+			if err := repofs.CheckRegular(p); err != nil {
+				rel, _ := filepath.Rel(root, p)
+				return repofs.Renamed(err, filepath.ToSlash(rel))
+			}
 			paths = append(paths, p)
 		}
 		return nil
 	})
+	if re := (*repofs.Error)(nil); errors.As(err, &re) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list project files: %w", err)
 	}
@@ -182,7 +206,7 @@ func collectInputs(input string, board bool) (*inputSet, error) {
 	// Hash in rounds: a round's schematics may name sheets outside the
 	// folder, which the next round hashes.
 	for len(paths) > 0 {
-		stamps, err := hashFiles(root, paths)
+		stamps, err := hashFiles(root, paths, boundary)
 		if err != nil {
 			return nil, err
 		}
@@ -201,11 +225,23 @@ func collectInputs(input string, board bool) (*inputSet, error) {
 	return set, nil
 }
 
+// isDesignFile says whether a project input is part of the design (sheets,
+// board, project and rules) rather than a library: design files must lie
+// inside the repository when a Boundary is set; libraries (a shared symbol
+// library linked in, say) may live anywhere, as sym-lib-table allows.
+func isDesignFile(path string) bool {
+	switch filepath.Ext(path) {
+	case ".kicad_sch", ".kicad_pcb", ".kicad_pro", ".kicad_dru":
+		return true
+	}
+	return false
+}
+
 // hashFiles hashes paths concurrently (reading is the cost, and page-cache
 // reads scale with cores). A missing file is recorded, not an error: a
 // schematic may name a sheet that does not exist yet, and creating it must
 // change the key.
-func hashFiles(root string, paths []string) ([]fileStamp, error) {
+func hashFiles(root string, paths []string, boundary string) ([]fileStamp, error) {
 	stamps := make([]fileStamp, len(paths))
 	errs := make([]error, len(paths))
 	next := make(chan int)
@@ -213,7 +249,7 @@ func hashFiles(root string, paths []string) ([]fileStamp, error) {
 	for range min(runtime.GOMAXPROCS(0), 4, len(paths)) {
 		wg.Go(func() {
 			for i := range next {
-				stamps[i], errs[i] = hashFile(root, paths[i])
+				stamps[i], errs[i] = hashFile(root, paths[i], boundary)
 			}
 		})
 	}
@@ -232,16 +268,25 @@ func hashFiles(root string, paths []string) ([]fileStamp, error) {
 
 // hashFile hashes one input; a schematic is also scanned for the sheet
 // files it references.
-func hashFile(root, path string) (fileStamp, error) {
+func hashFile(root, path, boundary string) (fileStamp, error) {
 	rel, err := filepath.Rel(root, path)
 	if err != nil {
 		rel = path
 	}
 	s := fileStamp{rel: filepath.ToSlash(rel), path: path}
-	f, err := os.Open(path)
+	open := path
+	if boundary != "" && isDesignFile(path) {
+		if open, err = repofs.Resolve(boundary, path); err != nil {
+			return s, repofs.Renamed(err, s.rel)
+		}
+	}
+	f, err := repofs.OpenRegular(open)
 	if errors.Is(err, fs.ErrNotExist) {
 		s.missing = true
 		return s, nil
+	}
+	if re := (*repofs.Error)(nil); errors.As(err, &re) {
+		return s, repofs.Renamed(err, s.rel)
 	}
 	if err != nil {
 		return s, fmt.Errorf("hash %s: %w", path, err)

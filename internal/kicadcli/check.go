@@ -2,12 +2,14 @@ package kicadcli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"copperhead/internal/kicad"
+	"copperhead/internal/repofs"
 )
 
 // ERC runs the electrical rules check on the schematic at schPath (the root
@@ -20,6 +22,7 @@ func (t *Tool) ERC(ctx context.Context, schPath string) (*Report, error) {
 		args:  []string{"sch", "erc", "--format", "json", "--units", "mm", "--severity-all"},
 		input: schPath,
 		out:   "erc.json",
+		whole: true,
 	})
 	if err != nil {
 		return nil, err
@@ -61,6 +64,7 @@ func (t *Tool) Netlist(ctx context.Context, schPath string) (*kicad.Netlist, err
 		args:  []string{"sch", "export", "netlist", "--format", "kicadxml"},
 		input: schPath,
 		out:   "netlist.xml",
+		whole: true,
 	})
 	if err != nil {
 		return nil, err
@@ -78,6 +82,7 @@ type job struct {
 	input string   // the file to check, as the caller named it
 	out   string   // output file name inside the run folder
 	board bool     // the board and its design rules are inputs too
+	whole bool     // the result must cover every sheet: a missing sheet file is an error
 }
 
 // label names the job in errors: "kicad-cli sch erc hardware/x.kicad_sch".
@@ -108,6 +113,8 @@ func (t *Tool) produce(ctx context.Context, j job) (*result, error) {
 		return nil, fmt.Errorf("%s: %w", res.label, err)
 	} else if fi.IsDir() {
 		return nil, fmt.Errorf("%s: is a folder, not a KiCad file", res.label)
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: is not a regular file (%s), not a KiCad file", res.label, fi.Mode().Type())
 	}
 	abs, err := filepath.Abs(j.input)
 	if err != nil {
@@ -115,15 +122,26 @@ func (t *Tool) produce(ctx context.Context, j job) (*result, error) {
 	}
 	args := append(append(j.args[:len(j.args):len(j.args)], "-o", outPlaceholder), abs)
 
+	// The inputs are collected on every run, cached or not: a file outside
+	// Boundary or one that is not a regular file is refused here, before
+	// kicad-cli (or the hash) opens it, and a job that must cover the whole
+	// design refuses a missing sheet, which kicad-cli would silently leave
+	// out.
 	var key string
-	var inputs *inputSet
-	if t.CacheDir != "" {
-		// A project we cannot fully read (an unreadable subfolder, say) is
-		// still checked, just not cached: kicad-cli reports what matters.
-		key, inputs, err = t.cacheKey(args[:len(args)-1], j.input, j.board)
-		if err != nil {
-			key = ""
-		} else if e, ok := t.loadCached(key); ok {
+	inputs, inErr := collectInputs(j.input, j.board, t.boundaryFor(j.input))
+	if errors.Is(inErr, repofs.ErrOutside) || errors.Is(inErr, repofs.ErrNotRegular) {
+		return nil, fmt.Errorf("%s: %w", res.label, inErr)
+	}
+	if inErr == nil && j.whole {
+		if miss := inputs.missingSheets(); len(miss) > 0 {
+			return nil, fmt.Errorf("%s: sheet file %s does not exist, and kicad-cli would export the rest of the design as if it were whole", res.label, strings.Join(miss, ", "))
+		}
+	}
+	// A project we cannot fully read (an unreadable subfolder, say) is still
+	// checked, just not cached: kicad-cli reports what matters.
+	if t.CacheDir != "" && inErr == nil {
+		key = t.cacheKey(args[:len(args)-1], j.input, inputs)
+		if e, ok := t.loadCached(key); ok {
 			res.data, res.notes, res.cached = []byte(e.Data), notes(e.Stderr), true
 			return res, nil
 		}
@@ -131,13 +149,26 @@ func (t *Tool) produce(ctx context.Context, j job) (*result, error) {
 
 	out, data, err := t.executeFile(ctx, t.Timeout, res.label, j.out, args...)
 	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, withOwnParse(err, j.input, t.boundaryFor(j.input))
 	}
 	res.data, res.notes = data, notes(string(out.stderr))
 	if key != "" && inputs.unchanged() {
 		t.storeCached(key, cacheEntry{Stderr: string(out.stderr), Data: string(data)})
 	}
 	return res, nil
+}
+
+// boundaryFor is the folder input's design files must stay inside: Boundary
+// for an input inside it, none for one outside it (copperhead's own scratch
+// copy of an edited design, laid out in a temporary folder).
+func (t *Tool) boundaryFor(input string) string {
+	if t.Boundary == "" || !repofs.Within(t.Boundary, input) {
+		return ""
+	}
+	return t.Boundary
 }
 
 // notes splits kicad-cli's stderr into its non-empty lines.
@@ -149,4 +180,31 @@ func notes(stderr string) []string {
 		}
 	}
 	return lines
+}
+
+// withOwnParse follows kicad-cli's failure on input with copperhead's own
+// reading of the file. kicad-cli's "Failed to load schematic" names neither
+// the file of a hierarchy at fault nor where; our parser does
+// (file:line:col and a cause). When our parser reads the file, the message
+// says so, and kicad-cli's words stay the only clue.
+func withOwnParse(runErr error, input, boundary string) error {
+	var err error
+	switch filepath.Ext(input) {
+	case ".kicad_sch":
+		if boundary != "" {
+			_, err = kicad.LoadSchematicWithin(input, boundary)
+		} else {
+			_, err = kicad.LoadSchematic(input)
+		}
+		if err != nil {
+			return fmt.Errorf("%w; copperhead's parser: %s", runErr, strings.TrimPrefix(err.Error(), "load schematic: "))
+		}
+		return fmt.Errorf("%w; copperhead's parser reads %s and its sheets, so the cause is something only KiCad checks (a token it does not know, a file format newer than this kicad-cli): open it in KiCad to see", runErr, filepath.Base(input))
+	case ".kicad_pcb":
+		if _, err = kicad.LoadBoard(input); err != nil {
+			return fmt.Errorf("%w; copperhead's parser: %s", runErr, strings.TrimPrefix(err.Error(), "load board: "))
+		}
+		return fmt.Errorf("%w; copperhead's parser reads %s, so the cause is something only KiCad checks (a token it does not know, a file format newer than this kicad-cli): open it in KiCad to see", runErr, filepath.Base(input))
+	}
+	return runErr
 }

@@ -364,8 +364,10 @@ func BenchmarkCacheKeyVMEWren(b *testing.B) {
 	}
 	tool := &Tool{version: "9.0.8"}
 	for b.Loop() {
-		if _, _, err := tool.cacheKey([]string{"pcb", "drc"}, pcb, true); err != nil {
+		set, err := collectInputs(pcb, true, "")
+		if err != nil {
 			b.Fatal(err)
 		}
+		tool.cacheKey([]string{"pcb", "drc"}, pcb, set)
 	}
 }

@@ -69,6 +69,8 @@ func (t *Tool) ExportSVG(ctx context.Context, input, outDir string) ([]string, e
 		return nil, fmt.Errorf("%s: %w", label, err)
 	} else if fi.IsDir() {
 		return nil, fmt.Errorf("%s: is a folder, not a KiCad file", label)
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: is not a regular file (%s), not a KiCad file", label, fi.Mode().Type())
 	}
 	if err := os.MkdirAll(outAbs, 0o755); err != nil {
 		return nil, fmt.Errorf("%s: %w", label, err)

@@ -172,6 +172,10 @@ func checkBoardInput(label, board string) (string, error) {
 	if fi.IsDir() {
 		return "", fmt.Errorf("%s: is a folder, not a board", label)
 	}
+	if !fi.Mode().IsRegular() {
+		// A named pipe would hold kicad-cli until the run's timeout.
+		return "", fmt.Errorf("%s: is not a regular file (%s), not a board", label, fi.Mode().Type())
+	}
 	return filepath.Abs(board)
 }
 

@@ -63,6 +63,15 @@ type Tool struct {
 	// NoCache bypasses cached results: kicad-cli always runs, and its fresh
 	// result replaces the cached one.
 	NoCache bool
+	// Boundary, when set, is the folder (the repository) whose designs stay
+	// inside it: for an input inside Boundary, every design file of the run
+	// (sheets, board, project and rules files; not libraries) must resolve
+	// inside it too, so a sheet file the schematic names outside it, or a
+	// project file linked out of it, is refused before kicad-cli runs. An
+	// input outside Boundary (copperhead's scratch copy of an edit) is not
+	// confined. Inputs that are not regular files (a named pipe) are refused
+	// always.
+	Boundary string
 
 	version string // as kicad-cli printed it, e.g. "9.0.8"
 	env     kicadEnv
@@ -209,6 +218,10 @@ func (t *Tool) executeFile(ctx context.Context, timeout time.Duration, label, ou
 		said := quoteOutput(out.stdout, out.stderr)
 		if ctx.Err() == nil && errors.Is(ctxErr, context.DeadlineExceeded) {
 			return out, nil, fmt.Errorf("%s: timed out after %s and was killed: %s: %w", label, timeout, said, ctxErr)
+		}
+		if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
+			// "interrupt signal received": say why kicad-cli was stopped.
+			return out, nil, fmt.Errorf("%s: stopped (%v): %w: %s", label, cause, ctx.Err(), said)
 		}
 		return out, nil, fmt.Errorf("%s: %w: %s", label, ctx.Err(), said)
 	}

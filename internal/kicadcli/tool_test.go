@@ -246,17 +246,30 @@ func waitGone(t *testing.T, pid int) {
 }
 
 func TestRunErrors(t *testing.T) {
-	sch := filepath.Join(t.TempDir(), "x.kicad_sch")
+	dir := t.TempDir()
+	sch := filepath.Join(dir, "x.kicad_sch")
 	os.WriteFile(sch, []byte("(kicad_sch)"), 0o644)
+	// kicad-cli's bare "Failed to load schematic" is followed by our own
+	// parse: the file, line and column at fault, or word that it parses.
+	truncated := filepath.Join(dir, "truncated.kicad_sch")
+	os.WriteFile(truncated, []byte("(kicad_sch\n  (symbol (at 1 2)"), 0o644)
+	top := filepath.Join(dir, "top.kicad_sch")
+	os.WriteFile(top, []byte(`(kicad_sch (uuid "t") (sheet (uuid "s") (property "Sheetname" "S") (property "Sheetfile" "stray.kicad_sch")))`), 0o644)
+	os.WriteFile(filepath.Join(dir, "stray.kicad_sch"), []byte("(kicad_sch (uuid \"u\")))\n"), 0o644)
+	parses := `; copperhead's parser reads x.kicad_sch and its sheets, so the cause is something only KiCad checks (a token it does not know, a file format newer than this kicad-cli): open it in KiCad to see`
 	tests := []struct {
 		name, body, input, want string
 	}{
 		{"exit status", `echo "Failed to load schematic" >&2; exit 3`, sch,
-			`kicad-cli sch erc ` + sch + `: exit status 3: "Failed to load schematic"`},
+			`kicad-cli sch erc ` + sch + `: exit status 3: "Failed to load schematic"` + parses},
 		{"no report written", `echo "Found 1 violations"; echo "Saved ERC Report to /nowhere"`, sch,
 			`kicad-cli sch erc ` + sch + `: kicad-cli wrote no output (it probably could not load the file): ` +
-				`"Found 1 violations; Saved ERC Report to /nowhere"`},
-		{"silent failure", `exit 1`, sch, `kicad-cli sch erc ` + sch + `: exit status 1: (kicad-cli printed nothing)`},
+				`"Found 1 violations; Saved ERC Report to /nowhere"` + parses},
+		{"silent failure", `exit 1`, sch, `kicad-cli sch erc ` + sch + `: exit status 1: (kicad-cli printed nothing)` + parses},
+		{"truncated file", `echo "Failed to load schematic" >&2; exit 3`, truncated,
+			`kicad-cli sch erc ` + truncated + `: exit status 3: "Failed to load schematic"; copperhead's parser: ` + truncated + `:2:19: unexpected end of file: list opened at 2:3 is not closed`},
+		{"stray paren in a sheet", `echo "Failed to load schematic" >&2; exit 3`, top,
+			`kicad-cli sch erc ` + top + `: exit status 3: "Failed to load schematic"; copperhead's parser: ` + dir + `/stray.kicad_sch:1:23: an unmatched ')' after the end of the file's top-level list (opened at 1:1, closed at 1:22): an extra ')' before that point closes it early, or the file was damaged`},
 		{"missing input", `exit 0`, "nowhere/x.kicad_sch",
 			"kicad-cli sch erc nowhere/x.kicad_sch: stat nowhere/x.kicad_sch: no such file or directory"},
 		{"garbage report", `while [ $# -gt 1 ]; do if [ "$1" = -o ]; then echo '{' > "$2"; fi; shift; done`, sch,

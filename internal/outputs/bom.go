@@ -15,6 +15,7 @@ import (
 	"copperhead/internal/atomicfile"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
+	"copperhead/internal/repofs"
 )
 
 // Supplier is a distributor the ordering BOM links to.
@@ -215,12 +216,13 @@ func BOMCSV(lines []OrderLine, s Supplier) []byte {
 // ExportBOM writes the ordering BOM of the schematic at schematicPath for
 // supplier to out, atomically, and returns its lines. bomDocPath is the
 // project's BOM.md; when it does not exist only schematic fields are used.
-func ExportBOM(schematicPath, bomDocPath string, s Supplier, out string) ([]OrderLine, error) {
-	sch, err := kicad.LoadSchematic(schematicPath)
+// Both must lie inside repo unless repo is "".
+func ExportBOM(repo, schematicPath, bomDocPath string, s Supplier, out string) ([]OrderLine, error) {
+	sch, err := loadSchematic(repo, schematicPath)
 	if err != nil {
 		return nil, err
 	}
-	doc, err := os.ReadFile(bomDocPath)
+	doc, err := readDesignFile(repo, bomDocPath)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", bomDocPath, err)
 	}
@@ -232,4 +234,21 @@ func ExportBOM(schematicPath, bomDocPath string, s Supplier, out string) ([]Orde
 		return nil, err
 	}
 	return lines, nil
+}
+
+// loadSchematic loads the design, confined to repo when it is not "".
+func loadSchematic(repo, path string) (*kicad.Schematic, error) {
+	if repo == "" {
+		return kicad.LoadSchematic(path)
+	}
+	return kicad.LoadSchematicWithin(path, repo)
+}
+
+// readDesignFile reads a design doc, confined to repo when it is not "",
+// and never blocking on a named pipe.
+func readDesignFile(repo, path string) ([]byte, error) {
+	if repo == "" {
+		return repofs.ReadRegular(path)
+	}
+	return repofs.ReadFile(repo, path)
 }

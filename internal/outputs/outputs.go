@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"copperhead/internal/atomicfile"
-	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
 )
 
@@ -63,6 +62,7 @@ type Input struct {
 	Schematic string // root .kicad_sch
 	Board     string // .kicad_pcb; "" fails every board artifact with a reason
 	BOMDoc    string // docs/BOM.md; a missing file means "schematic fields only"
+	Repo      string // the repository the design files must stay inside; "" for anywhere
 }
 
 // Manifest is outputs/manifest.json. It holds no timestamps or durations, so
@@ -146,13 +146,13 @@ func Generate(ctx context.Context, t *kicadcli.Tool, in Input, dir string, o Opt
 	if err != nil {
 		return nil, err
 	}
-	sch, err := kicad.LoadSchematic(in.Schematic)
+	sch, err := loadSchematic(in.Repo, in.Schematic)
 	if err != nil {
 		return nil, err
 	}
 	var bomDoc []byte
 	if in.BOMDoc != "" {
-		if bomDoc, err = os.ReadFile(in.BOMDoc); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if bomDoc, err = readDesignFile(in.Repo, in.BOMDoc); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("read %s: %w", in.BOMDoc, err)
 		}
 	}
@@ -193,6 +193,11 @@ func Generate(ctx context.Context, t *kicadcli.Tool, in Input, dir string, o Opt
 		return g.place("bom-"+sup.Name+".csv", BOMCSV(lines, sup))
 	})
 
+	// An interrupted run (Ctrl-C, SIGTERM) stops here: the old manifest and
+	// the files it lists are not replaced by a manifest of cancelled steps.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("interrupted (%v); the manifest in %s was not rewritten", context.Cause(ctx), dir)
+	}
 	m := Manifest{Project: in.Name, KiCadCLIVersion: t.Version(), Fab: prof.Name, Supplier: sup.Name, Artifacts: g.artifacts, Files: []File{}}
 	for _, a := range m.Artifacts {
 		for _, f := range a.Files {
@@ -226,6 +231,9 @@ type generator struct {
 
 // run produces one artifact, recording a failure instead of stopping.
 func (g *generator) run(name string, produce func() (Artifact, error)) {
+	if g.ctx.Err() != nil {
+		return // interrupted: Generate reports it and writes no manifest
+	}
 	start := time.Now()
 	a, err := produce()
 	g.took[name] = time.Since(start)

@@ -1,7 +1,7 @@
 // Package project finds the KiCad project inside a repository: the root
 // schematic, the board and the .kicad_pro beside them. It reads folder
 // listings only; it never parses KiCad files and imports only the standard
-// library.
+// library and repofs.
 package project
 
 import (
@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"copperhead/internal/repofs"
 )
 
 // Project is a located KiCad project. Paths are absolute.
@@ -49,12 +51,18 @@ func Locate(repo, sub, schematic, board string) (*Project, error) {
 	pr := &Project{Repo: repo}
 	if schematic != "" {
 		pr.Schematic = filepath.Join(repo, filepath.FromSlash(schematic))
+		if _, err := repofs.Resolve(repo, pr.Schematic); err != nil {
+			return nil, fmt.Errorf("schematic %s named in .copperhead/config.json: %w", schematic, repofs.Renamed(err, schematic))
+		}
 		if _, err := os.Stat(pr.Schematic); err != nil {
 			return nil, fmt.Errorf("schematic %s named in .copperhead/config.json: %w", schematic, unwrapPath(err))
 		}
 		pr.Name = strings.TrimSuffix(filepath.Base(pr.Schematic), ".kicad_sch")
 		if board != "" {
 			pr.Board = filepath.Join(repo, filepath.FromSlash(board))
+			if _, err := repofs.Resolve(repo, pr.Board); err != nil {
+				return nil, fmt.Errorf("board %s named in .copperhead/config.json: %w", board, repofs.Renamed(err, board))
+			}
 			if _, err := os.Stat(pr.Board); err != nil {
 				return nil, fmt.Errorf("board %s named in .copperhead/config.json: %w", board, unwrapPath(err))
 			}

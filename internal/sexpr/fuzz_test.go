@@ -37,6 +37,9 @@ func FuzzParse(f *testing.F) {
 			if n.Start < lo || n.End > hi || n.Start >= n.End {
 				t.Fatalf("span [%d,%d) outside parent [%d,%d)", n.Start, n.End, lo, hi)
 			}
+			if n.Kind == List && (src[n.Start] != '(' || src[n.End-1] != ')') {
+				t.Fatalf("list span [%d,%d) does not run from '(' to ')'", n.Start, n.End)
+			}
 			for i := range n.Children {
 				check(&n.Children[i], n.Start, n.End)
 			}

@@ -73,8 +73,9 @@ func ParseFile(path string) (*Node, []byte, error) {
 	return n, src, nil
 }
 
-// Parse parses the first top-level list in src (the shape of every KiCad
-// file). name is used only in error messages.
+// Parse parses src as one top-level list (the shape of every KiCad file);
+// anything but white space after that list is a *SyntaxError. name is used
+// only in error messages.
 func Parse(name string, src []byte) (*Node, error) {
 	p := parser{name: name, s: string(src)}
 	return p.parse()
@@ -173,10 +174,11 @@ func (p *parser) parse() (*Node, error) {
 			clear(scratch[o.first:]) // drop references so the GC can free decoded strings
 			scratch = scratch[:o.first]
 			if len(opens) == 0 {
-				// Anything after the top-level list is ignored, as KiCad's own
-				// parser does: real files (the royalblue54L_feather demo board)
-				// carry stray expressions there and KiCad loads them.
-				return &Node{Kind: List, Start: o.start, End: p.pos, Children: kids}, nil
+				end := p.pos
+				if err := p.trailing(o.start); err != nil {
+					return nil, err
+				}
+				return &Node{Kind: List, Start: o.start, End: end, Children: kids}, nil
 			}
 			scratch = append(scratch, Node{Kind: List, Start: o.start, End: p.pos, Children: kids})
 		case '"':
@@ -197,6 +199,30 @@ func (p *parser) parse() (*Node, error) {
 			scratch = append(scratch, Node{Kind: Atom, Start: start, End: p.pos, Value: p.s[start:p.pos]})
 		}
 	}
+}
+
+// trailing refuses anything but white space after the top-level list that
+// opened at start and closed just before p.pos. Ignoring it would read half
+// a file as if it were whole: one stray ')' inside a schematic closes the
+// top-level list early, and everything after it (sheets, symbols, a board's
+// footprints) would silently vanish from the design. KiCad's own loader
+// copes with some such files (it accepts a missing '(' before a keyword, as
+// in the royalblue54L_feather demo board's "(curved_edges no)filter_ratio
+// 0.9)"), but a lossless reader cannot guess where the missing '(' was, so
+// the file is refused with the place where its structure ends early.
+func (p *parser) trailing(start int) error {
+	end := p.pos
+	p.skipSpace()
+	if p.pos >= len(p.s) {
+		return nil
+	}
+	sl, sc := LineCol([]byte(p.s), start)
+	el, ec := LineCol([]byte(p.s), end-1)
+	what := "content"
+	if p.s[p.pos] == ')' {
+		what = "an unmatched ')'"
+	}
+	return p.errAt(p.pos, "%s after the end of the file's top-level list (opened at %d:%d, closed at %d:%d): an extra ')' before that point closes it early, or the file was damaged", what, sl, sc, el, ec)
 }
 
 // slabNodes is how many nodes one slab allocation holds: large enough that a

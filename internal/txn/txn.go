@@ -6,7 +6,8 @@
 // old. Lock is the repository's one-writer lock (.copperhead/state/lock, stale
 // locks detected by pid and process start time).
 //
-// It imports only the standard library and internal/atomicfile; it must
+// It imports only the standard library, internal/atomicfile and
+// internal/repofs; it must
 // never import kicad, design or anything above them: it moves bytes, it
 // does not know what they mean.
 package txn
@@ -25,6 +26,7 @@ import (
 	"strings"
 
 	"copperhead/internal/atomicfile"
+	"copperhead/internal/repofs"
 )
 
 // StateDir holds the lock and the journal, relative to the repository
@@ -208,46 +210,21 @@ func Recover(repo string) ([]string, error) {
 	return done, nil
 }
 
-// Resolve returns the real path a write to path reaches: symbolic links
-// followed (of the file and of its folders, the deepest existing one for a
-// new file). It refuses a path that leads outside repo or names something
-// other than a regular file, naming the path as given.
+// Resolve returns the real path a write to path reaches (repofs.Resolve:
+// symbolic links and ".." followed), refusing one outside repo or that is
+// not a regular file, naming the path as given.
 func Resolve(repo, path string) (string, error) {
-	realRepo, err := filepath.EvalSymlinks(repo)
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(repo, path)
+	}
+	real, err := repofs.Resolve(repo, path)
 	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", repo, err)
-	}
-	abs := path
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(repo, abs)
-	}
-	abs = filepath.Clean(abs)
-	shown := rel(repo, abs)
-	// Walk up to the deepest part of the path that exists and resolve it.
-	existing, rest := abs, ""
-	for {
-		if _, err := os.Lstat(existing); err == nil {
-			break
+		var re *repofs.Error
+		if errors.As(err, &re) {
+			re.Path = rel(repo, filepath.Clean(path))
+			return "", fmt.Errorf("%w: refusing to write it", re)
 		}
-		parent := filepath.Dir(existing)
-		if parent == existing {
-			break
-		}
-		rest = filepath.Join(filepath.Base(existing), rest)
-		existing = parent
-	}
-	real, err := filepath.EvalSymlinks(existing)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", shown, err)
-	}
-	if rest != "" {
-		real = filepath.Join(real, rest)
-	}
-	if r, err := filepath.Rel(realRepo, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("%s leads outside the repository (to %s): refusing to write it", shown, real)
-	}
-	if fi, err := os.Stat(real); err == nil && !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file (%s): refusing to write it", shown, fi.Mode().Type())
+		return "", err
 	}
 	return real, nil
 }

@@ -127,12 +127,21 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 		bar = kicadcli.SeverityWarning
 	}
 	tool := in.Tool
+	// Our own parse is the fastest to fail (a damaged sheet, a file outside
+	// the repository): it ends the kicad-cli runs at once, and its error,
+	// which names file:line:col, is the one reported.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	wg.Go(func() { erc, ercErr = tool.ERC(ctx, in.Schematic) })
 	if in.Board != "" {
 		wg.Go(func() { drc, drcErr = tool.DRC(ctx, in.Board) })
 	}
 	wg.Go(func() { nl, nlErr = tool.Netlist(ctx, in.Schematic) })
-	wg.Go(func() { sch, schErr = kicad.LoadSchematic(in.Schematic) })
+	wg.Go(func() {
+		if sch, schErr = kicad.LoadSchematicWithin(in.Schematic, in.Repo); schErr != nil {
+			cancel()
+		}
+	})
 	if runSpec {
 		wg.Go(func() { spec, specErr = openspec.ValidateAll(ctx, in.Repo) })
 	}
@@ -141,6 +150,11 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	// A sub-sheet kicad-cli could not load is left out of its netlist and
+	// ERC without an error: the design would pass check as half of itself.
+	if err := kicad.CheckNetlistCovers(sch, nl); err != nil {
+		return nil, err
 	}
 
 	res := &Result{}

@@ -11,12 +11,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 
 	"copperhead/internal/atomicfile"
 	"copperhead/internal/kicad"
+	"copperhead/internal/repofs"
 	"copperhead/internal/sexpr"
 )
 
@@ -57,11 +57,38 @@ type Design struct {
 	// knows the names written down). Callers that write set it before
 	// planning; nil only in tests of the planner alone.
 	Netlist *kicad.Netlist
+
+	// Boundary is the folder every file of the design must stay inside (the
+	// repository), as given to LoadWithin; "" after Load.
+	Boundary string
 }
 
-// Load opens the schematic rooted at rootPath for editing.
+// Load opens the schematic rooted at rootPath for editing, reading sheet
+// files wherever they are; commands on a repository use LoadWithin.
 func Load(rootPath string) (*Design, error) {
-	model, err := kicad.LoadSchematic(rootPath)
+	return load(rootPath, "")
+}
+
+// LoadWithin is Load confined to the folder boundary (the repository), as
+// kicad.LoadSchematicWithin: a sheet file that resolves outside it, or is
+// not a regular file, is refused before anything is read or planned, so no
+// edit can ever be planned against (or written to) a file outside.
+// Design.Boundary records it for the writer.
+func LoadWithin(rootPath, boundary string) (*Design, error) {
+	if boundary == "" {
+		return nil, errors.New("schedit.LoadWithin: empty boundary")
+	}
+	return load(rootPath, boundary)
+}
+
+func load(rootPath, boundary string) (*Design, error) {
+	var model *kicad.Schematic
+	var err error
+	if boundary == "" {
+		model, err = kicad.LoadSchematic(rootPath)
+	} else {
+		model, err = kicad.LoadSchematicWithin(rootPath, boundary)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +96,7 @@ func Load(rootPath string) (*Design, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Design{RootPath: root, Sheets: map[string]*Sheet{}, Model: model}
+	d := &Design{RootPath: root, Sheets: map[string]*Sheet{}, Model: model, Boundary: boundary}
 	dir := filepath.Dir(root)
 	files := []string{"."}
 	for _, inst := range model.Sheets {
@@ -83,7 +110,12 @@ func Load(rootPath string) (*Design, error) {
 		if _, ok := d.Sheets[p]; ok {
 			continue
 		}
-		src, err := os.ReadFile(p)
+		var src []byte
+		if boundary == "" {
+			src, err = repofs.ReadRegular(p)
+		} else {
+			src, err = repofs.ReadFile(boundary, p)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", f, err)
 		}
@@ -194,6 +226,13 @@ func (p *Plan) Apply(d *Design) ([]string, error) {
 	for path, b := range next {
 		if _, err := sexpr.Parse(path, b); err != nil {
 			return nil, fmt.Errorf("%s would no longer parse: %w", d.Sheets[path].Rel, err)
+		}
+	}
+	if d.Boundary != "" {
+		for path := range next {
+			if _, err := repofs.Resolve(d.Boundary, path); err != nil {
+				return nil, fmt.Errorf("write %s: %w", d.Sheets[path].Rel, err)
+			}
 		}
 	}
 	var changed []string
