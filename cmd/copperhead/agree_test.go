@@ -18,6 +18,9 @@ func agreeProjects(t *testing.T) map[string][2]string {
 	t.Helper()
 	out := map[string][2]string{"open-telegraph": {"../../examples/open-telegraph", ""}}
 	fixtures, _ := filepath.Glob("../../internal/kicad/schedit/testdata/*/*.kicad_pro")
+	more, _ := filepath.Glob("../../internal/kicad/testdata/*/*.kicad_pro")
+	fixtures = append(fixtures, more...)
+	out["fixture kicad6"] = [2]string{"../../internal/kicad/testdata/kicad6", "kicad6.kicad_sch"}
 	for _, f := range fixtures {
 		out["fixture "+filepath.Base(filepath.Dir(f))] = [2]string{filepath.Dir(f), strings.TrimSuffix(filepath.Base(f), ".kicad_pro") + ".kicad_sch"}
 	}

@@ -883,6 +883,17 @@ func describeObject(n *sexpr.Node) string {
 // whose far end touches nothing but labels — and, when powerToo, power
 // symbols — which go with it. When lenient is false (Disconnect) a wire
 // leading anywhere else is an error; RemovePart passes lenient and keeps it.
+// labelAlong reports whether a label sits on wire w anywhere but its far
+// end (a label there belongs to the wiring that meets it).
+func labelAlong(o *sheetObjects, w wireSeg, far kicad.Point) bool {
+	for _, l := range o.labels {
+		if !samePoint(l.pos, far) && (samePoint(l.pos, w.a) || samePoint(l.pos, w.b) || onSegment(l.pos, w.a, w.b)) {
+			return true
+		}
+	}
+	return false
+}
+
 func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) ([]*sexpr.Node, error) {
 	var rm []*sexpr.Node
 	others := func(p kicad.Point, skipWire *sexpr.Node) (labels []*sexpr.Node, power []*sexpr.Node, busy bool) {
@@ -949,7 +960,9 @@ func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) ([]*sexpr
 		labels, power, busy := others(far, w.node)
 		if midBusy || busy {
 			if lenient {
-				if !midBusy {
+				// A label along the wire names the far end's net through
+				// it: the wire stays, or that net would lose its name.
+				if !midBusy && !labelAlong(o, w, far) {
 					rm = append(rm, w.node)
 				}
 				continue

@@ -126,8 +126,21 @@ func (o fuzzOp) expect(d *Design) error {
 	return nil
 }
 
-// fuzzBase is the fixture held in memory and loaded once per fuzz process.
+// fuzzFixtures are the projects FuzzPlanner edits: the bundled board and
+// the hand-built fixtures of the patterns real projects showed (a converted
+// library's power pin, a bus alias and overbar names; another project's
+// instance entries; a sheet used three times; a KiCad 6 root).
+var fuzzFixtures = []struct{ dir, root string }{
+	{fixtureDir, "open-telegraph.kicad_sch"},
+	{"testdata/nets", "nets.kicad_sch"},
+	{"../testdata/foreign", "foreign.kicad_sch"},
+	{"../testdata/reused3", "reused3.kicad_sch"},
+	{"../testdata/kicad6", "kicad6.kicad_sch"},
+}
+
+// fuzzBase is one fixture held in memory and loaded once per fuzz process.
 type fuzzBase struct {
+	root   string            // the root schematic's file name
 	files  map[string][]byte // relative name -> bytes: the schematics and project tables
 	design *Design           // loaded from a copy of files; never written
 	err    error
@@ -135,35 +148,41 @@ type fuzzBase struct {
 
 var (
 	fuzzOnce  sync.Once
-	fuzzState fuzzBase
+	fuzzState []fuzzBase
 )
 
-func loadFuzzBase(tb testing.TB) fuzzBase {
+func loadFuzzBase(tb testing.TB) []fuzzBase {
 	fuzzOnce.Do(func() {
-		fuzzState.files = map[string][]byte{}
-		entries, err := os.ReadDir(fixtureDir)
-		if err != nil {
-			fuzzState.err = err
-			return
-		}
-		for _, e := range entries {
-			if strings.HasSuffix(e.Name(), ".kicad_pcb") || e.IsDir() {
-				continue
-			}
-			b, err := os.ReadFile(filepath.Join(fixtureDir, e.Name()))
-			if err != nil {
-				fuzzState.err = err
-				return
-			}
-			fuzzState.files[e.Name()] = b
-		}
-		root := writeFiles(tb, tb.TempDir(), fuzzState.files)
-		fuzzState.design, fuzzState.err = Load(root)
-		if fuzzState.err == nil {
-			fuzzState.design.Netlist, fuzzState.err = fuzzNetlist(root)
+		for _, fx := range fuzzFixtures {
+			fuzzState = append(fuzzState, readFuzzBase(tb, fx.dir, fx.root))
 		}
 	})
 	return fuzzState
+}
+
+func readFuzzBase(tb testing.TB, dir, rootName string) fuzzBase {
+	b := fuzzBase{root: rootName, files: map[string][]byte{}}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		b.err = err
+		return b
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".kicad_pcb") || e.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			b.err = err
+			return b
+		}
+		b.files[e.Name()] = data
+	}
+	root := writeFiles(tb, tb.TempDir(), b.files, rootName)
+	if b.design, b.err = Load(root); b.err == nil {
+		b.design.Netlist, b.err = fuzzNetlist(root)
+	}
+	return b
 }
 
 // fuzzNetlist exports root's netlist with kicad-cli, or returns nil (and
@@ -178,14 +197,14 @@ func fuzzNetlist(root string) (*kicad.Netlist, error) {
 }
 
 // writeFiles writes files into dir and returns the root schematic's path.
-func writeFiles(tb testing.TB, dir string, files map[string][]byte) string {
+func writeFiles(tb testing.TB, dir string, files map[string][]byte, root string) string {
 	tb.Helper()
 	for name, b := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	return filepath.Join(dir, "open-telegraph.kicad_sch")
+	return filepath.Join(dir, root)
 }
 
 // byteChooser draws choices from fuzz input; exhausted input reads as zeros.
@@ -309,25 +328,35 @@ func step(tb testing.TB, d *Design, o fuzzOp, dir string) *Design {
 }
 
 func FuzzPlanner(f *testing.F) {
-	base := loadFuzzBase(f)
-	if base.err != nil {
-		f.Skip(base.err)
+	bases := loadFuzzBase(f)
+	for _, b := range bases {
+		if b.err != nil {
+			f.Fatalf("%s: %v", b.root, b.err)
+		}
 	}
-	for _, seed := range [][]byte{
-		{0, 0, 0, 0},
+	// The first byte picks the fixture, the rest the operations.
+	seqs := [][]byte{
+		{0, 0, 0},
 		{7, 7, 1, 0, 3, 2, 0},
 		{12, 6},
 		{5, 2, 3, 0, 5, 1, 4},
 		{40, 1, 0, 1},
 		{40, 5, 9, 10, 40, 5, 10, 9},
 		{3, 0, 5, 1, 4},
-	} {
-		f.Add(seed)
+	}
+	for _, seq := range seqs {
+		f.Add(append([]byte{0}, seq...))
+	}
+	for i := 1; i < len(bases); i++ {
+		for _, seq := range seqs[:4] {
+			f.Add(append([]byte{byte(i)}, seq...))
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := &byteChooser{b: data}
+		base := bases[c.next()%len(bases)]
 		dir := t.TempDir()
-		writeFiles(t, dir, base.files)
+		writeFiles(t, dir, base.files, base.root)
 		d := base.design
 		for range min(4, 1+len(data)/3) {
 			d = step(t, d, chooseOp(c, d), dir)

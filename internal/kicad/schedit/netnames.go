@@ -3,6 +3,7 @@ package schedit
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"copperhead/internal/kicad"
@@ -39,6 +40,18 @@ type writing struct {
 	scopes []string
 	ref    string // power symbols and power pins: the symbol's reference
 	lib    string // power pins: the library symbol whose pin names the net
+	// oldPower marks a power_pin writing of a real power symbol in a file
+	// older than KiCad 8, whose net KiCad names by the pin, not the Value.
+	oldPower bool
+}
+
+// valueNamesPower reports whether KiCad names a power symbol's net by its
+// Value in this file: from format 20231120 (KiCad 8) on. In older files
+// (KiCad 6 and 7) kicad-cli 9 still names it by the library's power-input
+// pin, whatever the Value says (checked against kicad-cli 9).
+func valueNamesPower(sh *Sheet) bool {
+	v, err := strconv.Atoi(sh.Root.Value1("version"))
+	return err != nil || v >= 20231120
 }
 
 func (w writing) global() bool {
@@ -172,7 +185,7 @@ func powerWritings(sh *Sheet, sym *sexpr.Node) []writing {
 		return nil
 	}
 	pins := libPins(sh, lib, ps.unit, ps.style)
-	if lib.Child("power") != nil || lib.HasAtom("power") {
+	if (lib.Child("power") != nil || lib.HasAtom("power")) && valueNamesPower(sh) {
 		for _, p := range pins {
 			if p.Arg(0) == "power_in" {
 				if prop := propertyNode(sym, "Value"); prop != nil {
@@ -185,9 +198,9 @@ func powerWritings(sh *Sheet, sym *sexpr.Node) []writing {
 	var out []writing
 	for _, p := range pins {
 		hidden := p.HasAtom("hide") || p.Child("hide") != nil && p.Value1("hide") != "no"
-		if p.Arg(0) == "power_in" && hidden {
+		if p.Arg(0) == "power_in" && (hidden || lib.Child("power") != nil || lib.HasAtom("power")) {
 			if name := pinText(p.Value1("name")); name != "" {
-				out = append(out, writing{sh: sh, node: sym, kind: "power_pin", text: name, ref: ref, lib: lib.Arg(0)})
+				out = append(out, writing{sh: sh, node: sym, kind: "power_pin", text: name, ref: ref, lib: lib.Arg(0), oldPower: lib.Child("power") != nil || lib.HasAtom("power")})
 			}
 		}
 	}

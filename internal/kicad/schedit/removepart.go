@@ -12,7 +12,8 @@ import (
 // one of its pins (unless another object connects along it) together with
 // the labels and power symbols at the wire's far end when nothing else is
 // there. A wire whose far end joins other wiring is removed but that wiring
-// stays. The sheet's lib_symbols entries no remaining symbol uses are
+// stays, unless a label on the wire names that wiring's net: then the wire
+// stays too, so the net keeps its name. The sheet's lib_symbols entries no remaining symbol uses are
 // removed; the rest stay byte for byte. In a sheet used several times the
 // part goes from every instance (Touched lists each reference).
 //

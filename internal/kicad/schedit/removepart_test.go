@@ -40,3 +40,32 @@ func TestRemovePartR8(t *testing.T) {
 		t.Fatalf("second removal: %v, want unknown reference", err)
 	}
 }
+
+// TestRemovePartKeepsTheNetsItsWiresName: removing a part whose wires run
+// straight to another part's pins, with the net's label on them, keeps
+// those wires: the other part stays on the labelled net (FuzzPlanner found
+// the labels orphaned). In a sheet used three times all three go.
+func TestRemovePartKeepsTheNetsItsWiresName(t *testing.T) {
+	root := copyProject(t, "../testdata/reused3", "reused3.kicad_sch")
+	d := loadVerified(t, root)
+	p, err := RemovePart(d, "R101")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Expect.Removed; len(got) != 3 {
+		t.Fatalf("Expect.Removed = %v, want the three instances", got)
+	}
+	applyVerified(t, d, p)
+}
+
+// TestRenameNetOldFormatPowerSymbol: in a file older than KiCad 8, KiCad
+// names a power net by the library pin, not the Value, so renaming the
+// Value would change nothing KiCad shows: refused, saying why.
+func TestRenameNetOldFormatPowerSymbol(t *testing.T) {
+	root := copyProject(t, "../testdata/kicad6", "kicad6.kicad_sch")
+	d := loadVerified(t, root)
+	_, err := RenameNet(d, "GND", "GND_A", false)
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "older than KiCad 8") {
+		t.Fatalf("RenameNet GND on a KiCad 6 file = %v, want a refusal naming the file format", err)
+	}
+}

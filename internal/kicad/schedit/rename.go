@@ -100,6 +100,9 @@ func RenameNet(d *Design, old, new string, merge bool) (*Plan, error) {
 		}
 	}
 	for _, w := range from.writes {
+		if w.kind == "power_pin" && w.oldPower {
+			return nil, Refusef("%s is named by the power-input pin %s of the power symbol %s (%s): in a file older than KiCad 8 KiCad takes a power net's name from the symbol library's pin, not from the Value; open and save the schematic in KiCad 8 or later (then the Value names the net), or replace the symbol", from.text, w.text, w.ref, w.lib)
+		}
 		if w.kind == "power_pin" {
 			return nil, Refusef("%s is named by the hidden power-input pin %s of %s (%s, a symbol without KiCad's power flag): KiCad takes the net name from the pin in the symbol library; rename the pin there in KiCad, or replace the symbol with a power symbol", from.text, w.text, w.ref, w.lib)
 		}
