@@ -184,12 +184,9 @@ func FollowFields(name string, src []byte, changes []FieldChange, lib FootprintL
 	if len(edits) == 0 {
 		return src, nil, nil
 	}
-	next, err := sexpr.Splice(src, edits)
+	next, err := splice(name, src, edits)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if _, err := sexpr.Parse(name, next); err != nil {
-		return nil, nil, fmt.Errorf("%s would no longer parse: %w", name, err)
+		return nil, nil, err
 	}
 	return next, lines, nil
 }

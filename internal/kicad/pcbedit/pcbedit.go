@@ -102,12 +102,9 @@ func RenameNets(name string, src []byte, renames map[string]string) ([]byte, []s
 	if len(edits) == 0 {
 		return src, nil, nil
 	}
-	next, err := sexpr.Splice(src, edits)
+	next, err := splice(name, src, edits)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if _, err := sexpr.Parse(name, next); err != nil {
-		return nil, nil, fmt.Errorf("%s would no longer parse: %w", name, err)
+		return nil, nil, err
 	}
 	var lines []string
 	for old, n := range count {
@@ -115,4 +112,16 @@ func RenameNets(name string, src []byte, renames map[string]string) ([]byte, []s
 	}
 	sort.Strings(lines)
 	return next, lines, nil
+}
+
+// splice applies edits to a board and proves the result still parses.
+func splice(name string, src []byte, edits []sexpr.Edit) ([]byte, error) {
+	next, err := sexpr.Splice(src, edits)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if _, err := sexpr.Parse(name, next); err != nil {
+		return nil, fmt.Errorf("%s would no longer parse: %w", name, err)
+	}
+	return next, nil
 }
