@@ -239,6 +239,17 @@ func TestEditFaultsLeaveEverythingAsItWas(t *testing.T) {
 			os.RemoveAll(filepath.Join(repo, "docs"))
 			os.WriteFile(filepath.Join(repo, "docs"), []byte("not a folder\n"), 0o644)
 		}, "docs"},
+		{"sheet file outside the repository", func(t *testing.T, repo, outside string) {
+			// The root names its power sheet by a path that leaves the
+			// repository: a victim file there must not be read or written.
+			victim := filepath.Join(outside, "power.kicad_sch")
+			b, _ := os.ReadFile(filepath.Join(repo, "hardware", "power.kicad_sch"))
+			os.WriteFile(victim, b, 0o644)
+			root := filepath.Join(repo, "hardware", "open-telegraph.kicad_sch")
+			src, _ := os.ReadFile(root)
+			rel, _ := filepath.Rel(filepath.Join(repo, "hardware"), victim)
+			os.WriteFile(root, bytes.Replace(src, []byte(`"Sheetfile" "power.kicad_sch"`), []byte(`"Sheetfile" "`+rel+`"`), 1), 0o644)
+		}, "outside the repository"},
 		{"docs symlink out of the repository", func(t *testing.T, repo, outside string) {
 			os.CopyFS(filepath.Join(outside, "docs"), os.DirFS(filepath.Join(repo, "docs")))
 			os.RemoveAll(filepath.Join(repo, "docs"))
