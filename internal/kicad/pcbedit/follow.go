@@ -55,7 +55,8 @@ func refuse(format string, args ...any) error {
 //   - Footprint: the footprint is replaced by the library one at the same
 //     position and rotation, keeping its reference, value, UUID, symbol link,
 //     lock, fields and do-not-populate/BOM flags; each new pad takes the net
-//     of the old pad with the same number. Refused (ErrUpdateInKiCad, with the
+//     of the old pad with the same number (a numbered pad the old footprint
+//     lacked is refused: only KiCad's update reads the netlist it needs). Refused (ErrUpdateInKiCad, with the
 //     KiCad action to take) when the library footprint is not installed, when
 //     an old pad's net has no pad of that number in the new footprint, when
 //     the footprint sits on the bottom side, or when the board's format is
@@ -263,11 +264,25 @@ func replaceFootprint(name string, src []byte, version int, fp *sexpr.Node, ref,
 		nets[num] = kigen.PadNet{Net: kigen.Clone(n), PinFunction: p.Value1("pinfunction"), PinType: p.Value1("pintype")}
 		numbers = append(numbers, num)
 	}
+	oldPads := map[string]bool{}
+	for p := range fp.All("pad") {
+		oldPads[p.Arg(0)] = true
+	}
 	newPads := map[string]bool{}
+	var added []string
 	for p := range libFP.All("pad") {
 		if padOnCopper(p) {
-			newPads[p.Arg(0)] = true
+			num := p.Arg(0)
+			if num != "" && !oldPads[num] && !newPads[num] {
+				added = append(added, num)
+			}
+			newPads[num] = true
 		}
+	}
+	// A numbered pad the old footprint lacked may be a schematic pin on a
+	// net; only KiCad's update, which reads the netlist, can give it one.
+	if len(added) > 0 {
+		return "", "", refuse("%s: %s has pads %s that %s's %s lacks, and only KiCad's update from the netlist can give them their nets", name, fpid, strings.Join(added, ", "), ref, old)
 	}
 	var lost []string
 	for _, num := range numbers {

@@ -181,6 +181,7 @@ func TestFollowFieldsRefusals(t *testing.T) {
 		{"no library", FieldChange{Ref: "R1", Field: "Footprint", Value: "NoSuchLib:R"}, "no library NoSuchLib"},
 		{"pads not covered", FieldChange{Ref: "U2", Field: "Footprint", Value: "Resistor_SMD:R_0805_2012Metric"}, "has no pad for pad 3 (net"},
 		{"reference", FieldChange{Ref: "R1", Field: "Reference", Value: "R100"}, "changing reference R1"},
+		{"new pads", FieldChange{Ref: "R1", Field: "Footprint", Value: "Package_TO_SOT_SMD:SOT-23"}, "has pads 3 that R1's"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
