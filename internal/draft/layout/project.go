@@ -8,8 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"copperhead/internal/kicad"
 	"copperhead/internal/sexpr"
@@ -126,37 +124,43 @@ func symbolPaths(sch *kicad.Schematic) (map[string]string, error) {
 			offer(p.Value1("reference"), p.Arg(0), unit)
 		}
 	}
-	rootPrefix := "/" + rootNode.Value1("uuid")
-	files := []string{sch.Root}
-	for _, s := range sch.Sheets {
-		f := filepath.Join(rootDir, filepath.FromSlash(s.File))
-		if !slices.Contains(files, f) {
-			files = append(files, f)
+	// Per sheet instance, the one entry kicad.PickInstance says is this
+	// design's (another project's leftover entries never count).
+	rootUUID, project := rootNode.Value1("uuid"), kicad.ProjectName(sch.Root)
+	parsed := map[string]*sexpr.Node{sch.Root: rootNode}
+	for _, si := range sch.Sheets {
+		f := sch.Root
+		if si.Path != "/" {
+			f = filepath.Join(rootDir, filepath.FromSlash(si.File))
 		}
-	}
-	for i, f := range files {
-		n := rootNode
-		if i > 0 {
+		n, ok := parsed[f]
+		if !ok {
 			if n, _, err = sexpr.ParseFile(f); err != nil {
 				return nil, fmt.Errorf("read symbol paths: %w", err)
 			}
+			parsed[f] = n
 		}
 		for sym := range n.All("symbol") {
 			uuid := sym.Value1("uuid")
-			inst := sym.Child("instances")
-			if uuid == "" || inst == nil {
+			if uuid == "" || sym.Child("lib_id") == nil {
 				continue
 			}
-			unit := atoiOr(sym.Value1("unit"), 1)
-			for proj := range inst.All("project") {
-				for p := range proj.All("path") {
-					sheet, ok := strings.CutPrefix(p.Arg(0), rootPrefix)
-					if !ok || rootPrefix == "/" {
-						continue
+			var entries []*sexpr.Node
+			names := map[*sexpr.Node]string{}
+			for inst := range sym.All("instances") {
+				for proj := range inst.All("project") {
+					for p := range proj.All("path") {
+						entries = append(entries, p)
+						names[p] = proj.Arg(0)
 					}
-					offer(p.Value1("reference"), strings.TrimSuffix(sheet, "/")+"/"+uuid, unit)
 				}
 			}
+			e := kicad.PickInstance(entries, func(p **sexpr.Node) (string, string) { return names[*p], (*p).Arg(0) }, project, rootUUID, si.UUIDPath)
+			if e == nil {
+				continue
+			}
+			unit := atoiOr((*e).Value1("unit"), atoiOr(sym.Value1("unit"), 1))
+			offer((*e).Value1("reference"), kicad.LegacyInstancePath(si.UUIDPath, uuid), unit)
 		}
 	}
 	out := make(map[string]string, len(found))
