@@ -48,6 +48,9 @@ func (editFileTool) Run(ctx context.Context, s *Session, raw json.RawMessage) (R
 	if why := writeRefusal(p.Rel); why != "" {
 		return Errorf("edit_file: %s", why), nil
 	}
+	if why := s.kicadFileRefusal("edit_file", p.Rel); why != "" {
+		return Errorf("%s", why), nil
+	}
 	fi, err := os.Stat(p.Abs)
 	switch {
 	case errors.Is(err, os.ErrNotExist):

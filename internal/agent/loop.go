@@ -78,6 +78,10 @@ type RunInput struct {
 	// Interactive (--interactive) requires Approve: the human approves the
 	// validated proposal before the edit tools unlock (spec §2.6).
 	Interactive bool
+	// Sync is a sync run: the tools that change KiCad files are withheld
+	// for the whole run, and edit_file/write_file refuse KiCad files
+	// (Session.Sync).
+	Sync bool
 	// Approve is asked between proposal validation and unlocking the edit
 	// tools; nil approves automatically (the proposal is marked AUTO).
 	Approve func(changeID string) bool
@@ -236,7 +240,7 @@ func newRun(ctx context.Context, in RunInput) (*run, error) {
 	cfg := in.Config
 	cfg.MaxTurns, cfg.MaxRepairCycles = r.budget, r.maxRepair
 	r.s = &Session{Repo: in.Repo, Config: cfg, Project: in.Project, KiCad: in.KiCad, Redactor: in.Redactor,
-		RunID: in.RunID, Request: in.Request, Approve: in.Approve, Ledger: NewLedger()}
+		RunID: in.RunID, Request: in.Request, Approve: in.Approve, Sync: in.Sync, Ledger: NewLedger()}
 
 	// The prompt first: it only reads, so a failure here leaves nothing
 	// to restore. Then the snapshot, the last step that may refuse.

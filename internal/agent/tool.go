@@ -68,6 +68,13 @@ type Session struct {
 	// unlocking the edit tools; false keeps them locked.
 	Approve func(changeID string) bool
 
+	// Sync marks a sync run: the KiCad files are the truth it reconciles
+	// the docs against, so the tools that change them are absent from its
+	// tool list and refused for the whole run (SyncWithheld), and edit_file
+	// and write_file refuse KiCad files. A sync run changes docs, the
+	// registry and generated files only.
+	Sync bool
+
 	Ledger *Ledger
 
 	// Touched are repo-relative files the run changed, in first-touch order.

@@ -68,15 +68,50 @@ func AllTools() []Tool {
 // order, except mutating ones while the run's change has not validated
 // (invariant 1: the edit tools are absent, not merely discouraged). Each
 // tool's Spec is built once, so the same session state yields the same bytes.
+//
+// A sync run (Session.Sync) never shows the tools that change KiCad files
+// (SyncWithheld), validated or not.
 func ToolList(s *Session, tools []Tool) []llm.Tool {
 	out := make([]llm.Tool, 0, len(tools))
 	for _, t := range tools {
 		if t.Mutating() && !s.Validated {
 			continue
 		}
+		if s.Sync && SyncWithheld(t.Spec().Name) {
+			continue
+		}
 		out = append(out, t.Spec())
 	}
 	return out
+}
+
+// syncWithheld are the tools that change KiCad files: a sync run never has
+// them (Session.Sync). edit_file and write_file stay, for the docs, but
+// refuse KiCad files in a sync run (kicadFileRefusal).
+var syncWithheld = []string{
+	"rename_net", "set_field", "swap_pins", "add_part", "remove_part",
+	"connect_pin", "disconnect_pin", "no_connect_pin", "draft_schematic",
+}
+
+// SyncWithheld reports whether the tool named name changes KiCad files, so
+// that a sync run withholds it.
+func SyncWithheld(name string) bool { return slices.Contains(syncWithheld, name) }
+
+// IsKiCadFile reports whether rel (slash-separated) is a file KiCad owns: a
+// .kicad_* file (schematic, board, project, symbol or footprint library,
+// rules) or a sym-lib-table / fp-lib-table.
+func IsKiCadFile(rel string) bool {
+	base := strings.ToLower(path.Base(rel))
+	return strings.HasPrefix(path.Ext(base), ".kicad_") || base == "sym-lib-table" || base == "fp-lib-table"
+}
+
+// kicadFileRefusal is why tool may not write rel in this session ("" when
+// it may): a sync run writes no KiCad file.
+func (s *Session) kicadFileRefusal(tool, rel string) string {
+	if !s.Sync || !IsKiCadFile(rel) {
+		return ""
+	}
+	return fmt.Sprintf("%s: refuses %s in a sync run: sync treats the KiCad files as the truth and never changes them; change the doc that disagrees with them instead", tool, rel)
 }
 
 // Dispatch runs one tool call and returns what the model gets back. Calls
@@ -103,6 +138,9 @@ func Dispatch(ctx context.Context, s *Session, tools []Tool, call llm.ToolCall) 
 			names = append(names, t.Name)
 		}
 		return Errorf("unknown tool %q; the tools available now are: %s", call.Name, strings.Join(names, ", "))
+	}
+	if s.Sync && SyncWithheld(call.Name) {
+		return Errorf("%s is not available in a sync run: sync treats the KiCad files as the truth and never changes them; bring the docs, the registry or the generated files in line with the schematic and board instead (edit_file on the doc), or finish with outcome refuse if the KiCad file itself is wrong", call.Name)
 	}
 	if tool.Mutating() && !s.Validated {
 		return Errorf("%s is locked until validate_change passes: write the proposal with propose_change, then call validate_change; the edit tools unlock when it validates", call.Name)

@@ -196,8 +196,81 @@ func TestToolListGate(t *testing.T) {
 	if got := after[len(before):]; !slices.Equal(got, mutatingNames) {
 		t.Errorf("unlocked tools = %v, want %v appended", got, mutatingNames)
 	}
-	if got := mutatingToolNames(); !slices.Equal(got, mutatingNames) {
+	if got := mutatingToolNames(s); !slices.Equal(got, mutatingNames) {
 		t.Errorf("mutatingToolNames = %v", got)
+	}
+}
+
+// A sync run's tool list never holds the tools that change KiCad files,
+// before or after validation; every other tool is where a do run has it.
+func TestToolListSync(t *testing.T) {
+	kicadEditors := []string{"rename_net", "set_field", "swap_pins", "add_part", "remove_part",
+		"connect_pin", "disconnect_pin", "no_connect_pin", "draft_schematic"}
+	for _, validated := range []bool{false, true} {
+		do := &Session{Validated: validated}
+		sync := &Session{Validated: validated, Sync: true}
+		var want []string
+		for _, name := range specNames(ToolList(do, AllTools())) {
+			if !slices.Contains(kicadEditors, name) {
+				want = append(want, name)
+			}
+		}
+		got := specNames(ToolList(sync, AllTools()))
+		if !slices.Equal(got, want) {
+			t.Errorf("validated=%v: sync tool list = %v, want %v", validated, got, want)
+		}
+		if validated {
+			for _, name := range []string{"edit_file", "write_file", "record_constraint", "resolve_affected"} {
+				if !slices.Contains(got, name) {
+					t.Errorf("sync run lacks %s after validation: %v", name, got)
+				}
+			}
+		}
+	}
+	if got := mutatingToolNames(&Session{Sync: true}); slices.ContainsFunc(got, SyncWithheld) {
+		t.Errorf("validate_change would announce KiCad edit tools in a sync run: %v", got)
+	}
+	for _, name := range kicadEditors {
+		if !SyncWithheld(name) {
+			t.Errorf("SyncWithheld(%s) = false", name)
+		}
+	}
+}
+
+// A validated sync run refuses the KiCad-changing tools it was not shown,
+// and edit_file/write_file refuse KiCad files while still editing docs.
+func TestDispatchSyncRefusesKiCadEdits(t *testing.T) {
+	s := toolSession(t, false)
+	s.Validated, s.Sync = true, true
+	sch := "hardware/open-telegraph.kicad_sch"
+	orig := readRepo(t, s, sch)
+	mustFail(t, call(t, s, "set_field", map[string]any{"ref": "R7", "field": "Value", "value": "4.7k"}), "set_field is not available in a sync run", "KiCad files as the truth")
+	mustFail(t, call(t, s, "rename_net", map[string]any{"old": "KEY_DAH", "new": "KEY_DASH"}), "rename_net is not available in a sync run")
+	mustFail(t, call(t, s, "edit_file", map[string]any{"path": sch, "old_string": "(kicad_sch", "new_string": "(kicad_sch "}), "edit_file: refuses "+sch+" in a sync run")
+	for _, p := range []string{"hardware/x.kicad_sym", "lib/sym-lib-table", "fp-lib-table", "hardware/new.kicad_pro"} {
+		mustFail(t, call(t, s, "write_file", map[string]any{"path": p, "content": "x"}), "write_file: refuses "+p+" in a sync run")
+		if _, err := os.Stat(filepath.Join(s.Repo, filepath.FromSlash(p))); err == nil {
+			t.Errorf("write_file created %s in a sync run", p)
+		}
+	}
+	if readRepo(t, s, sch) != orig {
+		t.Fatal("a sync run changed the schematic")
+	}
+	mustOK(t, call(t, s, "write_file", map[string]any{"path": "docs/NOTES.md", "content": "notes\n"}))
+	if len(s.Touched) != 1 || s.Touched[0] != "docs/NOTES.md" {
+		t.Fatalf("touched = %v", s.Touched)
+	}
+}
+
+func TestIsKiCadFile(t *testing.T) {
+	for p, want := range map[string]bool{
+		"a.kicad_sch": true, "hw/b.kicad_pcb": true, "c.kicad_pro": true, "lib/d.kicad_sym": true,
+		"sym-lib-table": true, "hw/fp-lib-table": true, "X.KICAD_SCH": true,
+		"docs/BOM.md": false, "kicad_sch.md": false, "docs/sym-lib-table.md": false, ".copperhead/constraints.json": false,
+	} {
+		if got := IsKiCadFile(p); got != want {
+			t.Errorf("IsKiCadFile(%q) = %v, want %v", p, got, want)
+		}
 	}
 }
 

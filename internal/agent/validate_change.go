@@ -33,7 +33,7 @@ func (validateChangeTool) Run(ctx context.Context, s *Session, raw json.RawMessa
 		return Errorf("validate_change: no change proposed yet: write the proposal with propose_change first"), nil
 	}
 	if s.Validated {
-		return Result{Text: fmt.Sprintf("change %s already validated; the edit tools are unlocked: %s", s.ChangeID, strings.Join(mutatingToolNames(), ", "))}, nil
+		return Result{Text: fmt.Sprintf("change %s already validated; the edit tools are unlocked: %s", s.ChangeID, strings.Join(mutatingToolNames(s), ", "))}, nil
 	}
 	res, err := openspec.ValidateChange(ctx, s.Repo, s.ChangeID)
 	if errors.Is(err, openspec.ErrNotInstalled) {
@@ -69,7 +69,7 @@ func (validateChangeTool) Run(ctx context.Context, s *Session, raw json.RawMessa
 	s.Validated = true
 	return Result{
 		Text: fmt.Sprintf("change %s validates (openspec validate --strict) and is approved (%s). Unlocked: %s. Now implement the tasks; run run_erc after schematic edits, run_drc after board edits, and check_drift after doc edits.",
-			s.ChangeID, status, strings.Join(mutatingToolNames(), ", ")),
+			s.ChangeID, status, strings.Join(mutatingToolNames(s), ", ")),
 		Changed: changed,
 	}, nil
 }
@@ -100,11 +100,11 @@ func markApproved(s *Session, status string) ([]string, error) {
 }
 
 // mutatingToolNames lists the tools the spec gate withholds, in tool-list
-// order.
-func mutatingToolNames() []string {
+// order, less those a sync run never has.
+func mutatingToolNames(s *Session) []string {
 	var names []string
 	for _, t := range AllTools() {
-		if t.Mutating() {
+		if t.Mutating() && !(s.Sync && SyncWithheld(t.Spec().Name)) {
 			names = append(names, t.Spec().Name)
 		}
 	}

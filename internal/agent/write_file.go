@@ -41,6 +41,9 @@ func (writeFileTool) Run(ctx context.Context, s *Session, raw json.RawMessage) (
 	if why := writeRefusal(p.Rel); why != "" {
 		return Errorf("write_file: %s", why), nil
 	}
+	if why := s.kicadFileRefusal("write_file", p.Rel); why != "" {
+		return Errorf("%s", why), nil
+	}
 	if strings.HasPrefix(path.Ext(p.Rel), ".kicad_") {
 		return Errorf("write_file: refuses KiCad files (%s): schematics and boards are edited surgically with edit_file, never written whole", p.Rel), nil
 	}

@@ -54,6 +54,9 @@ type doOptions struct {
 	allowDirty  bool
 	dryRun      bool
 	interactive bool
+	// sync is a sync run (runSyncAgent): the KiCad-changing tools are
+	// withheld for the whole run (agent.RunInput.Sync).
+	sync bool
 }
 
 func newDoCmd(a *app) *cobra.Command {
@@ -177,7 +180,7 @@ func (a *app) agentRun(ctx context.Context, ws *workspace, kc *kicadcli.Tool, s 
 		Repo: ws.repo, Config: cfg, Project: ws.proj, KiCad: kc,
 		Provider: llm.Record(p, w), Writer: w, Start: meta, Redactor: red,
 		Request: request, RunID: runID, MaxTurns: maxTurns, MaxRepairCycles: maxRepair,
-		AllowDirty: o.allowDirty, DryRun: o.dryRun, Interactive: o.interactive,
+		AllowDirty: o.allowDirty, DryRun: o.dryRun, Interactive: o.interactive, Sync: o.sync,
 		Progress: rr.Event,
 	}
 	if o.interactive {

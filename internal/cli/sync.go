@@ -123,7 +123,7 @@ func (a *app) runSync(ctx context.Context, dryRun bool, model string, allowDirty
 		printSyncReport(a.io.Out, rep)
 		fmt.Fprintf(a.io.Out, "resolving %s with %s\n", inconsistencies(res.Resolvable, ""), describeSelection(sel))
 	}
-	if err := a.runSyncAgent(ctx, rep.ResolutionRequest(), doOptions{model: model, allowDirty: allowDirty}); err != nil {
+	if err := a.runSyncAgent(ctx, rep.ResolutionRequest(), doOptions{model: model, allowDirty: allowDirty, sync: true}); err != nil {
 		return err
 	}
 	after, err := audit()
@@ -150,6 +150,10 @@ func (a *app) runSync(ctx context.Context, dryRun bool, model string, allowDirty
 // whose request is the report's ResolutionRequest. The caller re-audits
 // afterwards and succeeds only when the audit is clean (AC-7.1): an agent that
 // refuses, or resolves only part of the list, leaves sync failing.
+//
+// The run is a sync run (o.sync): the tools that change KiCad files are
+// absent and refused, and edit_file/write_file refuse KiCad files, so the
+// schematic and board the audit measured against stay as they are.
 //
 // With --json, stdout is reserved for sync's own result: the run's
 // progress and its do-style result go to stderr.
