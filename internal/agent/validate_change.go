@@ -38,7 +38,7 @@ func (validateChangeTool) Run(ctx context.Context, s *Session, raw json.RawMessa
 	res, err := openspec.ValidateChange(ctx, s.Repo, s.ChangeID)
 	if errors.Is(err, openspec.ErrNotInstalled) {
 		// No retry can pass the spec gate without the CLI: end the run.
-		return Result{}, fmt.Errorf("validate change %s: %w (install it with scripts/setup.sh, or set COPPERHEAD_OPENSPEC)", s.ChangeID, err)
+		return Result{}, fmt.Errorf("validate change %s: %w (%s)", s.ChangeID, err, openspec.InstallHint)
 	}
 	if err != nil {
 		return Errorf("validate_change: openspec could not validate %s: %s", s.ChangeID, s.scrub(err.Error())), nil

@@ -123,6 +123,9 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := findOpenSpec(); err != nil {
+		return err
+	}
 	kc.Boundary = ws.repo
 	s, err := a.modelSettings(o.model)
 	if err != nil {
@@ -158,6 +161,11 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 // that could not start; a run that failed comes back with out.OK() false.
 func (a *app) agentRun(ctx context.Context, ws *workspace, kc *kicadcli.Tool, s llm.Settings, sel llm.Selection,
 	request string, o doOptions, command string) (DoResult, *agent.RunOutcome, error) {
+	// The spec gate needs openspec: without it no run can pass
+	// validate_change, so it ends here, before a run folder or a request.
+	if err := findOpenSpec(); err != nil {
+		return DoResult{}, nil, err
+	}
 	cfg := ws.cfg
 	maxTurns := cmpOr(o.maxTurns, cfg.MaxTurns, design.DefaultMaxTurns)
 	maxRepair := cmpOr(cfg.MaxRepairCycles, design.DefaultMaxRepairCycles)

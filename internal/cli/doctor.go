@@ -20,7 +20,7 @@ import (
 )
 
 // pinnedOpenSpec is the OpenSpec CLI version scripts/setup.sh installs.
-const pinnedOpenSpec = "1.13.2"
+const pinnedOpenSpec = openspec.Pinned
 
 // DoctorRow is one dependency's state.
 type DoctorRow struct {

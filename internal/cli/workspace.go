@@ -10,6 +10,7 @@ import (
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
+	"copperhead/internal/openspec"
 	"copperhead/internal/project"
 )
 
@@ -83,6 +84,16 @@ func findKiCad(ctx context.Context) (*kicadcli.Tool, error) {
 		return nil, usagef("%v", err)
 	}
 	return t, nil
+}
+
+// findOpenSpec checks that the openspec CLI is there: every agent run needs
+// it for the spec gate (validate_change), so a run without it ends before
+// turn 1, as an environment error with the install hint.
+func findOpenSpec() error {
+	if _, err := openspec.Binary(); err != nil {
+		return withHint(usagef("%v", err), openspec.InstallHint)
+	}
+	return nil
 }
 
 // openKiCad opens the repository and finds kicad-cli: what every command

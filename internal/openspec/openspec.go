@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,10 +27,27 @@ const Timeout = 2 * time.Minute
 // ErrNotInstalled means no openspec binary was found.
 var ErrNotInstalled = errors.New("openspec CLI not found")
 
-// Binary is the openspec executable: COPPERHEAD_OPENSPEC, else openspec on PATH.
+// Pinned is the OpenSpec CLI version scripts/setup.sh installs and
+// copperhead is tested with.
+const Pinned = "1.13.2"
+
+// InstallHint is the fix for ErrNotInstalled, for a hint line.
+const InstallHint = "install it with scripts/setup.sh or npm install -g @fission-ai/openspec@" + Pinned + ", or point COPPERHEAD_OPENSPEC at it"
+
+// Binary is the openspec executable: COPPERHEAD_OPENSPEC, else openspec on
+// PATH. Either must name an executable file that exists, else the error
+// wraps ErrNotInstalled and names what was looked for.
 func Binary() (string, error) {
 	if p := os.Getenv("COPPERHEAD_OPENSPEC"); p != "" {
-		return p, nil
+		found, err := exec.LookPath(p)
+		if err != nil {
+			why := "is not an executable file"
+			if errors.Is(err, fs.ErrNotExist) {
+				why = "does not exist"
+			}
+			return "", fmt.Errorf("%w: COPPERHEAD_OPENSPEC names %s, which %s", ErrNotInstalled, p, why)
+		}
+		return found, nil
 	}
 	p, err := exec.LookPath("openspec")
 	if err != nil {

@@ -2,6 +2,7 @@ package openspec
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,10 +86,41 @@ func TestValidateAll(t *testing.T) {
 	}
 }
 
+// COPPERHEAD_OPENSPEC naming a file that is missing or not executable is
+// ErrNotInstalled, naming the path, from Binary and from every command: a
+// caller can tell "not installed" from "openspec failed" up front.
 func TestMissingBinary(t *testing.T) {
-	t.Setenv("COPPERHEAD_OPENSPEC", filepath.Join(t.TempDir(), "nope"))
-	_, err := ValidateAll(context.Background(), t.TempDir())
-	if err == nil || !strings.Contains(err.Error(), "openspec validate") {
-		t.Fatalf("err = %v", err)
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "notexec")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fake := filepath.Join(dir, "openspec")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho 1.13.2\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		env, want string // want "" means found
+	}{
+		{filepath.Join(dir, "nope"), "COPPERHEAD_OPENSPEC names " + filepath.Join(dir, "nope") + ", which does not exist"},
+		{notExec, "COPPERHEAD_OPENSPEC names " + notExec + ", which is not an executable file"},
+		{dir, "which is not an executable file"},
+		{fake, ""},
+	}
+	for _, tc := range tests {
+		t.Setenv("COPPERHEAD_OPENSPEC", tc.env)
+		got, err := Binary()
+		if tc.want == "" {
+			if err != nil || got != fake {
+				t.Errorf("%s: Binary() = %q, %v", tc.env, got, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Binary() err = %v, want ErrNotInstalled with %q", tc.env, err, tc.want)
+		}
+		if _, err := ValidateAll(context.Background(), t.TempDir()); !errors.Is(err, ErrNotInstalled) {
+			t.Errorf("%s: ValidateAll err = %v, want ErrNotInstalled", tc.env, err)
+		}
 	}
 }
