@@ -739,7 +739,14 @@ func (r *run) commit(ctx context.Context) (string, error) {
 	if r.s.Finished != nil {
 		summary = r.s.Finished.Summary
 	}
-	hash, err := gitrepo.CommitAll(ctx, r.in.Repo, gitrepo.Message(r.in.Request, summary, r.verificationLine()))
+	// The message quotes the request and the model's summary: it goes
+	// through the session's redactor like every other byte the run writes
+	// (AC-4.1), so no key reaches a git object. The parts are redacted
+	// before the subject is cut, so a cut cannot leave a key's head behind
+	// too short to match; then the whole message once more.
+	red := r.in.Redactor
+	msg := red.String(gitrepo.Message(red.String(r.in.Request), red.String(summary), red.String(r.verificationLine())))
+	hash, err := gitrepo.CommitAll(ctx, r.in.Repo, msg)
 	if err != nil {
 		return "", err
 	}
