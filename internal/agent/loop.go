@@ -550,7 +550,20 @@ func (r *run) end(ctx context.Context, exit transcript.ExitPath, failure string)
 		errs = append(errs, failure)
 	}
 
+	if exit == transcript.ExitDone {
+		if e, why := r.committable(ctx); e != exit {
+			exit = e
+			errs = append(errs, why)
+		}
+	}
+
 	switch {
+	case r.in.DryRun && (exit == transcript.ExitNoChange || exit == transcript.ExitCommitFailed):
+		// committable turned the dry run down: it still writes nothing.
+		if err := r.discard(ctx); err != nil {
+			errs = append(errs, err.Error())
+		}
+		r.progress(Event{Kind: EventNotice, Text: "dry run: tree restored, nothing written"})
 	case exit == transcript.ExitDone && r.in.DryRun:
 		diff, err := r.dryRunDiff(ctx)
 		out.Diff = diff
@@ -712,6 +725,38 @@ func (r *run) verificationLine() string {
 	return strings.Join(parts, "; ")
 }
 
+// committable decides whether a done run may commit: only a validated
+// proposal and a change to the design or its docs beyond the run's own
+// bookkeeping (the proposal, DECISIONS.md, CHANGELOG.md) make a commit. A
+// run that changed nothing ends no-change, one whose change has no validated
+// proposal commit-failed; either way nothing is written. It returns
+// ExitDone and "" when the run may commit.
+func (r *run) committable(ctx context.Context) (transcript.ExitPath, string) {
+	changed, err := r.snap.Changed(ctx)
+	if err != nil {
+		return transcript.ExitCommitFailed, err.Error()
+	}
+	cfg := r.s.Config
+	work := slices.DeleteFunc(changed, func(p string) bool {
+		return strings.HasPrefix(p, "openspec/changes/") || p == cfg.DocPath(design.DecisionsDoc) || p == cfg.DocPath(design.ChangelogDoc)
+	})
+	switch {
+	case len(work) == 0:
+		why := "no change: the run finished without changing the design or its docs, so nothing is committed"
+		if n := len(r.s.Decisions); n > 0 {
+			noun := "decisions"
+			if n == 1 {
+				noun = "decision"
+			}
+			why += fmt.Sprintf(" (%d recorded %s not written: a decision needs a change)", n, noun)
+		}
+		return transcript.ExitNoChange, why
+	case !r.s.Validated: // validate_change sets it, for the proposal in ChangeID
+		return transcript.ExitCommitFailed, fmt.Sprintf("no validated OpenSpec proposal for the changed files (%s): nothing is committed", strings.Join(work, ", "))
+	}
+	return transcript.ExitDone, ""
+}
+
 // commit is the done path: the OpenSpec archive, the DECISIONS.md and
 // CHANGELOG.md entries, then one commit holding all of it. The archive
 // comes first so the archived change and the specs it merged into are part
@@ -743,7 +788,14 @@ func (r *run) commit(ctx context.Context) (string, error) {
 	if r.s.Finished != nil {
 		summary = r.s.Finished.Summary
 	}
-	hash, err := gitrepo.CommitAll(ctx, r.in.Repo, gitrepo.Message(r.in.Request, summary, r.verificationLine()))
+	// The message quotes the request and the model's summary: it goes
+	// through the session's redactor like every other byte the run writes
+	// (AC-4.1), so no key reaches a git object. The parts are redacted
+	// before the subject is cut, so a cut cannot leave a key's head behind
+	// too short to match; then the whole message once more.
+	red := r.in.Redactor
+	msg := red.String(gitrepo.Message(red.String(r.in.Request), red.String(summary), red.String(r.verificationLine())))
+	hash, err := gitrepo.CommitAll(ctx, r.in.Repo, msg)
 	if err != nil {
 		return "", err
 	}

@@ -150,6 +150,12 @@ func testTools(repo string) []Tool {
 			return Result{Text: "recorded"}, nil
 		}},
 		testTool{name: "done", run: func(s *Session, args json.RawMessage) (Result, error) {
+			// It stands in for a validated proposal: the commit needs one.
+			s.Validated = true
+			s.Finished = &Finish{Outcome: OutcomeDone, Summary: "wrote the notes"}
+			return Result{Text: "finished"}, nil
+		}},
+		testTool{name: "done_unproposed", run: func(s *Session, args json.RawMessage) (Result, error) {
 			s.Finished = &Finish{Outcome: OutcomeDone, Summary: "wrote the notes"}
 			return Result{Text: "finished"}, nil
 		}},
@@ -646,6 +652,46 @@ func TestCommitFailed(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.repo, "notes")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("notes/ survived the rollback")
 	}
+}
+
+// TestNoChange: a run that finishes as done having changed nothing (a
+// decision only) ends no-change: no commit, no stash, no DECISIONS.md or
+// CHANGELOG.md entry, the tree as before.
+func TestNoChange(t *testing.T) {
+	for _, dry := range []bool{false, true} {
+		h := newHarness(t, reply("", "decide", `{}`), reply("", "done", `{}`))
+		h.in.DryRun = dry
+		out := h.run()
+		if out.ExitPath != transcript.ExitNoChange || !strings.Contains(out.Error, "no change") {
+			t.Fatalf("dry run %v: exit path %s (%s), want no-change", dry, out.ExitPath, out.Error)
+		}
+		if out.OK() {
+			t.Errorf("no-change counts as OK")
+		}
+		if out.Commit != "" || out.StashRef != "" {
+			t.Errorf("committed %q or stashed %q", out.Commit, out.StashRef)
+		}
+		h.assertRestored()
+		if s := h.stashes(); s != "" {
+			t.Errorf("left a stash: %s", s)
+		}
+	}
+}
+
+// TestNoCommitWithoutProposal: changed files but no validated proposal (a
+// finish that got past the gate) are not committed: the work is stashed and
+// the tree restored.
+func TestNoCommitWithoutProposal(t *testing.T) {
+	h := newHarness(t, reply("", "touch", `{}`), reply("", "done_unproposed", `{}`))
+	out := h.run()
+	if out.ExitPath != transcript.ExitCommitFailed || !strings.Contains(out.Error, "no validated OpenSpec proposal") {
+		t.Fatalf("exit path %s (%s), want commit-failed for no proposal", out.ExitPath, out.Error)
+	}
+	if out.Commit != "" {
+		t.Errorf("committed %s", out.Commit)
+	}
+	h.assertStashed(out)
+	h.assertRestored()
 }
 
 // TestDryRun: a dry run reaches done, returns the diff, and writes nothing:

@@ -69,7 +69,9 @@ docs, writes an OpenSpec proposal and validates it (the edit tools stay
 locked until it does), edits the KiCad files and docs surgically, runs ERC
 and DRC until they pass, updates every doc the change touches, records its
 decisions, and commits once. A request that would break a documented budget
-or constraint is refused, citing it.
+or constraint is refused, citing it. No validated proposal, no commit: a run
+that finishes having changed nothing (no design or doc edit beyond its own
+proposal and decision bookkeeping) ends no-change with nothing written.
 
 The working tree must be clean (--allow-dirty snapshots uncommitted work and
 restores it exactly on failure). Every run is recorded in
@@ -80,7 +82,7 @@ commit and writes nothing.
 
 Exit 0 when the change was committed or the agent refused the request, 1 when
 the run failed (turn budget, repair cycles, stall, model error, commit
-failure) or the tree is dirty, 2 for bad usage or a broken environment (no
+failure, no-change) or the tree is dirty, 2 for bad usage or a broken environment (no
 model configured, no kicad-cli).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || strings.TrimSpace(args[0]) == "" {

@@ -406,6 +406,12 @@ func (s *Snapshot) keepWork(ctx context.Context, runID string, untracked []strin
 	// they stay right even when the run moved HEAD.
 	id := identity(ctx, s.Repo) // stash and commit-tree write commits and a reflog entry
 	git := func(args ...string) (string, error) { return Run(ctx, s.Repo, slices.Concat(id, args)...) }
+	// A tracked file rewritten with its own bytes (an edit and its undo)
+	// looks changed to the index's stat data, and `git stash create` then
+	// finds nothing to save and exits 1. Refreshing the stat data first
+	// (the index's entries stay as they are) avoids that; it exits 1 when
+	// files differ, which is no error here.
+	_, _ = git("update-index", "-q", "--refresh")
 	created, err := git("stash", "create", msg)
 	if err != nil {
 		return "", err

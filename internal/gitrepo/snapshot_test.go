@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMain isolates git from the machine's configuration: no global or system
@@ -342,6 +343,43 @@ func TestRollbackIgnoredRunFiles(t *testing.T) {
 	}
 	if readFile(t, dir, ".copperhead/runs/x") != "during\n" || readFile(t, dir, ".copperhead/runs/01/transcript.jsonl") != "{}\n" {
 		t.Error("rollback touched ignored files")
+	}
+}
+
+// TestRollbackRewrittenSameBytes: a run that rewrote a tracked file with its
+// own bytes (an edit and its undo, newer mtime) and added an untracked file is
+// kept in a stash and restored; `git stash create` exits 1 on the stale stat
+// data unless the index is refreshed first.
+func TestRollbackRewrittenSameBytes(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t, true)
+	snap, err := TakeSnapshot(ctx, dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "hardware", "keyer.kicad_sch")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "hardware/keyer.kicad_sch", string(data), 0o644)
+	later := time.Now().Add(5 * time.Second)
+	if err := os.Chtimes(p, later, later); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "openspec/changes/x/proposal.md", "# x\n", 0o644)
+	ref, err := snap.Rollback(ctx, "01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref == "" {
+		t.Error("the run's work was not kept in a stash")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "openspec")); !os.IsNotExist(err) {
+		t.Errorf("openspec/ survived the rollback: %v", err)
+	}
+	if out := git(t, dir, "status", "--porcelain"); out != "" {
+		t.Errorf("tree not clean after rollback: %q", out)
 	}
 }
 

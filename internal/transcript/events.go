@@ -115,13 +115,17 @@ const (
 	ExitCommitFailed          ExitPath = "commit-failed"
 	ExitProviderError         ExitPath = "provider-error"
 	ExitStalled               ExitPath = "stalled"
+	// ExitNoChange: the model finished as done but the run changed nothing
+	// a commit would carry (no design or doc edit beyond its own
+	// bookkeeping): nothing is committed, the tree is restored.
+	ExitNoChange ExitPath = "no-change"
 )
 
 // Valid reports whether p is one of the exit paths above.
 func (p ExitPath) Valid() bool {
 	switch p {
 	case ExitDone, ExitRefused, ExitTurnBudgetExhausted, ExitRepairCyclesExhausted,
-		ExitCommitFailed, ExitProviderError, ExitStalled:
+		ExitCommitFailed, ExitProviderError, ExitStalled, ExitNoChange:
 		return true
 	}
 	return false

@@ -604,7 +604,7 @@ func TestWriteSummaryIsAtomic(t *testing.T) {
 }
 
 func TestExitPathValid(t *testing.T) {
-	for _, p := range []ExitPath{ExitDone, ExitRefused, ExitTurnBudgetExhausted, ExitRepairCyclesExhausted, ExitCommitFailed, ExitProviderError, ExitStalled} {
+	for _, p := range []ExitPath{ExitDone, ExitRefused, ExitTurnBudgetExhausted, ExitRepairCyclesExhausted, ExitCommitFailed, ExitProviderError, ExitStalled, ExitNoChange} {
 		if !p.Valid() {
 			t.Errorf("%s invalid", p)
 		}
