@@ -32,11 +32,8 @@ func runSchedit(ctx context.Context, s *Session, name string, op scheditOp) (Res
 	if s.KiCad == nil {
 		return Errorf("%s: kicad-cli is unavailable, and an edit is only written once KiCad's netlist confirms it; nothing changed", name), nil
 	}
-	d, err := schedit.LoadWithin(s.Project.Schematic, s.Repo)
+	d, err := editdocs.Load(ctx, s.Repo, s.Config, s.Project.Schematic, s.KiCad)
 	if err != nil {
-		return Errorf("%s: %s", name, s.scrub(err.Error())), nil
-	}
-	if d.Netlist, err = s.KiCad.Netlist(ctx, d.RootPath); err != nil {
 		return Errorf("%s: %s; nothing changed", name, s.scrub(err.Error())), nil
 	}
 	p, err := op(d)

@@ -8,9 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"copperhead/internal/design"
 	"copperhead/internal/editdocs"
-	"copperhead/internal/kicad"
 	"copperhead/internal/kicad/schedit"
 )
 
@@ -163,22 +161,9 @@ func (a *app) runEdit(ctx context.Context, o *editOptions, plan func(*schedit.De
 		}
 		defer unlock()
 	}
-	d, err := schedit.LoadWithin(w.proj.Schematic, w.repo)
-	if err != nil {
-		return failf("%v", w.relErr(err))
-	}
-	// The docs the edit keeps in step must be readable, and inside the
-	// repository, before anything is planned or written.
-	if _, err := design.ReadFiles(w.repo, w.cfg); err != nil {
-		return failf("%v", w.relErr(err))
-	}
 	tool.Boundary = w.repo
-	if d.Netlist, err = tool.Netlist(ctx, d.RootPath); err != nil {
-		return failf("%v", w.relErr(err))
-	}
-	// A sub-sheet kicad-cli cannot load is left out of its netlist (exit
-	// 0): an edit must not be planned or checked against half the design.
-	if err := kicad.CheckNetlistCovers(d.Model, d.Netlist); err != nil {
+	d, err := editdocs.Load(ctx, w.repo, w.cfg, w.proj.Schematic, tool)
+	if err != nil {
 		return failf("%v", w.relErr(err))
 	}
 	p, err := plan(d)

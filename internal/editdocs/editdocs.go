@@ -84,6 +84,31 @@ type disagreement struct{ err error }
 func (e disagreement) Error() string        { return e.err.Error() + "; nothing was written" }
 func (e disagreement) Is(target error) bool { return target == ErrDisagrees }
 
+// Load opens the schematic rooted at schematic for an edit, the way every
+// writer must before planning: every sheet inside repo, the docs the edit
+// keeps in step readable (and inside repo), and KiCad's netlist attached,
+// refused when kicad-cli silently left a sheet out of it (an edit must not
+// be planned or checked against half the design).
+func Load(ctx context.Context, repo string, cfg design.Config, schematic string, tool *kicadcli.Tool) (*schedit.Design, error) {
+	if tool == nil {
+		return nil, errors.New("kicad-cli is needed to check an edit against KiCad")
+	}
+	d, err := schedit.LoadWithin(schematic, repo)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := design.ReadFiles(repo, cfg); err != nil {
+		return nil, err
+	}
+	if d.Netlist, err = tool.Netlist(ctx, d.RootPath); err != nil {
+		return nil, err
+	}
+	if err := kicad.CheckNetlistCovers(d.Model, d.Netlist); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
 // Prepare computes every file the plan changes and checks the new sheets
 // against kicad-cli's netlist. It writes nothing in the repository.
 func Prepare(ctx context.Context, in Input) (*Result, error) {

@@ -38,11 +38,8 @@ func fixture(t *testing.T) (Input, map[string][]byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := schedit.Load(pr.Schematic)
+	d, err := Load(context.Background(), repo, cfg, pr.Schematic, tool)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if d.Netlist, err = tool.Netlist(context.Background(), pr.Schematic); err != nil {
 		t.Fatal(err)
 	}
 	return Input{Repo: repo, Config: cfg, Design: d, KiCad: tool, Board: pr.Board}, tree(t, repo)
@@ -230,5 +227,26 @@ func TestSetFieldFollowsIntoTheBoard(t *testing.T) {
 	}
 	for _, v := range rep.Parity {
 		t.Errorf("parity after set-field: %s %s", v.Type, v.Description)
+	}
+}
+
+// TestLoadRefusesAPartialNetlist: a sub-sheet kicad-cli silently leaves
+// out of its netlist (a token it does not know) stops every writer, the
+// CLI and the agent's tools alike, before anything is planned.
+func TestLoadRefusesAPartialNetlist(t *testing.T) {
+	in, _ := fixture(t)
+	sheet := filepath.Join(in.Repo, "hardware", "power.kicad_sch")
+	b, err := os.ReadFile(sheet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, rest, _ := strings.Cut(string(b), "\n")
+	if err := os.WriteFile(sheet, []byte(first+"\n\t(bogus_token 1)\n"+rest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in.KiCad.NoCache = true
+	_, err = Load(context.Background(), in.Repo, in.Config, in.Design.RootPath, in.KiCad)
+	if err == nil || !strings.Contains(err.Error(), "power.kicad_sch") {
+		t.Fatalf("Load of a design kicad-cli reads only in part = %v, want a refusal naming the sheet", err)
 	}
 }
