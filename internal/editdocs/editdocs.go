@@ -61,8 +61,6 @@ type Change struct {
 type Result struct {
 	Changes []Change // sheets (sorted), then the board, then the docs (sorted)
 	Summary []string // the plan's lines plus the board's
-	// After is KiCad's netlist of the edited schematic.
-	After *kicad.Netlist
 }
 
 // Paths lists the changed files, repo-relative, in Changes order.
@@ -162,7 +160,6 @@ func Prepare(ctx context.Context, in Input) (*Result, error) {
 	if err := schedit.Verify(p.Expect, before, after); err != nil {
 		return nil, disagreement{err}
 	}
-	res.After = after
 	schAfter, err := kicad.LoadSchematic(scratchRoot)
 	if err != nil {
 		return nil, fmt.Errorf("read the edited schematic: %w", err)

@@ -63,12 +63,6 @@ var netlistFlags = map[string]string{
 	"exclude_from_board": "exclude_from_board",
 }
 
-// autoNamed reports whether KiCad made the net's name up from a pin: such a
-// name follows the pins, so the net is compared by its pins alone.
-func autoNamed(name string) bool {
-	return autoNetName(name)
-}
-
 type pinKey struct{ ref, pin string }
 
 func (k pinKey) String() string { return k.ref + "." + k.pin }
@@ -95,7 +89,9 @@ func Verify(e Expect, before, after *kicad.Netlist) error {
 		key := "#" + fmt.Sprint(i)
 		if nw, ok := renames[n.Name]; ok {
 			key = "=" + nw
-		} else if !autoNamed(n.Name) {
+		} else if !autoNetName(n.Name) {
+			// A name KiCad made up from a pin follows the pins: such a net
+			// is compared by its pins alone.
 			key = "=" + n.Name
 		}
 		for _, nd := range n.Nodes {
