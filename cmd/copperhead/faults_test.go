@@ -2,6 +2,10 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -180,6 +184,66 @@ func TestEditKilledAnywhere(t *testing.T) {
 		}
 	}
 	t.Logf("%d rounds: %d ended as before, %d as edited, %d were caught mid-write", rounds, sawOld, sawNew, sawMixed)
+}
+
+// TestNextCommandCompletesAnInterruptedWrite: a repository left as a
+// SIGKILL between two file renames leaves it (the journal committed, one of
+// three files new) is completed by the next command, whatever it is, which
+// says so on stderr; the result is exactly the finished edit.
+func TestNextCommandCompletesAnInterruptedWrite(t *testing.T) {
+	env := faultEnv(t)
+	old := snapshotTree(t, faultRepo(t))
+	done := faultRepo(t)
+	if out, err := runCopperhead(env, done, faultEdit...); err != nil {
+		t.Fatalf("reference edit: %v\n%s", err, out)
+	}
+	want := snapshotTree(t, done)
+	changed := diffTrees(old, want)
+
+	repo := faultRepo(t)
+	// The journal as txn.Commit leaves it at its commit point.
+	jdir := filepath.Join(repo, ".copperhead", "state", "txn", "0123456789abcdef")
+	if err := os.MkdirAll(jdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(repo, ".copperhead", "state", ".gitignore"), []byte("*\n"), 0o644)
+	type entry struct {
+		Path   string `json:"path"`
+		Blob   string `json:"blob"`
+		SHA256 string `json:"sha256"`
+	}
+	var j struct {
+		Files []entry `json:"files"`
+	}
+	for i, f := range changed {
+		blob := fmt.Sprintf("%d.new", i)
+		if err := os.WriteFile(filepath.Join(jdir, blob), []byte(want[f]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256([]byte(want[f]))
+		j.Files = append(j.Files, entry{f, blob, hex.EncodeToString(sum[:])})
+	}
+	data, _ := json.Marshal(j)
+	if err := os.WriteFile(filepath.Join(jdir, "journal.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// One file was already renamed into place when the kill came.
+	if err := os.WriteFile(filepath.Join(repo, changed[0]), []byte(want[changed[0]]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCopperhead(env, repo, "parts")
+	if err != nil {
+		t.Fatalf("parts: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "copperhead: completed an interrupted change: ") {
+		t.Errorf("the completion is not reported:\n%s", out)
+	}
+	if d := diffTrees(want, snapshotTree(t, repo)); len(d) != 0 {
+		t.Fatalf("after the next command the repository differs from the finished edit in %v", d)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(jdir)); len(entries) != 0 {
+		t.Errorf("the journal is left behind: %v", entries)
+	}
 }
 
 // TestConcurrentEditsBothLand: two edits started together both succeed
