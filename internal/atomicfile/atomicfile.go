@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Write replaces path with data atomically, creating parent folders as needed.
@@ -19,7 +20,7 @@ func Write(path string, data []byte, perm os.FileMode) error {
 	if fi, err := os.Stat(path); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, tempPattern(path))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -47,4 +48,23 @@ func Write(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// tempPattern names Write's temporary file for path: hidden, beside it.
+func tempPattern(path string) string { return "." + filepath.Base(path) + ".tmp-*" }
+
+// RemoveTemps removes the temporary files a Write of path that was killed
+// before its rename left behind.
+func RemoveTemps(path string) {
+	dir := filepath.Dir(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	prefix := strings.TrimSuffix(tempPattern(path), "*")
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) && e.Type().IsRegular() {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }

@@ -186,6 +186,9 @@ func Recover(repo string) ([]string, error) {
 			if err != nil {
 				return done, fmt.Errorf("interrupted change %s: %w", e.Name(), err)
 			}
+			// A kill inside atomicfile.Write leaves its temporary file
+			// beside the target: not the user's, so it goes.
+			atomicfile.RemoveTemps(target)
 			if cur, err := os.ReadFile(target); err == nil {
 				if sum := sha256.Sum256(cur); hex.EncodeToString(sum[:]) == f.SHA256 {
 					continue

@@ -114,12 +114,20 @@ func TestKilledCommitIsAllOrNothing(t *testing.T) {
 				return
 			}
 			state()
+			// A kill inside a file's atomic write leaves its temporary file.
+			stray := filepath.Join(repo, "sub", ".b.kicad_sch.tmp-123")
+			if tc.wantNew && killed {
+				os.WriteFile(stray, []byte("half"), 0o644)
+			}
 			if _, err := Recover(repo); err != nil {
 				t.Fatal(err)
 			}
 			nOld, nNew := state()
 			if tc.wantNew && nNew != len(names) || !tc.wantNew && nOld != len(names) {
 				t.Fatalf("after Recover: %d old, %d new files; want all %s", nOld, nNew, map[bool]string{true: "new", false: "old"}[tc.wantNew])
+			}
+			if _, err := os.Stat(stray); err == nil {
+				t.Fatal("Recover left a killed write's temporary file")
 			}
 			if entries, _ := os.ReadDir(filepath.Join(repo, Dir)); len(entries) != 0 {
 				t.Fatalf("journal left behind: %v", entries)
