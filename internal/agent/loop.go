@@ -244,7 +244,7 @@ func newRun(ctx context.Context, in RunInput) (*run, error) {
 
 	// The prompt first: it only reads, so a failure here leaves nothing
 	// to restore. Then the snapshot, the last step that may refuse.
-	sys, err := SystemPrompt(PromptInput{Repo: in.Repo, Config: cfg, RunID: in.RunID,
+	sys, left, err := systemPrompt(PromptInput{Repo: in.Repo, Config: cfg, RunID: in.RunID,
 		MaxTurns: r.budget, MaxRepairCycles: r.maxRepair, ResearchTools: r.researchToolNames()})
 	if err != nil {
 		return nil, fmt.Errorf("build system prompt: %w", err)
@@ -257,6 +257,9 @@ func newRun(ctx context.Context, in RunInput) (*run, error) {
 		return nil, errors.Join(err, r.discard(ctx))
 	}
 	r.out = &RunOutcome{RunDir: in.Writer.Dir(), Transcript: in.Writer.Path(), RepairBudget: r.maxRepair}
+	for _, w := range left {
+		r.progress(Event{Kind: EventNotice, Text: "warning: " + w})
+	}
 	if names := r.researchToolNames(); len(names) > 0 {
 		r.progress(Event{Kind: EventNotice, Text: "research tools: " + strings.Join(names, ", ")})
 	}

@@ -17,6 +17,7 @@ import (
 
 	"copperhead/internal/datasheets"
 	"copperhead/internal/design"
+	"copperhead/internal/repofs"
 )
 
 // The model-facing text of the loop lives in prompts/ as Markdown templates,
@@ -86,11 +87,22 @@ type promptDoc struct {
 // workflow with its batching guidance, the budgets from config, the
 // constraint registry, the KiCad file list and every doc in the docs folder
 // whole (spec §4.1 step 1). It is built once per run and sent unchanged every
-// turn: a stable prefix is what provider prompt caching keys on, and the
+// turn, so the provider's prompt cache holds it across the run; the
 // model sees later changes through its own tool results.
 //
 // Every list is sorted, so the same repository yields the same bytes.
 func SystemPrompt(in PromptInput) (string, error) {
+	sys, _, err := systemPrompt(in)
+	return sys, err
+}
+
+// systemPrompt is SystemPrompt with its warnings: the files it left out
+// because the tools' path gate refuses them (a symlink out of the
+// repository, a dangling one, a file that may hold secrets), each a line
+// naming the file. What enters the prompt passes the same gate as what a
+// tool reads (AC-4.2), so no file reaches the model through the prompt
+// that read_file would refuse.
+func systemPrompt(in PromptInput) (string, []string, error) {
 	d := systemData{
 		RunID:           in.RunID,
 		MaxTurns:        in.MaxTurns,
@@ -104,22 +116,60 @@ func SystemPrompt(in PromptInput) (string, error) {
 	for _, k := range slices.Sorted(maps.Keys(in.Config.Budgets)) {
 		d.Budgets = append(d.Budgets, budgetLine{k, strconv.FormatFloat(in.Config.Budgets[k], 'f', -1, 64)})
 	}
-	reg, err := os.ReadFile(filepath.Join(in.Repo, filepath.FromSlash(design.ConstraintsPath)))
+	gate := &Session{Repo: in.Repo}
+	var warnings []string
+	reg, err := gate.readForPrompt(design.ConstraintsPath)
 	switch {
 	case err == nil:
 		if s := strings.TrimSpace(string(reg)); s != "" {
 			d.Constraints = s
 		}
-	case !errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("read %s: %w", design.ConstraintsPath, err)
+	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, errGated):
+		warnings = append(warnings, err.Error())
+	default:
+		return "", nil, fmt.Errorf("read %s: %w", design.ConstraintsPath, err)
 	}
 	if d.KiCadFiles, err = kicadFiles(in.Repo); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	if d.Docs, err = designDocs(in.Repo, in.Config.DocsDir()); err != nil {
-		return "", err
+	docs, skipped, err := designDocs(gate, in.Config.DocsDir())
+	if err != nil {
+		return "", nil, err
 	}
-	return renderPrompt("system.md", d)
+	d.Docs = docs
+	warnings = append(warnings, skipped...)
+	sys, err := renderPrompt("system.md", d)
+	return sys, warnings, err
+}
+
+// errGated marks a file the prompt leaves out because resolvePath refuses it.
+var errGated = errors.New("left out of the prompt")
+
+// readForPrompt reads the repository file rel for the system prompt through
+// resolvePath, the gate every file tool uses. A missing file wraps
+// fs.ErrNotExist; one the gate refuses, a dangling symlink or a
+// non-regular file wraps errGated with a message naming rel.
+func (s *Session) readForPrompt(rel string) ([]byte, error) {
+	abs := filepath.Join(s.Repo, filepath.FromSlash(rel))
+	fi, err := os.Lstat(abs)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s %w: it is a dangling symbolic link", rel, errGated)
+		}
+	}
+	p, err := s.resolvePath(rel)
+	if err != nil {
+		return nil, gated(rel, err)
+	}
+	data, err := repofs.ReadRegular(p.Abs)
+	if errors.Is(err, repofs.ErrNotRegular) {
+		return nil, fmt.Errorf("%s %w: it is not a regular file", rel, errGated)
+	}
+	return data, err
 }
 
 // kicadSuffixes are the KiCad source files the model is told about.
@@ -158,29 +208,53 @@ func kicadFiles(repo string) ([]string, error) {
 	return out, nil
 }
 
-// designDocs reads every *.md directly in the docs folder, sorted by name.
-func designDocs(repo, docsDir string) ([]promptDoc, error) {
-	entries, err := os.ReadDir(filepath.Join(repo, filepath.FromSlash(docsDir)))
+// gated words resolvePath's refusal of rel as a prompt warning: "docs/x.md
+// left out of the prompt: it is a symlink ... that points outside the
+// repository; it is refused".
+func gated(rel string, err error) error {
+	why := strings.TrimPrefix(err.Error(), "path "+rel+" ")
+	if strings.HasPrefix(why, "is ") {
+		why = "it " + why
+	}
+	return fmt.Errorf("%s %w: %s", rel, errGated, why)
+}
+
+// designDocs reads every *.md directly in the docs folder, sorted by name,
+// through the tools' path gate; skipped names each file the gate refused.
+func designDocs(gate *Session, docsDir string) (docs []promptDoc, skipped []string, err error) {
+	dir := filepath.Join(gate.Repo, filepath.FromSlash(docsDir))
+	if _, err := gate.resolvePath(docsDir); err != nil {
+		if _, serr := os.Lstat(dir); errors.Is(serr, fs.ErrNotExist) {
+			return nil, nil, nil
+		}
+		return nil, []string{gated(docsDir, err).Error()}, nil
+	}
+	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", docsDir, err)
+		return nil, nil, fmt.Errorf("read %s: %w", docsDir, err)
 	}
-	var docs []promptDoc
 	for _, e := range entries { // ReadDir sorts by name
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
 			continue
 		}
 		rel := path.Join(docsDir, e.Name())
-		data, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(rel)))
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", rel, err)
+		data, err := gate.readForPrompt(rel)
+		switch {
+		case errors.Is(err, errGated):
+			skipped = append(skipped, err.Error())
+			continue
+		case errors.Is(err, fs.ErrNotExist): // removed meanwhile
+			continue
+		case err != nil:
+			return nil, nil, fmt.Errorf("read %s: %w", rel, err)
 		}
 		content := strings.TrimRight(string(data), "\n")
 		docs = append(docs, promptDoc{Path: rel, Content: content, Fence: strings.Repeat("`", max(4, backtickRun(content)+1))})
 	}
-	return docs, nil
+	return docs, skipped, nil
 }
 
 // backtickRun is the longest run of backticks in s.
