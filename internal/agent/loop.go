@@ -347,7 +347,7 @@ func (r *run) loop(ctx context.Context) (transcript.ExitPath, string) {
 	for {
 		var note []string // what the loop tells the model with the next results
 		if err := ctx.Err(); err != nil {
-			return transcript.ExitProviderError, "interrupted: " + context.Cause(ctx).Error()
+			return transcript.ExitInterrupted, "interrupted: " + context.Cause(ctx).Error()
 		}
 		if r.turn >= r.budget {
 			extra := 0
@@ -383,7 +383,7 @@ func (r *run) loop(ctx context.Context) (transcript.ExitPath, string) {
 			case timedOut:
 				return transcript.ExitProviderError, fmt.Sprintf("model call exceeded the %v turn watchdog: %v", r.in.TurnTimeout, err)
 			case ctx.Err() != nil:
-				return transcript.ExitProviderError, "interrupted: " + context.Cause(ctx).Error()
+				return transcript.ExitInterrupted, "interrupted: " + context.Cause(ctx).Error()
 			case errors.As(err, &pe) && pe.Hint != "":
 				return transcript.ExitProviderError, fmt.Sprintf("%v (%s)", err, pe.Hint)
 			}
@@ -411,7 +411,7 @@ func (r *run) loop(ctx context.Context) (transcript.ExitPath, string) {
 			next.ToolResults, fatal = r.dispatch(ctx, t.ToolCalls)
 			switch {
 			case ctx.Err() != nil:
-				return transcript.ExitProviderError, "interrupted: " + context.Cause(ctx).Error()
+				return transcript.ExitInterrupted, "interrupted: " + context.Cause(ctx).Error()
 			case fatal != nil:
 				// No exit path names a broken tool; like a failed model
 				// call, the run cannot go on through no fault of the design.

@@ -586,6 +586,32 @@ func TestProviderError(t *testing.T) {
 	h.assertRestored()
 }
 
+// TestInterrupted: Ctrl-C while the model thinks ends the run as
+// interrupted (the user's act, not a provider error), keeps the work and
+// restores the tree.
+func TestInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h := newHarness(t,
+		reply("", "touch", `{}`),
+		step{fn: func(c context.Context) (*llm.Turn, error) {
+			cancel()
+			<-c.Done()
+			return nil, c.Err()
+		}},
+	)
+	out, err := Run(ctx, h.in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.checkRecord(out)
+	if out.ExitPath != transcript.ExitInterrupted || !strings.HasPrefix(out.Error, "interrupted: ") {
+		t.Fatalf("exit path %s error %q, want interrupted", out.ExitPath, out.Error)
+	}
+	h.assertStashed(out)
+	h.assertRestored()
+}
+
 // TestWatchdog: a model call that hangs past the per-turn watchdog ends the
 // run as a provider error.
 func TestWatchdog(t *testing.T) {

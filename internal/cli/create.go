@@ -318,7 +318,7 @@ func (r *createRunner) Diagnose(ctx context.Context, st create.Stage, problems [
 	}
 	run := create.StageRun{RunID: res.RunID, OK: res.Err == nil, Exit: "done", Turns: 1, Duration: time.Since(began)}
 	if res.Err != nil {
-		run.Exit, run.Error = "provider-error", res.Err.Error()
+		run.Exit, run.Error = string(res.Exit), res.Err.Error()
 		// Without a diagnosis the retry still gets the gate's findings.
 		return "The gate reported: " + strings.Join(problems, "; "), run, nil
 	}

@@ -32,6 +32,7 @@ type oneShotResult struct {
 	Provider string
 	Turn     *llm.Turn
 	Err      error
+	Exit     transcript.ExitPath // done, provider-error, or interrupted when ctx was cancelled
 	Redactor *redact.Redactor
 }
 
@@ -88,11 +89,15 @@ func (a *app) runOneShot(ctx context.Context, repo string, cfg design.Config, s 
 	rec := llm.Record(p, w)
 	turn, chatErr := rec.Chat(ctx, []llm.Message{{Role: llm.RoleUser, Text: q.Message}}, nil,
 		llm.Options{System: q.System, MaxTokens: q.MaxTokens})
-	res := &oneShotResult{RunID: runID, RunDir: design.RunsDir + runID, Model: rec.Model(), Provider: rec.Name(), Redactor: red}
+	res := &oneShotResult{RunID: runID, RunDir: design.RunsDir + runID, Model: rec.Model(), Provider: rec.Name(), Redactor: red, Exit: transcript.ExitDone}
 	end := transcript.RunEnd{ExitPath: transcript.ExitDone, TurnBudget: 1, TurnsUsed: 1, DurationMS: time.Since(start).Milliseconds()}
 	if chatErr != nil {
 		msg := red.String(chatErr.Error())
-		end.ExitPath, end.Error = transcript.ExitProviderError, &msg
+		res.Exit = transcript.ExitProviderError
+		if ctx.Err() != nil { // Ctrl-C is the user's, not the provider's
+			res.Exit = transcript.ExitInterrupted
+		}
+		end.ExitPath, end.Error = res.Exit, &msg
 		res.Err = chatErr
 	} else {
 		res.Turn = turn

@@ -66,7 +66,7 @@ func (a *app) runProbe(ctx context.Context, s llm.Settings, sel llm.Selection) (
 	}
 	res := &ProbeResult{RunID: r.RunID, RunDir: r.RunDir, Model: r.Model, Provider: r.Provider, Source: sel.Source, ExitPath: transcript.ExitDone}
 	if r.Err != nil {
-		res.Error, res.ExitPath = r.Redactor.String(r.Err.Error()), transcript.ExitProviderError
+		res.Error, res.ExitPath = r.Redactor.String(r.Err.Error()), r.Exit
 		if a.mode() == modeJSON {
 			_ = writeJSON(a.io.Out, res)
 			return res, silentFailure

@@ -119,13 +119,16 @@ const (
 	// a commit would carry (no design or doc edit beyond its own
 	// bookkeeping): nothing is committed, the tree is restored.
 	ExitNoChange ExitPath = "no-change"
+	// ExitInterrupted: the user stopped the run (Ctrl-C, SIGTERM) or it
+	// was killed and `copperhead recover` closed it; not the model's fault.
+	ExitInterrupted ExitPath = "interrupted"
 )
 
 // Valid reports whether p is one of the exit paths above.
 func (p ExitPath) Valid() bool {
 	switch p {
 	case ExitDone, ExitRefused, ExitTurnBudgetExhausted, ExitRepairCyclesExhausted,
-		ExitCommitFailed, ExitProviderError, ExitStalled, ExitNoChange:
+		ExitCommitFailed, ExitProviderError, ExitStalled, ExitNoChange, ExitInterrupted:
 		return true
 	}
 	return false

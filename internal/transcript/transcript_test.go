@@ -604,7 +604,7 @@ func TestWriteSummaryIsAtomic(t *testing.T) {
 }
 
 func TestExitPathValid(t *testing.T) {
-	for _, p := range []ExitPath{ExitDone, ExitRefused, ExitTurnBudgetExhausted, ExitRepairCyclesExhausted, ExitCommitFailed, ExitProviderError, ExitStalled, ExitNoChange} {
+	for _, p := range []ExitPath{ExitDone, ExitRefused, ExitTurnBudgetExhausted, ExitRepairCyclesExhausted, ExitCommitFailed, ExitProviderError, ExitStalled, ExitNoChange, ExitInterrupted} {
 		if !p.Valid() {
 			t.Errorf("%s invalid", p)
 		}
