@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -472,7 +473,7 @@ func (r *run) dispatch(ctx context.Context, calls []llm.ToolCall) (results []llm
 			Result: res.Text, IsError: res.IsError, DurationMS: dur.Milliseconds(),
 		})
 		results = append(results, llm.ToolResult{CallID: c.ID, Content: res.Text, IsError: res.IsError})
-		r.progress(Event{Kind: EventTool, Tool: c.Name, Text: resultLine(res.Text), IsError: res.IsError})
+		r.progress(Event{Kind: EventTool, Tool: c.Name, Text: resultLine(res), IsError: res.IsError})
 	}
 	// Flushed at the turn boundary: a live viewer sees the turn whole.
 	_ = r.in.Writer.Flush()
@@ -492,12 +493,45 @@ func jsonArgs(a json.RawMessage) json.RawMessage {
 	return b
 }
 
-func resultLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
+// resultLine is a tool result as the one line a person watching the run
+// reads: its first line, the first of its "- " detail lines with how many
+// more there are, and the files the call wrote. A result that says what it
+// changed only further down ("set-field R7 Value 1M:" then the old and new
+// value) would otherwise show nothing of it.
+func resultLine(res Result) string {
+	lines := strings.Split(strings.TrimSpace(res.Text), "\n")
+	line := strings.TrimSpace(lines[0])
+	var details []string
+	more := false
+	for _, l := range lines[1:] {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "- "):
+			if d := strings.TrimPrefix(l, "- "); !slices.Contains(res.Changed, d) {
+				details = append(details, d)
+			}
+		case l != "" && !strings.HasPrefix(l, "changed: "):
+			more = true
+		}
 	}
-	return s
+	line = strings.TrimSuffix(line, ":")
+	switch {
+	case len(details) > 0:
+		line += ": " + details[0]
+		if len(details) > 1 {
+			line += fmt.Sprintf(" (+%d more)", len(details)-1)
+		}
+	case more && len(res.Changed) == 0:
+		line += " …"
+	}
+	if n := len(res.Changed); n > 0 {
+		names := make([]string, 0, n)
+		for _, c := range res.Changed {
+			names = append(names, path.Base(c))
+		}
+		line += fmt.Sprintf(" · %s written: %s", plural(n, "file", "files"), strings.Join(names, ", "))
+	}
+	return line
 }
 
 func (r *run) stats() BudgetStats {

@@ -946,3 +946,31 @@ func TestRenameEndToEnd(t *testing.T) {
 		t.Errorf("commit message:\n%s", msg)
 	}
 }
+
+// TestResultLine: the line a person watching the run reads says what a
+// call changed (its first detail, how many more, the files written), not
+// only the result's first line.
+func TestResultLine(t *testing.T) {
+	cases := []struct {
+		name string
+		res  Result
+		want string
+	}{
+		{"one line", Result{Text: "ERC on x.kicad_sch: clean"}, "ERC on x.kicad_sch: clean"},
+		{"prose below", Result{Text: "change c validates.\nUnlocked: edit_file"}, "change c validates. …"},
+		{"edit", Result{Text: "set-field R7 Value 1M:\n- R7 Value \"10k\" -> \"1M\"\n- docs/BOM.md row R7\nchanged: hardware/a.kicad_sch, docs/BOM.md",
+			Changed: []string{"hardware/a.kicad_sch", "docs/BOM.md"}},
+			`set-field R7 Value 1M: R7 Value "10k" -> "1M" (+1 more) · 2 files written: a.kicad_sch, BOM.md`},
+		{"file list is the detail", Result{Text: "wrote change c:\n- openspec/changes/c/proposal.md\nNext: call validate_change.",
+			Changed: []string{"openspec/changes/c/proposal.md"}}, "wrote change c · 1 file written: proposal.md"},
+		{"error", Result{Text: "rename_net refused, nothing changed: /A is a bus member", IsError: true}, "rename_net refused, nothing changed: /A is a bus member"},
+		{"empty", Result{}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := resultLine(c.res); got != c.want {
+				t.Errorf("resultLine = %q\nwant          %q", got, c.want)
+			}
+		})
+	}
+}
