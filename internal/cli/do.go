@@ -184,6 +184,7 @@ func (a *app) agentRun(ctx context.Context, ws *workspace, kc *kicadcli.Tool, s 
 
 	rr := a.newRunRenderer(red)
 	defer rr.Close()
+	rec.Notify(func(line string) { rr.Event(agent.Event{Kind: agent.EventNotice, Text: line}) })
 	rr.Header(doHeader(meta, o)...)
 	rr.Begin(maxTurns)
 	in := agent.RunInput{

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"time"
 
@@ -44,7 +45,14 @@ type recording struct {
 	Redactor *redact.Redactor
 	Start    transcript.RunStart
 	Began    time.Time
+	// notify shows one line of the provider's retry waits; it starts as
+	// a line on stderr, and a run with a renderer routes it there.
+	notify func(string)
 }
+
+// Notify routes the run's retry lines ("rate limited by compat (HTTP
+// 429), retrying in 5 s") to f.
+func (r *recording) Notify(f func(string)) { r.notify = f }
 
 // startRecording opens the selected provider, creates the run's transcript
 // and collects the run-start metadata. meta carries what the caller knows
@@ -52,7 +60,15 @@ type recording struct {
 // selection source, version and repository are filled in here. The caller
 // closes Writer.
 func (a *app) startRecording(ctx context.Context, repo string, s llm.Settings, sel llm.Selection, meta runmeta.Input) (*recording, error) {
-	p, err := llm.Open(sel, s, llm.OpenOptions{RepoRoot: repo, CacheDir: llmCacheDir()})
+	red := redact.New(os.Environ())
+	rec := &recording{Redactor: red}
+	rec.notify = func(line string) { fmt.Fprintln(a.io.Err, "copperhead: "+red.String(line)) }
+	onAttempt := func(at llm.Attempt) {
+		if line := at.RetryLine(); line != "" {
+			rec.notify(line)
+		}
+	}
+	p, err := llm.Open(sel, s, llm.OpenOptions{RepoRoot: repo, CacheDir: llmCacheDir(), OnAttempt: onAttempt})
 	if err != nil {
 		return nil, providerErr(err)
 	}
@@ -60,13 +76,12 @@ func (a *app) startRecording(ctx context.Context, repo string, s llm.Settings, s
 	meta.RunID, meta.StartedAt = transcript.NewRunID(began), began
 	meta.Model, meta.Provider, meta.SelectionSource = p.Model(), p.Name(), sel.Source
 	meta.Version, meta.Repo, meta.HookMarker = version(), repo, hookMarker
-	red := redact.New(os.Environ())
 	w, err := transcript.Create(repo, meta.RunID, red)
 	if err != nil {
 		return nil, failf("%v", err)
 	}
-	start := runmeta.Collect(ctx, meta, runmeta.DefaultProbes())
-	return &recording{Provider: p, Writer: w, Redactor: red, Start: start, Began: began}, nil
+	rec.Provider, rec.Writer, rec.Start, rec.Began = p, w, runmeta.Collect(ctx, meta, runmeta.DefaultProbes()), began
+	return rec, nil
 }
 
 // runOneShot makes the call as a recorded run. The error return is for

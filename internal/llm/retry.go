@@ -3,7 +3,10 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 )
 
@@ -100,6 +103,35 @@ type Attempt struct {
 	Err      *Error        // nil when this call produced the turn
 	Wait     time.Duration // the wait that followed this call before the next one; 0 for the last
 	Failover bool          // the call went to the fallback provider
+}
+
+// RetryLine is the one line a person is told about a failed call the
+// retrying provider will try again ("rate limited by compat (HTTP 429),
+// retrying in 5 s"), or "" for a call that is not followed by a wait.
+func (a Attempt) RetryLine() string {
+	if a.Err == nil || a.Wait <= 0 {
+		return ""
+	}
+	why := strings.ReplaceAll(string(a.Err.Kind), "-", " ")
+	switch a.Err.Kind {
+	case ErrRateLimited, ErrOverloaded:
+		why += " by " + a.Provider
+	default:
+		why = "model call failed (" + why + ", " + a.Provider + ")"
+	}
+	if a.Err.Status != 0 {
+		why += fmt.Sprintf(" (HTTP %d)", a.Err.Status)
+	}
+	return fmt.Sprintf("%s, retrying in %s (attempt %d)", why, waitWords(a.Wait), a.N+1)
+}
+
+// waitWords is a wait as a person reads it: whole seconds rounded up, or
+// milliseconds under a second.
+func waitWords(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%d ms", max(1, d.Milliseconds()))
+	}
+	return fmt.Sprintf("%d s", int(math.Ceil(d.Seconds())))
 }
 
 // failoverAllowed is the whole failover rule: only between the two keyed

@@ -257,3 +257,23 @@ func TestFailoverThatAlsoFailsReportsEveryAttempt(t *testing.T) {
 		t.Fatalf("attempts = %+v", e.Attempts)
 	}
 }
+
+// TestRetryLine: a call followed by a wait is one line naming why, the
+// provider, the status and the wait; a call not followed by one is silent.
+func TestRetryLine(t *testing.T) {
+	cases := []struct {
+		a    Attempt
+		want string
+	}{
+		{Attempt{Provider: "compat", N: 1, Err: &Error{Kind: ErrRateLimited, Status: 429}, Wait: 5 * time.Second}, "rate limited by compat (HTTP 429), retrying in 5 s (attempt 2)"},
+		{Attempt{Provider: "anthropic", N: 2, Err: &Error{Kind: ErrOverloaded, Status: 529}, Wait: 1500 * time.Millisecond}, "overloaded by anthropic (HTTP 529), retrying in 2 s (attempt 3)"},
+		{Attempt{Provider: "openai", N: 1, Err: &Error{Kind: ErrTransient}, Wait: 300 * time.Millisecond}, "model call failed (transient, openai), retrying in 300 ms (attempt 2)"},
+		{Attempt{Provider: "openai", N: 4, Err: &Error{Kind: ErrRateLimited, Status: 429}}, ""},
+		{Attempt{Provider: "openai", N: 1}, ""},
+	}
+	for _, c := range cases {
+		if got := c.a.RetryLine(); got != c.want {
+			t.Errorf("RetryLine = %q, want %q", got, c.want)
+		}
+	}
+}
