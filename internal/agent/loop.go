@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -83,6 +83,11 @@ type RunInput struct {
 	// for the whole run, and edit_file/write_file refuse KiCad files
 	// (Session.Sync).
 	Sync bool
+	// Subject is the commit's subject line when the request is not the
+	// person's own words (sync: "copperhead sync: resolve 3
+	// inconsistencies"); the request then goes into the body. Empty:
+	// "copperhead: <request>".
+	Subject string
 	// Approve is asked between proposal validation and unlocking the edit
 	// tools; nil approves automatically (the proposal is marked AUTO).
 	Approve func(changeID string) bool
@@ -831,7 +836,7 @@ func (r *run) commit(ctx context.Context) (string, error) {
 	// before the subject is cut, so a cut cannot leave a key's head behind
 	// too short to match; then the whole message once more.
 	red := r.in.Redactor
-	msg := red.String(gitrepo.Message(red.String(r.in.Request), red.String(summary), red.String(r.verificationLine())))
+	msg := red.String(gitrepo.MessageWithSubject(red.String(r.in.Subject), red.String(r.in.Request), red.String(summary), red.String(r.verificationLine())))
 	hash, err := gitrepo.CommitAll(ctx, r.in.Repo, msg)
 	if err != nil {
 		return "", err

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -57,6 +58,12 @@ type doOptions struct {
 	// sync is a sync run (runSyncAgent): the KiCad-changing tools are
 	// withheld for the whole run (agent.RunInput.Sync).
 	sync bool
+	// command names the run in its header and run-start ("do", "sync");
+	// empty is "do".
+	command string
+	// subject is the commit subject of a run whose request is generated
+	// (agent.RunInput.Subject).
+	subject string
 }
 
 func newDoCmd(a *app) *cobra.Command {
@@ -140,7 +147,7 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 		}
 		return withHint(usagef("%v", err), "see 'copperhead models'")
 	}
-	res, out, err := a.agentRun(ctx, ws, kc, s, sel, request, o, "do")
+	res, out, err := a.agentRun(ctx, ws, kc, s, sel, request, o, cmp.Or(o.command, "do"))
 	if err != nil {
 		return err
 	}
@@ -185,13 +192,13 @@ func (a *app) agentRun(ctx context.Context, ws *workspace, kc *kicadcli.Tool, s 
 	rr := a.newRunRenderer(red)
 	defer rr.Close()
 	rec.Notify(func(line string) { rr.Event(agent.Event{Kind: agent.EventNotice, Text: line}) })
-	rr.Header(doHeader(meta, o)...)
+	rr.Header(doHeader(meta, o, command)...)
 	rr.Begin(maxTurns)
 	in := agent.RunInput{
 		Repo: ws.repo, Config: cfg, Project: ws.proj, KiCad: kc,
 		Provider: llm.Record(p, w), Writer: w, Start: meta, Redactor: red,
 		Request: request, RunID: runID, MaxTurns: maxTurns, MaxRepairCycles: maxRepair,
-		AllowDirty: o.allowDirty, DryRun: o.dryRun, Interactive: o.interactive, Sync: o.sync,
+		AllowDirty: o.allowDirty, DryRun: o.dryRun, Interactive: o.interactive, Sync: o.sync, Subject: o.subject,
 		Progress: rr.Event,
 	}
 	if o.interactive {
@@ -281,8 +288,9 @@ func askExtension(ctx context.Context, rr *runRenderer, st agent.BudgetStats) in
 }
 
 // doHeader is the at most two lines printed before the first turn (AC-8.4).
-func doHeader(m transcript.RunStart, o doOptions) []string {
-	first := fmt.Sprintf("copperhead %s · do · %s via %s (selected by %s)", m.CopperheadVersion, m.Model, m.Provider, m.SelectionSource)
+// command is the run's command ("do", "sync", "create schematic").
+func doHeader(m transcript.RunStart, o doOptions, command string) []string {
+	first := fmt.Sprintf("copperhead %s · %s · %s via %s (selected by %s)", m.CopperheadVersion, command, m.Model, m.Provider, m.SelectionSource)
 	second := fmt.Sprintf("run %s · turn budget %d · repair budget %d", m.RunID, m.Config.MaxTurns, m.Config.MaxRepairCycles)
 	if o.dryRun {
 		second += " · dry run"

@@ -123,7 +123,8 @@ func (a *app) runSync(ctx context.Context, dryRun bool, model string, allowDirty
 		printSyncReport(a.io.Out, rep)
 		fmt.Fprintf(a.io.Out, "resolving %s with %s\n", inconsistencies(res.Resolvable, ""), describeSelection(sel))
 	}
-	if err := a.runSyncAgent(ctx, rep.ResolutionRequest(), doOptions{model: model, allowDirty: allowDirty, sync: true}); err != nil {
+	if err := a.runSyncAgent(ctx, rep.ResolutionRequest(), doOptions{model: model, allowDirty: allowDirty, sync: true,
+		command: "sync", subject: "copperhead sync: resolve " + inconsistencies(res.Resolvable, "")}); err != nil {
 		return err
 	}
 	after, err := audit()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -325,6 +326,12 @@ func TestAnalyzeFixture(t *testing.T) {
 				if got.Claim == "" || got.Actual == "" || got.ProposedResolution == "" || got.Governing == "" {
 					t.Errorf("inconsistency %d has an empty side: %s", i, js)
 				}
+				// A resolution sends the person to files: they must exist.
+				for _, f := range repoFileRef.FindAllString(got.ProposedResolution, -1) {
+					if _, err := os.Stat(filepath.Join(repo, filepath.FromSlash(f))); err != nil && !strings.Contains(got.ProposedResolution, "create "+f) {
+						t.Errorf("inconsistency %d's resolution names %s, which does not exist: %s", i, f, got.ProposedResolution)
+					}
+				}
 			}
 			if len(tc.want) == 0 && !r.Clean() {
 				t.Errorf("not clean")
@@ -332,6 +339,10 @@ func TestAnalyzeFixture(t *testing.T) {
 		})
 	}
 }
+
+// repoFileRef finds repository paths in prose ("docs/SPEC.md",
+// ".copperhead/config.json").
+var repoFileRef = regexp.MustCompile(`(?:\.?[A-Za-z0-9_-]+/)+[A-Za-z0-9_.-]+\.(?:md|json|kicad_sch|kicad_pcb)`)
 
 func TestSleepLeakageFixture(t *testing.T) {
 	st := loadFixture(t, fixtureCopy(t))

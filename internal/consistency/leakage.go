@@ -195,7 +195,7 @@ func (l Leakage) violation() (Inconsistency, bool) {
 		Actual: fmt.Sprintf("at least %s µA drawn by resistors while asleep (keys open): %s",
 			formatNumber(l.IdleUA), strings.Join(paths, "; ")),
 		ProposedResolution: "a human decides: remove or raise the resistors on the leakage path in the schematic (then sync the docs), " +
-			"or change the budget in openspec/SPEC.md; sync rewrites neither side",
+			"or change the budget where it is declared (" + l.BudgetSource + "); sync rewrites neither side",
 		Violation: true,
 		Governing: l.BudgetSource,
 	}, true

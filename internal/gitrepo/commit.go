@@ -86,13 +86,28 @@ func exitCode(err error) int {
 //
 // Empty parts are left out.
 func Message(request, summary, verification string) string {
+	return MessageWithSubject("", request, summary, verification)
+}
+
+// MessageWithSubject is Message for a run whose request is not the person's
+// words (sync's generated resolution prompt): subject replaces the
+// "copperhead: <request>" line, and the request goes into the body whole.
+// An empty subject is Message.
+func MessageWithSubject(subject, request, summary, verification string) string {
 	full := strings.TrimSpace(request)
 	line := strings.Join(strings.Fields(full), " ")
-	subject := strings.TrimSpace("copperhead: " + line)
 	parts := []string{}
-	if utf8.RuneCountInString(subject) > subjectWidth || line != full {
-		subject = truncate(subject, subjectWidth)
-		parts = append(parts, "Request: "+full)
+	if subject = strings.TrimSpace(subject); subject != "" {
+		subject = truncate(strings.Join(strings.Fields(subject), " "), subjectWidth)
+		if full != "" {
+			parts = append(parts, "Request: "+full)
+		}
+	} else {
+		subject = strings.TrimSpace("copperhead: " + line)
+		if utf8.RuneCountInString(subject) > subjectWidth || line != full {
+			subject = truncate(subject, subjectWidth)
+			parts = append(parts, "Request: "+full)
+		}
 	}
 	parts = slices.Insert(parts, 0, subject)
 	if s := strings.TrimSpace(summary); s != "" {

@@ -81,18 +81,23 @@ func TestCommitAllFailures(t *testing.T) {
 func TestMessage(t *testing.T) {
 	long := "move the key input to a different RTC-capable pin that is not a strapping pin and update the docs"
 	tests := []struct {
-		name, request, summary, verification, want string
+		name, subject, request, summary, verification, want string
 	}{
-		{"short", "add a second RGB LED", "Added D3 on GPIO4.", "ERC ✓ DRC ✓ drift ✓",
+		{"short", "", "add a second RGB LED", "Added D3 on GPIO4.", "ERC ✓ DRC ✓ drift ✓",
 			"copperhead: add a second RGB LED\n\nAdded D3 on GPIO4.\n\nVerification: ERC ✓ DRC ✓ drift ✓\n"},
-		{"long request is cut at a word, full text in the body", long, "", "ERC ✓",
+		{"long request is cut at a word, full text in the body", "", long, "", "ERC ✓",
 			"copperhead: move the key input to a different RTC-capable pin that is…\n\nRequest: " + long + "\n\nVerification: ERC ✓\n"},
-		{"multi-line request", "  add R9\n## not a heading  ", "", "",
+		{"multi-line request", "", "  add R9\n## not a heading  ", "", "",
 			"copperhead: add R9 ## not a heading\n\nRequest: add R9\n## not a heading\n"},
+		{"a subject of its own: the generated request goes to the body", "copperhead sync: resolve 2 inconsistencies", "Resolve these:\n1. R6 value", "Fixed BOM.", "drift ✓",
+			"copperhead sync: resolve 2 inconsistencies\n\nRequest: Resolve these:\n1. R6 value\n\nFixed BOM.\n\nVerification: drift ✓\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Message(tc.request, tc.summary, tc.verification)
+			got := MessageWithSubject(tc.subject, tc.request, tc.summary, tc.verification)
+			if tc.subject == "" && got != Message(tc.request, tc.summary, tc.verification) {
+				t.Errorf("an empty subject is not Message")
+			}
 			if got != tc.want {
 				t.Errorf("got\n%q\nwant\n%q", got, tc.want)
 			}
