@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"time"
 
 	"copperhead/internal/transcript"
@@ -32,12 +34,51 @@ type ChatEvent struct {
 	Error       *ChatError      `json:"error,omitempty"`
 }
 
-// ChatRequest is the request of a ChatEvent.
+// ChatRequest is the request of a ChatEvent, as a delta on the run's
+// previous chat event: a loop resends the whole conversation every turn,
+// and recording it whole again made a transcript grow with the square of
+// its length (a 3 MB file written in turn 1 was stored once per later
+// turn). Prior is how many leading messages repeat the previous request's
+// (not stored again); Messages are the rest. SameSystem and SameTools say
+// the system prompt or the tool list is the previous request's, and then
+// System or Tools is empty. FullRequests rebuilds the requests as sent.
 type ChatRequest struct {
-	System    string    `json:"system,omitempty"`
-	MaxTokens int       `json:"max_tokens,omitempty"`
-	Messages  []Message `json:"messages"`
-	Tools     []Tool    `json:"tools,omitempty"`
+	System     string    `json:"system,omitempty"`
+	SameSystem bool      `json:"same_system,omitempty"`
+	MaxTokens  int       `json:"max_tokens,omitempty"`
+	Prior      int       `json:"prior_messages,omitempty"`
+	Messages   []Message `json:"messages"`
+	Tools      []Tool    `json:"tools,omitempty"`
+	SameTools  bool      `json:"same_tools,omitempty"`
+}
+
+// FullRequests rebuilds each chat event's request as it was sent, in order,
+// from the deltas Record writes (events recorded whole, Prior 0 and no
+// Same flags, read back unchanged). It fails when an event repeats more
+// messages than the previous request held: a transcript cut or reordered.
+func FullRequests(events []ChatEvent) ([]ChatRequest, error) {
+	out := make([]ChatRequest, 0, len(events))
+	var prev ChatRequest
+	for i, ev := range events {
+		r := ev.Request
+		if r.Prior > len(prev.Messages) {
+			return nil, fmt.Errorf("chat event %d repeats %d messages of a request that had %d", i+1, r.Prior, len(prev.Messages))
+		}
+		full := ChatRequest{System: r.System, MaxTokens: r.MaxTokens, Tools: r.Tools,
+			Messages: slices.Concat(prev.Messages[:r.Prior], r.Messages)}
+		if r.SameSystem {
+			full.System = prev.System
+		}
+		if r.SameTools {
+			full.Tools = prev.Tools
+		}
+		if full.Messages == nil {
+			full.Messages = []Message{}
+		}
+		out = append(out, full)
+		prev = full
+	}
+	return out, nil
 }
 
 // AttemptRecord is an Attempt as recorded.
@@ -83,6 +124,9 @@ func (c *ChatError) err() error {
 type Recorder struct {
 	p Provider
 	w *transcript.Writer
+	// prev is the last recorded request as sent (messages shallow-copied,
+	// so the caller appending to its slice cannot change it).
+	prev *ChatRequest
 }
 
 // Record wraps p so every Chat call writes one chat event to w. Wrap the
@@ -102,11 +146,12 @@ func (r *Recorder) Model() string { return r.p.Model() }
 func (r *Recorder) Chat(ctx context.Context, msgs []Message, tools []Tool, opts Options) (*Turn, error) {
 	start := time.Now()
 	turn, err := r.p.Chat(ctx, msgs, tools, opts)
+	sent := ChatRequest{System: opts.System, MaxTokens: opts.MaxTokens, Messages: slices.Clone(nonNil(msgs)), Tools: tools}
 	ev := ChatEvent{
 		Provider:    r.p.Name(),
 		Model:       r.p.Model(),
 		RequestHash: RequestHash(msgs, tools, opts),
-		Request:     ChatRequest{System: opts.System, MaxTokens: opts.MaxTokens, Messages: nonNil(msgs), Tools: tools},
+		Request:     r.delta(sent),
 		DurationMS:  time.Since(start).Milliseconds(),
 	}
 	var attempts []Attempt
@@ -137,6 +182,27 @@ func (r *Recorder) Chat(ctx context.Context, msgs []Message, tools []Tool, opts 
 		return nil, fmt.Errorf("record chat turn: %w", werr)
 	}
 	return turn, err
+}
+
+// delta is sent as a ChatRequest relative to the previous recorded one, and
+// remembers sent as the new previous.
+func (r *Recorder) delta(sent ChatRequest) ChatRequest {
+	d := sent
+	if p := r.prev; p != nil {
+		n := 0
+		for n < len(p.Messages) && n < len(sent.Messages) && reflect.DeepEqual(p.Messages[n], sent.Messages[n]) {
+			n++
+		}
+		d.Prior, d.Messages = n, sent.Messages[n:]
+		if sent.System == p.System && sent.System != "" {
+			d.System, d.SameSystem = "", true
+		}
+		if len(sent.Tools) > 0 && reflect.DeepEqual(sent.Tools, p.Tools) {
+			d.Tools, d.SameTools = nil, true
+		}
+	}
+	r.prev = &sent
+	return d
 }
 
 func nonNil(msgs []Message) []Message {

@@ -49,6 +49,7 @@ func NewReplay(repoRoot, runID string) (*Replay, error) {
 		return fail(fmt.Sprintf("run %s: %v", runID, err))
 	}
 	r := &Replay{runID: runID}
+	var recorded []ChatEvent
 	for i, e := range events {
 		if e.Type != ChatEventType {
 			continue
@@ -58,10 +59,18 @@ func NewReplay(repoRoot, runID string) (*Replay, error) {
 			return fail(fmt.Sprintf("run %s: event %d: %v", runID, i+1, err))
 		}
 		if ev.Turn == nil && ev.Error == nil {
-			return fail(fmt.Sprintf("run %s: chat event %d records neither a turn nor an error", runID, len(r.events)+1))
+			return fail(fmt.Sprintf("run %s: chat event %d records neither a turn nor an error", runID, len(recorded)+1))
 		}
-		r.events = append(r.events, ev)
+		recorded = append(recorded, ev)
 	}
+	full, err := FullRequests(recorded)
+	if err != nil {
+		return fail(fmt.Sprintf("run %s: %v", runID, err))
+	}
+	for i := range recorded {
+		recorded[i].Request = full[i] // requestDiff compares whole requests
+	}
+	r.events = recorded
 	if len(r.events) == 0 {
 		return fail("run " + runID + " recorded no chat turns")
 	}
