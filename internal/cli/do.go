@@ -331,11 +331,7 @@ func nonEmpty(s string) *string {
 // outcomeLine is the run's one final line (AC-8.5): exit path, verification,
 // commit, duration, tokens; where the work went when it failed.
 func outcomeLine(r DoResult) string {
-	status := r.Verification.Status
-	if status == "" {
-		status = transcript.VerifyNotRun
-	}
-	parts := []string{string(r.ExitPath), "verification " + status}
+	parts := []string{string(r.ExitPath), transcript.VerificationWords(r.ExitPath, r.Verification)}
 	switch {
 	case r.Commit != nil:
 		parts = append(parts, "commit "+shortHash(*r.Commit))

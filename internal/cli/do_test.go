@@ -88,7 +88,7 @@ func TestDoRefusal(t *testing.T) {
 		}
 	}
 	last := lines[len(lines)-1]
-	if !regexp.MustCompile(`^refused · verification not-run · \S+ · 25.3k in / 768 out tokens · turns 2/12 · run \.copperhead/runs/[0-9A-Z]{26}$`).MatchString(last) {
+	if !regexp.MustCompile(`^refused · nothing committed · \S+ · 25.3k in / 768 out tokens · turns 2/12 · run \.copperhead/runs/[0-9A-Z]{26}$`).MatchString(last) {
 		t.Errorf("outcome line %q", last)
 	}
 	if len(srv.Requests()) != 2 {

@@ -198,13 +198,24 @@ func RenderSummary(s Summary, r *redact.Redactor) ([]byte, error) {
 }
 
 func outcome(m *markdown, end RunEnd) string {
-	parts := []string{"**" + m.text(string(end.ExitPath)) + "**", "verification " + m.text(verificationStatus(end.Verification))}
+	parts := []string{"**" + m.text(string(end.ExitPath)) + "**", m.text(VerificationWords(end.ExitPath, end.Verification))}
 	if end.Commit != nil {
 		parts = append(parts, "commit "+m.code(*end.Commit))
 	}
 	parts = append(parts, formatDuration(end.DurationMS))
 	parts = append(parts, fmt.Sprintf("%d in / %d out tokens", end.Tokens.Input, end.Tokens.Output))
 	return strings.Join(parts, " · ")
+}
+
+// VerificationWords is the verification as an outcome line states it:
+// "verification passed". A refused run commits nothing, so its checks
+// judge nothing: it says "nothing committed", never "verification
+// failed" (its checks stay in the record for whoever reads them).
+func VerificationWords(exit ExitPath, v Verification) string {
+	if exit == ExitRefused {
+		return "nothing committed"
+	}
+	return "verification " + verificationStatus(v)
 }
 
 func verificationStatus(v Verification) string {
