@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"copperhead/internal/consistency"
@@ -83,7 +84,9 @@ func unmetRequirements(ctx context.Context, s *Session) []string {
 	if err != nil {
 		return []string{"the requirement check (forbidden pins, budgets) could not run: " + s.scrub(err.Error())}
 	}
-	vs := consistency.CheckRequirements(st).Constraints
+	req := consistency.CheckRequirements(st)
+	vs := req.Constraints
+	s.LastRequirements = &RequirementsCheck{Findings: len(vs), Detail: requirementsDetail(req)}
 	var out []string
 	for _, v := range vs {
 		out = append(out, s.scrub(fmt.Sprintf("requirement %s (%s): %s", v.Key, v.Kind, v.Message)))
@@ -109,4 +112,18 @@ func staleCheck(name, tool, what string, v *Verification, editSeq int) []string 
 		return []string{fmt.Sprintf("the last %s is not clean: fix its errors and call %s again", name, tool)}
 	}
 	return nil
+}
+
+// requirementsDetail is the analysis in a few words for the verification
+// line: "sleep leakage 0 µA, budget 25 µA".
+func requirementsDetail(r consistency.Requirements) string {
+	l := r.SleepLeakage
+	d := fmt.Sprintf("sleep leakage %s µA", strconv.FormatFloat(l.IdleUA, 'f', -1, 64))
+	if l.Budget != nil {
+		d += fmt.Sprintf(", budget %s µA", strconv.FormatFloat(*l.Budget, 'f', -1, 64))
+	}
+	if n := len(r.Constraints); n > 0 {
+		d = plural(n, "finding", "findings") + "; " + d
+	}
+	return d
 }
