@@ -69,6 +69,8 @@ type Leakage struct {
 //     same rail, draws nothing: this is what the budget counts (IdleUA).
 //   - A resistor straight from a rail to ground (a bleeder) draws V / R in
 //     every state; it is listed as a pull-up whose Net is the ground.
+//   - A resistor marked do-not-populate (KiCad's dnp flag) is not fitted and
+//     carries no current.
 //   - Held state: a key closed holds its net at ground, and a pull-up on a
 //     net with a key pin (refdes J, P, SW, S, K, CN, KEY) draws V / Rup. That
 //     is HeldUA: reported for a reviewer, never checked against the sleep
@@ -99,6 +101,9 @@ func SleepLeakage(st State) Leakage {
 	for _, n := range nl.Nets {
 		onNet[n.Name] = n.Nodes
 		for _, nd := range n.Nodes {
+			if _, dnp := comps[nd.Refdes].Properties["dnp"]; dnp {
+				continue // not fitted: no current path
+			}
 			if isResistor(nd.Refdes) && !slices.Contains(resNets[nd.Refdes], n.Name) {
 				resNets[nd.Refdes] = append(resNets[nd.Refdes], n.Name)
 			}

@@ -78,6 +78,14 @@ func TestCheckRequirements(t *testing.T) {
 			contains: []string{"with R11 20k ∥ R12 20k to ground"},
 		},
 		{
+			name: "a do-not-populate pull-down is not fitted",
+			edit: func(st *State) {
+				addResistor(st.Netlist, "R11", "10k", "KEY_DAH", "GND")
+				st.Netlist.Components[len(st.Netlist.Components)-1].Properties = map[string]string{"dnp": ""}
+			},
+			idleUA: 0, budget: 25,
+		},
+		{
 			name: "budget absent: the leakage is reported, nothing fails",
 			edit: func(st *State) {
 				addResistor(st.Netlist, "R11", "10k", "KEY_DAH", "GND")
