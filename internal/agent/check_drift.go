@@ -4,9 +4,11 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
+	"copperhead/internal/consistency"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/llm"
@@ -37,38 +39,16 @@ func (checkDriftTool) Run(ctx context.Context, s *Session, raw json.RawMessage) 
 	if _, bad := decodeArgs[checkDriftArgs]("check_drift", raw); bad != nil {
 		return *bad, nil
 	}
-	// Everything is read fresh: the point is to see the files as they are
-	// after this run's edits, config.json's budgets included.
-	cfg, _, err := design.LoadConfig(s.Repo)
+	st, err := loadDesignState(ctx, s)
 	if err != nil {
 		return Errorf("check_drift: %s", s.scrub(err.Error())), nil
 	}
-	cfg.Docs = s.Config.Docs
-	files, err := design.ReadFiles(s.Repo, cfg)
-	if err != nil {
-		return Errorf("check_drift: %s", s.scrub(err.Error())), nil
-	}
-	reg, err := design.LoadConstraints(s.Repo)
-	if err != nil {
-		return Errorf("check_drift: %s", s.scrub(err.Error())), nil
-	}
-	var sch *kicad.Schematic
-	var nl *kicad.Netlist
-	if abs, _ := s.designFile(false); abs != "" {
-		if sch, err = kicad.LoadSchematicWithin(abs, s.Repo); err != nil {
-			return Errorf("check_drift: %s", s.scrub(err.Error())), nil
-		}
-		if s.KiCad == nil {
-			return Errorf("check_drift: kicad-cli is not available on this machine, so PINOUT.md cannot be checked against the netlist"), nil
-		}
-		if nl, err = s.KiCad.Netlist(ctx, abs); err != nil {
-			return Errorf("check_drift: %s", s.scrub(err.Error())), nil
-		}
-	}
-	drift := design.Drift(files, cfg, sch, nl)
+	drift := design.Drift(st.Files, st.Config, st.Schematic, st.Netlist)
 	// Broken datasheet citations (D8) are drift too, as check counts them.
-	drift.Mismatches = append(drift.Mismatches, design.CheckCitations(s.Repo, files, cfg)...)
-	violations := design.CheckConstraints(reg, cfg, files, nl)
+	drift.Mismatches = append(drift.Mismatches, design.CheckCitations(s.Repo, st.Files, st.Config)...)
+	// The requirement analysis check, sync and the finish gate share.
+	violations := consistency.CheckRequirements(st).Constraints
+	sch := st.Schematic
 
 	var b strings.Builder
 	if drift.Clean() && len(violations) == 0 {
@@ -90,9 +70,64 @@ func (checkDriftTool) Run(ctx context.Context, s *Session, raw json.RawMessage) 
 		for _, v := range violations {
 			fmt.Fprintf(&b, "constraint %s (%s): %s\n", v.Key, v.Kind, v.Message)
 		}
+		if n := countRequirementViolations(violations); n > 0 {
+			fmt.Fprintf(&b, "%s: the design breaks a requirement. No doc edit resolves it, and finish(done) is refused while it stands: change the design so it holds, or finish with outcome refuse citing it.\n",
+				plural(n, "requirement violation", "requirement violations"))
+		}
 	}
 	for _, w := range drift.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
 	return Result{Text: b.String()}, nil
+}
+
+// loadDesignState reads what check_drift and the finish gate judge, fresh
+// from the files as they are after this run's edits (config.json's budgets
+// and constraints.json included): the docs, the registry, the schematic and
+// KiCad's netlist of it. With no schematic yet, Schematic and Netlist are
+// nil.
+func loadDesignState(ctx context.Context, s *Session) (consistency.State, error) {
+	var st consistency.State
+	cfg, _, err := design.LoadConfig(s.Repo)
+	if err != nil {
+		return st, err
+	}
+	cfg.Docs = s.Config.Docs
+	st.Config = cfg
+	if st.Files, err = design.ReadFiles(s.Repo, cfg); err != nil {
+		return st, err
+	}
+	if st.Constraints, err = design.LoadConstraints(s.Repo); err != nil {
+		return st, err
+	}
+	abs, rel := s.designFile(false)
+	if abs == "" {
+		return st, nil
+	}
+	st.SchematicPath = rel
+	if st.Schematic, err = kicad.LoadSchematicWithin(abs, s.Repo); err != nil {
+		return st, err
+	}
+	if s.KiCad == nil {
+		return st, errors.New("kicad-cli is not available on this machine, so the design cannot be checked against KiCad's netlist")
+	}
+	if st.Netlist, err = s.KiCad.Netlist(ctx, abs); err != nil {
+		return st, err
+	}
+	// A sheet kicad-cli could not load is missing from its netlist: the
+	// design would be judged as part of itself.
+	return st, kicad.CheckNetlistCovers(st.Schematic, st.Netlist)
+}
+
+// countRequirementViolations counts the findings that are the design
+// breaking a requirement (a forbidden pin, a budget exceeded), as opposed
+// to a requirement stated two ways.
+func countRequirementViolations(vs []design.ConstraintViolation) int {
+	n := 0
+	for _, v := range vs {
+		if v.Kind == design.ViolationForbiddenPin || v.Kind == design.ViolationBudgetExceeded {
+			n++
+		}
+	}
+	return n
 }

@@ -5,8 +5,10 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
+	"copperhead/internal/consistency"
 	"copperhead/internal/llm"
 )
 
@@ -42,7 +44,7 @@ func (finishTool) Run(ctx context.Context, s *Session, raw json.RawMessage) (Res
 	default:
 		return Errorf("finish: outcome must be done or refuse, got %q", a.Outcome), nil
 	}
-	if reasons := notDone(s); len(reasons) > 0 {
+	if reasons := notDone(ctx, s); len(reasons) > 0 {
 		return Errorf("finish(done) refused: the run is not verified yet:\n- %s\nDo these, then call finish again (or finish with outcome refuse if it cannot be done).", strings.Join(reasons, "\n- ")), nil
 	}
 	s.Finished = &Finish{Outcome: OutcomeDone, Summary: summary}
@@ -51,7 +53,7 @@ func (finishTool) Run(ctx context.Context, s *Session, raw json.RawMessage) (Res
 
 // notDone lists why the run may not finish as done (invariant 2: nothing is
 // done until the tools agree), or nothing.
-func notDone(s *Session) []string {
+func notDone(ctx context.Context, s *Session) []string {
 	var out []string
 	if len(s.Touched) > 0 && !s.Validated {
 		if s.ChangeID == "" {
@@ -64,6 +66,34 @@ func notDone(s *Session) []string {
 	out = append(out, staleCheck("DRC", "run_drc", "board", s.LastDRC, s.BoardEditSeq)...)
 	for _, o := range s.ledger().Pending() {
 		out = append(out, "open obligation: "+o.String())
+	}
+	return append(out, unmetRequirements(ctx, s)...)
+}
+
+// unmetRequirements is the requirement analysis `copperhead check` and
+// `sync` run (consistency.CheckRequirements: forbidden pins, the sleep
+// leakage against sleep_current_uA, config.json budgets against SPEC.md)
+// over the design as KiCad reads it now, so the loop cannot commit what
+// check would fail. It runs once the run has changed a file (a run that
+// changed nothing commits nothing); a check that cannot run blocks too.
+func unmetRequirements(ctx context.Context, s *Session) []string {
+	if len(s.Touched) == 0 {
+		return nil
+	}
+	st, err := loadDesignState(ctx, s)
+	if err != nil {
+		return []string{"the requirement check (forbidden pins, budgets) could not run: " + s.scrub(err.Error())}
+	}
+	req := consistency.CheckRequirements(st)
+	vs := req.Constraints
+	s.LastRequirements = &RequirementsCheck{Findings: len(vs), Detail: requirementsDetail(req)}
+	var out []string
+	for _, v := range vs {
+		out = append(out, s.scrub(fmt.Sprintf("requirement %s (%s): %s", v.Key, v.Kind, v.Message)))
+	}
+	if countRequirementViolations(vs) > 0 {
+		out = append(out, "the design breaks a requirement, which `copperhead check` fails and sync reports as a violation: "+
+			"change the design so it holds (no doc edit resolves it), or finish with outcome refuse citing it")
 	}
 	return out
 }
@@ -82,4 +112,18 @@ func staleCheck(name, tool, what string, v *Verification, editSeq int) []string 
 		return []string{fmt.Sprintf("the last %s is not clean: fix its errors and call %s again", name, tool)}
 	}
 	return nil
+}
+
+// requirementsDetail is the analysis in a few words for the verification
+// line: "sleep leakage 0 µA, budget 25 µA".
+func requirementsDetail(r consistency.Requirements) string {
+	l := r.SleepLeakage
+	d := fmt.Sprintf("sleep leakage %s µA", strconv.FormatFloat(l.IdleUA, 'f', -1, 64))
+	if l.Budget != nil {
+		d += fmt.Sprintf(", budget %s µA", strconv.FormatFloat(*l.Budget, 'f', -1, 64))
+	}
+	if n := len(r.Constraints); n > 0 {
+		d = plural(n, "finding", "findings") + "; " + d
+	}
+	return d
 }

@@ -97,3 +97,43 @@ func TestRecordDecision(t *testing.T) {
 	}
 	mustFail(t, call(t, s, "record_decision", map[string]any{"decision": "x", "rationale": ""}), "both required")
 }
+
+// TestFinishRequirementGate: a 10k pull-down on KEY_DAH, which R7 holds at
+// 3V3 while asleep, draws 165 µA against sleep_current_uA 25. check_drift
+// reports it as check and sync do, finish(done) is refused naming it, and
+// once the part is gone again finish(done) is accepted.
+func TestFinishRequirementGate(t *testing.T) {
+	s := toolSession(t, true)
+	s.ChangeID, s.Validated = "add-pull-down", true
+	s.Touched = []string{"openspec/changes/add-pull-down/proposal.md"}
+	mustOK(t, call(t, s, "add_part", map[string]any{"lib_id": "Device:R", "ref": "R99", "value": "10k",
+		"footprint": "Resistor_SMD:R_0603_1608Metric", "near": "R7"}))
+	mustOK(t, call(t, s, "connect_pin", map[string]any{"ref": "R99", "pin": "1", "net": "KEY_DAH"}))
+	mustOK(t, call(t, s, "connect_pin", map[string]any{"ref": "R99", "pin": "2", "net": "GND"}))
+	mustOK(t, call(t, s, "run_erc", map[string]any{}))
+
+	res := mustOK(t, call(t, s, "check_drift", map[string]any{}))
+	for _, want := range []string{"drift: NOT clean", "constraint sleep_current_uA (budget_exceeded)",
+		"R7 10k from 3V3 to KEY_DAH with R99 10k to ground: 165 µA", "1 requirement violation: the design breaks a requirement"} {
+		if !strings.Contains(res.Text, want) {
+			t.Errorf("check_drift lacks %q:\n%s", want, res.Text)
+		}
+	}
+	if strings.Contains(res.Text, "no constraint or budget is violated") {
+		t.Errorf("check_drift passed the leak:\n%s", res.Text)
+	}
+	mustFail(t, call(t, s, "finish", map[string]any{"outcome": "done", "summary": "added a pull-down"}),
+		"finish(done) refused", "requirement sleep_current_uA (budget_exceeded)", "at least 165 µA", "finish with outcome refuse")
+	if s.Finished != nil {
+		t.Fatal("finish(done) accepted over a budget violation")
+	}
+
+	// Repaired: the part goes, ERC and drift are clean again, done is accepted.
+	mustOK(t, call(t, s, "remove_part", map[string]any{"ref": "R99"}))
+	mustOK(t, call(t, s, "run_erc", map[string]any{}))
+	res = mustOK(t, call(t, s, "check_drift", map[string]any{}))
+	if !strings.Contains(res.Text, "drift: clean") {
+		t.Fatalf("check_drift after removing R99:\n%s", res.Text)
+	}
+	mustOK(t, call(t, s, "finish", map[string]any{"outcome": "done", "summary": "tried a pull-down and took it out"}))
+}

@@ -731,6 +731,13 @@ func (r *run) verification() transcript.Verification {
 		}
 		v.Checks = append(v.Checks, c)
 	}
+	if q := r.s.LastRequirements; q != nil {
+		c := transcript.CheckOutcome{Name: "constraints", Status: transcript.VerifyPassed, Violations: q.Findings, Detail: q.Detail}
+		if q.Findings > 0 {
+			c.Status = transcript.VerifyFailed
+		}
+		v.Checks = append(v.Checks, c)
+	}
 	if r.s.ChangeID != "" {
 		c := transcript.CheckOutcome{Name: "openspec", Status: transcript.VerifyPassed, Detail: "change " + r.s.ChangeID + " validates"}
 		if !r.s.Validated {
@@ -747,7 +754,7 @@ func (r *run) verification() transcript.Verification {
 }
 
 // checkLabels name the gates in prose.
-var checkLabels = map[string]string{"erc": "ERC", "drc": "DRC", "drift": "drift", "openspec": "OpenSpec"}
+var checkLabels = map[string]string{"erc": "ERC", "drc": "DRC", "drift": "drift", "constraints": "constraints", "openspec": "OpenSpec"}
 
 // verificationLine is the verification as the commit message and the
 // changelog state it.

@@ -50,6 +50,13 @@ func Errorf(format string, args ...any) Result {
 
 // Session is the state one run's tools share. The loop owns it; tools read
 // and update it.
+// RequirementsCheck is one run of consistency.CheckRequirements by the
+// finish gate: how many findings, and the sleep leakage against its budget.
+type RequirementsCheck struct {
+	Findings int
+	Detail   string
+}
+
 type Session struct {
 	Repo    string           // repository root, absolute, symlinks resolved
 	Config  design.Config    // the repository's config
@@ -90,6 +97,9 @@ type Session struct {
 	BoardEditSeq     int
 	LastERC          *Verification
 	LastDRC          *Verification
+	// LastRequirements is the last requirement analysis the finish gate
+	// ran (nil: none ran); the run's verification reports it.
+	LastRequirements *RequirementsCheck
 	// RepairCycles counts verification runs that failed (ERC/DRC with
 	// counted violations); more than Config.MaxRepairCycles ends the run.
 	RepairCycles int

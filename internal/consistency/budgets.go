@@ -6,17 +6,18 @@ import (
 	"copperhead/internal/design"
 )
 
-// budgetInconsistencies mirrors design.CheckBudgets: config.json budgets
+// budgetInconsistencies turns design.CheckBudgets' findings (mirror) into
+// inconsistencies: config.json budgets
 // against SPEC.md ## Budgets. SPEC.md is ground truth for requirements, so a
 // different number is fixed in config.json; a budget on one side only is
 // copied to the other (that states nothing new); a malformed line is
 // rewritten in the format with its number unchanged.
-func budgetInconsistencies(st State) []Inconsistency {
+func budgetInconsistencies(st State, mirror []design.ConstraintViolation) []Inconsistency {
 	specPath := st.Config.DocPath(design.SpecDoc)
 	spec := design.ParseBudgets(st.Files[specPath])
 	governing := specPath + "#" + slug(design.BudgetsHeading)
 	var out []Inconsistency
-	for _, v := range design.CheckBudgets(st.Config, st.Files) {
+	for _, v := range mirror {
 		i := Inconsistency{Kind: KindBudgetMirror, Subject: v.Key, Resolvable: true, Governing: governing}
 		cfgVal, inCfg := st.Config.Budgets[v.Key]
 		specVal, inSpec := spec.Values[v.Key]

@@ -35,6 +35,12 @@
 //     (design.CheckForbiddenPins) and the sleep-current budget against the
 //     resistive leakage the netlist implies (see SleepLeakage).
 //
+// The last two and the budget mirror are CheckRequirements, the one
+// requirement analysis: `check`'s constraints gate (internal/verify), the
+// agent's check_drift tool and finish gate, and sync all call it on KiCad's
+// netlist of the files as written, so the loop cannot commit what check
+// fails and check fails what sync flags.
+//
 // # Constraint mentions
 //
 // A constraint is stated in a doc when it appears in one of the docs/*.md

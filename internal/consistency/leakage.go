@@ -60,11 +60,17 @@ type Leakage struct {
 //   - Sleep state: every key and switch is open and every MCU pin is an input.
 //     A pull-up then draws current only through a DC path to ground that does
 //     not pass a key: a resistor from its signal net to ground (a divider,
-//     the classic battery-sense leak). Its current is V / (Rup + Rdown), with
-//     several pull-downs on one net in parallel. A pull-up to a key or an
-//     input draws nothing: this is what the budget counts (IdleUA).
+//     the classic battery-sense leak, or a pull-down added on a line that a
+//     pull-up holds high), or a pull-up to a lower rail on the same net.
+//     Every signal net settles where its resistor currents balance,
+//     Vnet = Σ(Vi/Rup_i) / (Σ 1/Rup_i + Σ 1/Rdown_j), and each pull-up draws
+//     (Vi − Vnet) / Rup_i from its rail: V / (Rup + Rdown) for one pull-up
+//     and one pull-down. A pull-up to a key or an input, or several to the
+//     same rail, draws nothing: this is what the budget counts (IdleUA).
 //   - A resistor straight from a rail to ground (a bleeder) draws V / R in
 //     every state; it is listed as a pull-up whose Net is the ground.
+//   - A resistor marked do-not-populate (KiCad's dnp flag) is not fitted and
+//     carries no current.
 //   - Held state: a key closed holds its net at ground, and a pull-up on a
 //     net with a key pin (refdes J, P, SW, S, K, CN, KEY) draws V / Rup. That
 //     is HeldUA: reported for a reviewer, never checked against the sleep
@@ -74,9 +80,8 @@ type Leakage struct {
 //     33 µA while held, nothing while open.
 //
 // Limits: IC quiescent and pin leakage currents are not modelled (they need
-// datasheet numbers), nor LEDs, transistors, or resistor chains longer than
-// pull-up plus pull-down; several pull-ups on one net are each counted with
-// the full pull-down. The idle total is therefore a lower bound on the sleep
+// datasheet numbers), nor LEDs, transistors, a net an IC output drives, or
+// resistor chains longer than rail–net–ground. The idle total is therefore a lower bound on the sleep
 // current: exceeding the budget with it is a certain violation, staying
 // under it is not proof of compliance.
 func SleepLeakage(st State) Leakage {
@@ -96,6 +101,9 @@ func SleepLeakage(st State) Leakage {
 	for _, n := range nl.Nets {
 		onNet[n.Name] = n.Nodes
 		for _, nd := range n.Nodes {
+			if _, dnp := comps[nd.Refdes].Properties["dnp"]; dnp {
+				continue // not fitted: no current path
+			}
 			if isResistor(nd.Refdes) && !slices.Contains(resNets[nd.Refdes], n.Name) {
 				resNets[nd.Refdes] = append(resNets[nd.Refdes], n.Name)
 			}
@@ -107,6 +115,10 @@ func SleepLeakage(st State) Leakage {
 	}
 	ohms := func(ref string) (float64, bool) { return ParseOhms(comps[ref].Value) }
 
+	// Pull-ups on signal nets, by net: their idle current depends on every
+	// resistor on the net, so it is computed once the net is complete.
+	bySig := map[string][]int{}
+	downs := map[string][]float64{}
 	for _, ref := range slices.SortedFunc(maps.Keys(resNets), kicad.CompareRefdes) {
 		nets := resNets[ref]
 		if len(nets) != 2 {
@@ -134,10 +146,23 @@ func SleepLeakage(st State) Leakage {
 				// A bleeder straight across the rail: always drawing.
 				pu.IdleUA = microamps(v / r)
 				l.PullUps = append(l.PullUps, pu)
-				l.IdleUA += pu.IdleUA
 				continue
 			}
-			var down []float64
+			if _, seen := downs[sig]; !seen {
+				downs[sig] = []float64{}
+				for _, nd := range onNet[sig] {
+					if nd.Refdes == ref || !isResistor(nd.Refdes) || len(resNets[nd.Refdes]) != 2 {
+						continue
+					}
+					other := resNets[nd.Refdes][0]
+					if other == sig {
+						other = resNets[nd.Refdes][1]
+					}
+					if rd, ok := ohms(nd.Refdes); ok && rd > 0 && IsGround(other) {
+						downs[sig] = append(downs[sig], rd)
+					}
+				}
+			}
 			for _, nd := range onNet[sig] {
 				switch {
 				case nd.Refdes == ref:
@@ -148,22 +173,42 @@ func SleepLeakage(st State) Leakage {
 					if other == sig {
 						other = resNets[nd.Refdes][1]
 					}
-					if rd, ok := ohms(nd.Refdes); ok && IsGround(other) {
+					if rd, ok := ohms(nd.Refdes); ok && rd > 0 && IsGround(other) {
 						pu.PullDown = appendNew(pu.PullDown, nd.Refdes+" "+comps[nd.Refdes].Value)
-						down = append(down, rd)
 					}
 				}
-			}
-			if len(down) > 0 {
-				pu.IdleUA = microamps(v / (r + parallel(down)))
 			}
 			if len(pu.Keys) > 0 {
 				pu.HeldUA = microamps(v / r)
 			}
+			bySig[sig] = append(bySig[sig], len(l.PullUps))
 			l.PullUps = append(l.PullUps, pu)
-			l.IdleUA += pu.IdleUA
-			l.HeldUA += pu.HeldUA
 		}
+	}
+	// Each signal net settles where the currents through its resistors
+	// balance: Vnet = Σ(Vi/Ri) / (Σ 1/Ri + Σ 1/Rdown). A pull-up draws
+	// (Vi − Vnet)/Ri from its rail; one on a net held at its own rail's
+	// level draws nothing, and none draws a negative current (a rail fed
+	// from a higher one is not a saving).
+	for sig, idx := range bySig {
+		num, den := 0.0, 0.0
+		for _, i := range idx {
+			num += l.PullUps[i].Volts / l.PullUps[i].Ohms
+			den += 1 / l.PullUps[i].Ohms
+		}
+		for _, rd := range downs[sig] {
+			den += 1 / rd
+		}
+		vnet := num / den
+		for _, i := range idx {
+			if a := (l.PullUps[i].Volts - vnet) / l.PullUps[i].Ohms; a > 0 {
+				l.PullUps[i].IdleUA = microamps(a)
+			}
+		}
+	}
+	for _, p := range l.PullUps {
+		l.IdleUA += p.IdleUA
+		l.HeldUA += p.HeldUA
 	}
 	l.IdleUA, l.HeldUA = round3(l.IdleUA), round3(l.HeldUA)
 	return l
@@ -178,9 +223,18 @@ func (l Leakage) violation() (Inconsistency, bool) {
 	var paths []string
 	for _, p := range l.PullUps {
 		if p.IdleUA > 0 {
-			via := "straight to ground"
+			var sinks []string
 			if len(p.PullDown) > 0 {
-				via = "with " + strings.Join(p.PullDown, " ∥ ") + " to ground"
+				sinks = append(sinks, strings.Join(p.PullDown, " ∥ ")+" to ground")
+			}
+			for _, q := range l.PullUps {
+				if q.Net == p.Net && q.Refdes != p.Refdes && q.Volts < p.Volts {
+					sinks = append(sinks, fmt.Sprintf("%s %s to %s", q.Refdes, q.Value, q.Rail))
+				}
+			}
+			via := "straight to ground"
+			if len(sinks) > 0 {
+				via = "with " + strings.Join(sinks, " and ")
 			}
 			paths = append(paths, fmt.Sprintf("%s %s from %s to %s %s: %s µA",
 				p.Refdes, p.Value, p.Rail, p.Net, via, formatNumber(p.IdleUA)))
@@ -322,17 +376,6 @@ func refdesPrefix(refdes string) string {
 		i++
 	}
 	return strings.ToUpper(refdes[:i])
-}
-
-func parallel(rs []float64) float64 {
-	g := 0.0
-	for _, r := range rs {
-		if r <= 0 {
-			return 0
-		}
-		g += 1 / r
-	}
-	return 1 / g
 }
 
 func microamps(a float64) float64 { return round3(a * 1e6) }

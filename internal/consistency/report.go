@@ -188,9 +188,10 @@ func Load(ctx context.Context, in Input) (State, error) {
 func Analyze(st State) *Report {
 	r := &Report{Inconsistencies: []Inconsistency{}, Skipped: []string{}}
 	add := func(is ...Inconsistency) { r.Inconsistencies = append(r.Inconsistencies, is...) }
+	req := CheckRequirements(st)
 	add(driftInconsistencies(st)...)
 	add(registryInconsistencies(st)...)
-	add(budgetInconsistencies(st)...)
+	add(req.Budgets...)
 	hdr, skipped := pinHeaderInconsistencies(st)
 	add(hdr...)
 	r.Skipped = append(r.Skipped, skipped...)
@@ -199,12 +200,11 @@ func Analyze(st State) *Report {
 		r.Skipped = append(r.Skipped, "openspec: no openspec/ folder")
 	}
 	add(openspecInconsistencies(st)...)
-	add(forbiddenPinViolations(st)...)
 	add(evidenceInconsistencies(st)...)
-	r.SleepLeakage = SleepLeakage(st)
-	if v, ok := r.SleepLeakage.violation(); ok {
-		add(v)
-	}
+	// Forbidden pins and budgets exceeded: the analysis check, check_drift
+	// and the finish gate share.
+	add(req.Violations...)
+	r.SleepLeakage = req.SleepLeakage
 	// Violations first: they decide the exit code and must not scroll away.
 	slices.SortStableFunc(r.Inconsistencies, func(a, b Inconsistency) int {
 		switch {
@@ -268,21 +268,17 @@ func openspecInconsistencies(st State) []Inconsistency {
 	return out
 }
 
-func forbiddenPinViolations(st State) []Inconsistency {
-	var out []Inconsistency
-	for _, v := range design.CheckForbiddenPins(st.Constraints, st.Netlist) {
-		c := st.Constraints[v.Key]
-		out = append(out, Inconsistency{
-			Kind: KindForbiddenPin, Doc: design.ConstraintsPath, Subject: v.Key,
-			Claim:  fmt.Sprintf("%s forbids %s", v.Key, strings.Join(c.Forbidden, ", ")),
-			Actual: v.Message,
-			ProposedResolution: "a human decides: move the net to an allowed pin in the schematic (then sync the docs), " +
-				"or change the requirement at its source; sync rewrites neither side",
-			Violation: true,
-			Governing: fmt.Sprintf("%s (source: %s)", v.Key, firstNonEmpty(c.Source, "none given")),
-		})
+func forbiddenPinViolation(st State, v design.ConstraintViolation) Inconsistency {
+	c := st.Constraints[v.Key]
+	return Inconsistency{
+		Kind: KindForbiddenPin, Doc: design.ConstraintsPath, Subject: v.Key,
+		Claim:  fmt.Sprintf("%s forbids %s", v.Key, strings.Join(c.Forbidden, ", ")),
+		Actual: v.Message,
+		ProposedResolution: "a human decides: move the net to an allowed pin in the schematic (then sync the docs), " +
+			"or change the requirement at its source; sync rewrites neither side",
+		Violation: true,
+		Governing: fmt.Sprintf("%s (source: %s)", v.Key, firstNonEmpty(c.Source, "none given")),
 	}
-	return out
 }
 
 func firstNonEmpty(s ...string) string {

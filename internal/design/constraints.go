@@ -169,13 +169,11 @@ const (
 	ViolationBudgetMismatch  = "budget_mismatch"
 	ViolationBudgetMissing   = "budget_missing"
 	ViolationBudgetMalformed = "budget_malformed"
+	// ViolationBudgetExceeded is the as-built design over a budget (the
+	// sleep-current leakage model of internal/consistency, which owns the
+	// one analysis every gate shares: consistency.CheckRequirements).
+	ViolationBudgetExceeded = "budget_exceeded"
 )
-
-// CheckConstraints runs every mechanical constraint check: forbidden pins
-// against the netlist, and config budgets against SPEC.md ## Budgets.
-func CheckConstraints(reg Constraints, cfg Config, files Files, nl *kicad.Netlist) []ConstraintViolation {
-	return append(CheckForbiddenPins(reg, nl), CheckBudgets(cfg, files)...)
-}
 
 // CheckForbiddenPins reports every pin of a pinout part (see pinoutPart) that
 // a constraint forbids by name and that is used: it sits on a net that is not

@@ -1,5 +1,6 @@
 // Package verify runs copperhead's deterministic gates over a KiCad project:
-// ERC, DRC, doc drift (with datasheet citations), constraints, sourcing
+// ERC, DRC, doc drift (with datasheet citations), constraints (the
+// requirement analysis of internal/consistency, shared with sync), sourcing
 // snapshots and OpenSpec validation. It is what
 // `copperhead check` and the agent's verification step call. It must never
 // import llm, research or agent, nor anything that opens a socket: a test
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"copperhead/internal/consistency"
 	"copperhead/internal/design"
 	"copperhead/internal/firmware"
 	"copperhead/internal/kicad"
@@ -51,10 +53,14 @@ type DriftGate struct {
 	Warnings   []string          `json:"warnings"`
 }
 
-// ConstraintsGate is .copperhead/constraints.json and config budgets.
+// ConstraintsGate is consistency.CheckRequirements: forbidden pins in use,
+// the resistive sleep leakage against sleep_current_uA, and config.json
+// budgets against SPEC.md ## Budgets, the same findings sync reports.
 type ConstraintsGate struct {
 	OK         bool                         `json:"ok"`
 	Violations []design.ConstraintViolation `json:"violations"`
+	// SleepLeakage is the leakage model's numbers, over budget or not.
+	SleepLeakage consistency.Leakage `json:"sleep_leakage"`
 }
 
 // OpenSpecGate is `openspec validate --all`.
@@ -180,8 +186,10 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	}
 	res.Drift = DriftGate{OK: drift.Clean(), Mismatches: nonNil(drift.Mismatches), Warnings: nonNil(drift.Warnings)}
 
-	cv := design.CheckConstraints(reg, in.Config, files, nl)
-	res.Constraints = ConstraintsGate{OK: len(cv) == 0, Violations: nonNil(cv)}
+	// The requirement analysis sync and the agent's finish gate share, on
+	// the netlist already exported above: no kicad-cli run of its own.
+	req := consistency.CheckRequirements(consistency.State{Config: in.Config, Files: files, Constraints: reg, Netlist: nl})
+	res.Constraints = ConstraintsGate{OK: req.OK(), Violations: nonNil(req.Constraints), SleepLeakage: req.SleepLeakage}
 
 	switch {
 	case !runSpec:
