@@ -119,13 +119,17 @@ const (
 	// a commit would carry (no design or doc edit beyond its own
 	// bookkeeping): nothing is committed, the tree is restored.
 	ExitNoChange ExitPath = "no-change"
+	// ExitInterrupted: the run was killed before it could end (SIGKILL,
+	// power loss); `copperhead recover` wrote its run-end, restored the
+	// pre-run tree and kept the run's work in a stash.
+	ExitInterrupted ExitPath = "interrupted"
 )
 
 // Valid reports whether p is one of the exit paths above.
 func (p ExitPath) Valid() bool {
 	switch p {
 	case ExitDone, ExitRefused, ExitTurnBudgetExhausted, ExitRepairCyclesExhausted,
-		ExitCommitFailed, ExitProviderError, ExitStalled, ExitNoChange:
+		ExitCommitFailed, ExitProviderError, ExitStalled, ExitNoChange, ExitInterrupted:
 		return true
 	}
 	return false
