@@ -138,8 +138,7 @@ func RunNotes(ctx context.Context, repo string) ([]RunNote, error) {
 			notes = append(notes, RunNote{RunID: id})
 			continue
 		}
-		rec.RunID = id
-		notes = append(notes, rec.RunNote)
+		notes = append(notes, rec.note(id))
 	}
 	slices.SortFunc(notes, func(a, b RunNote) int { return strings.Compare(a.RunID, b.RunID) })
 	return notes, nil
@@ -158,6 +157,17 @@ func readRecord(ctx context.Context, repo, runID string) (*snapshotRecord, error
 		return nil, fmt.Errorf("read %s: no snapshot in it", RunRef(runID))
 	}
 	return &rec, nil
+}
+
+// note is the record's note for the ref of runID. A record made for
+// another run id (a ref copied by hand) keeps its snapshot but not the other
+// run's folder: its folder is the one its id names.
+func (rec *snapshotRecord) note(runID string) RunNote {
+	n := rec.RunNote
+	if n.RunID != runID {
+		n = RunNote{RunID: runID, RunDir: ".copperhead/runs/" + runID, Owner: n.Owner}
+	}
+	return n
 }
 
 // LoadSnapshot rebuilds the Snapshot a run referenced (Reference), for the
@@ -188,8 +198,7 @@ func LoadSnapshot(ctx context.Context, repo, runID string) (*Snapshot, RunNote, 
 	for p, m := range rec.Perm {
 		s.perm[p] = fs.FileMode(m).Perm()
 	}
-	rec.RunID = runID
-	return s, rec.RunNote, nil
+	return s, rec.note(runID), nil
 }
 
 // checkRefRunID keeps a run id one plain ref component.
