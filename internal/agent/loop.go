@@ -259,8 +259,8 @@ func newRun(ctx context.Context, in RunInput) (*run, error) {
 	// run-start reaches the file at once, so `copperhead recover` can name
 	// the run. end deletes the ref once the run-end is written.
 	runDir, err := filepath.Rel(r.snap.Repo, in.Writer.Dir())
-	if err != nil {
-		runDir = in.Writer.Dir()
+	if err != nil || !filepath.IsLocal(runDir) {
+		runDir = in.Writer.Dir() // outside the tree the run changes (a scratch copy's run): absolute
 	}
 	note := gitrepo.RunNote{RunID: in.RunID, RunDir: filepath.ToSlash(runDir), Owner: txn.Owner()}
 	if err := r.snap.Reference(ctx, note); err != nil {

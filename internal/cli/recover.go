@@ -116,6 +116,11 @@ func (a *app) runRecover(ctx context.Context, id string, list bool) error {
 			res.RunID, res.Describe(), res.ExitPath)))
 		return nil
 	}
+	if res.Scratch != "" {
+		fmt.Fprintln(a.io.Out, red.String(fmt.Sprintf("recovered run %s (%s): it worked on the scratch copy %s; the repository was not changed",
+			res.RunID, res.Describe(), res.Scratch)))
+		return nil
+	}
 	line := fmt.Sprintf("recovered run %s (%s): pre-run tree restored", res.RunID, res.Describe())
 	if res.HeadWas != "" {
 		line += ", HEAD moved back from " + res.HeadWas[:min(12, len(res.HeadWas))]

@@ -30,10 +30,15 @@ var ErrNoRunRef = errors.New("no interrupted run")
 // RunNote is what a run ref records besides the snapshot, for recover.
 type RunNote struct {
 	RunID  string `json:"run_id"`
-	RunDir string `json:"run_dir"` // the run folder, repo-relative (forward slashes)
+	RunDir string `json:"run_dir"` // the run folder, repo-relative (forward slashes), or absolute when outside the work tree
 	// Owner names the process running the run (txn.Owner: pid and start
 	// time), so a live run is told from an interrupted one.
 	Owner string `json:"owner"`
+	// WorkTree is the work tree the run changed, absolute; Reference fills
+	// it in. It differs from the repository's own when the run worked on a
+	// scratch copy (a dry run in a linked worktree), whose leftovers are not
+	// the user's tree to restore.
+	WorkTree string `json:"work_tree"`
 }
 
 // snapshotRecord is a Snapshot as stored in its run ref.
@@ -63,6 +68,7 @@ func (s *Snapshot) Reference(ctx context.Context, note RunNote) error {
 	if err := checkRefRunID(note.RunID); err != nil {
 		return err
 	}
+	note.WorkTree = s.Repo
 	rec := snapshotRecord{RunNote: note, Head: s.Head, Stash: s.Stash, UntrackedTree: s.UntrackedTree,
 		Untracked: s.Untracked, Nested: s.Nested, Files: s.Files, Perm: map[string]uint32{}}
 	for p, m := range s.perm {
@@ -165,7 +171,7 @@ func readRecord(ctx context.Context, repo, runID string) (*snapshotRecord, error
 func (rec *snapshotRecord) note(runID string) RunNote {
 	n := rec.RunNote
 	if n.RunID != runID {
-		n = RunNote{RunID: runID, RunDir: ".copperhead/runs/" + runID, Owner: n.Owner}
+		n = RunNote{RunID: runID, RunDir: ".copperhead/runs/" + runID, Owner: n.Owner, WorkTree: n.WorkTree}
 	}
 	return n
 }

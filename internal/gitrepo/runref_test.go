@@ -112,6 +112,7 @@ func TestRunRefRecover(t *testing.T) {
 			if err := snap.Reference(ctx, note); err != nil {
 				t.Fatal(err)
 			}
+			note.WorkTree = snap.Repo
 			if got, st := treeView(t, dir); !maps.Equal(got, wantFiles) || st != wantStatus || git(t, dir, "stash", "list") != "" {
 				t.Fatal("referencing the snapshot changed the tree, the index or the stash list")
 			}

@@ -89,7 +89,7 @@ func describe(top string, n gitrepo.RunNote) Run {
 	if t, ok := transcript.RunIDTime(n.RunID); ok {
 		r.StartedAt = t
 	}
-	if start, ok := runStart(filepath.Join(top, filepath.FromSlash(r.RunDir))); ok {
+	if start, ok := runStart(runPath(top, r.RunDir)); ok {
 		r.Command, r.Request = start.Command, start.Request
 		if !start.StartedAt.IsZero() {
 			r.StartedAt = start.StartedAt.UTC()
@@ -146,8 +146,11 @@ type Result struct {
 	// AlreadyEnded is set when the run had written its run-end before the
 	// kill: its ending was complete, so nothing was restored and only the
 	// ref was deleted. ExitPath is then the run's own.
-	AlreadyEnded bool                `json:"already_ended"`
-	ExitPath     transcript.ExitPath `json:"exit_path"`
+	AlreadyEnded bool `json:"already_ended"`
+	// Scratch is the scratch work tree the run changed instead of the
+	// repository's (a dry run on a copy); the repository was left alone.
+	Scratch  string              `json:"scratch,omitempty"`
+	ExitPath transcript.ExitPath `json:"exit_path"`
 }
 
 // Recover restores the interrupted run runID of the repository at repo to
@@ -170,7 +173,7 @@ func Recover(ctx context.Context, repo, runID string, red *redact.Redactor) (*Re
 		return nil, fmt.Errorf("run %s %w (process %s)", runID, ErrStillRunning, strings.Fields(note.Owner)[0])
 	}
 	res := &Result{Run: describe(snap.Repo, note), ExitPath: transcript.ExitInterrupted}
-	dir := filepath.Join(snap.Repo, filepath.FromSlash(res.RunDir))
+	dir := runPath(snap.Repo, res.RunDir)
 	events, _ := transcript.Read(dir) // a run folder that is gone or torn still recovers
 	for _, e := range events {
 		if e.Type != transcript.TypeRunEnd {
@@ -185,6 +188,15 @@ func Recover(ctx context.Context, repo, runID string, red *redact.Redactor) (*Re
 		}
 	}
 	if res.AlreadyEnded {
+		return res, gitrepo.DeleteRunRef(ctx, snap.Repo, runID)
+	}
+	if note.WorkTree != "" && !sameDir(note.WorkTree, snap.Repo) {
+		// The run worked on a scratch copy (a dry run): the user's tree was
+		// never its to change, so there is nothing here to restore.
+		res.Scratch = note.WorkTree
+		if err := writeEnd(snap.Repo, dir, runID, events, res, red); err != nil {
+			return nil, fmt.Errorf("recover run %s: %w", runID, err)
+		}
 		return res, gitrepo.DeleteRunRef(ctx, snap.Repo, runID)
 	}
 
@@ -234,6 +246,9 @@ func writeEnd(top, dir, runID string, events []transcript.Event, res *Result, re
 		}
 	}
 	msg := "interrupted: the run was killed before it ended; copperhead recover restored the pre-run tree"
+	if res.Scratch != "" {
+		msg = "interrupted: the run was killed before it ended; it worked on the scratch copy " + res.Scratch + ", so the repository was not changed"
+	}
 	if res.StashRef != "" {
 		msg += " and kept the run's work in " + res.StashRef
 	}
@@ -259,6 +274,24 @@ func writeEnd(top, dir, runID string, events []transcript.Event, res *Result, re
 		start.RunID = runID
 	}
 	return transcript.WriteSummary(dir, transcript.Summary{Start: start, End: end}, red)
+}
+
+// runPath is the run folder a note names: repo-relative, or absolute.
+func runPath(top, runDir string) string {
+	if filepath.IsAbs(runDir) {
+		return runDir
+	}
+	return filepath.Join(top, filepath.FromSlash(runDir))
+}
+
+// sameDir reports whether two paths name the same folder (links resolved).
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
 }
 
 func strOrNil(s string) *string {

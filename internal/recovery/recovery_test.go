@@ -199,3 +199,39 @@ func TestFind(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoverScratchRun: a run that worked on a linked worktree (a dry run
+// on a scratch copy) shares its ref with the repository; recovering it
+// from the repository leaves the repository's own tree alone.
+func TestRecoverScratchRun(t *testing.T) {
+	ctx := context.Background()
+	repo, _ := startRun(t, "")
+	id := transcript.NewRunID(time.Now())
+	scratch := filepath.Join(t.TempDir(), "scratch")
+	git(t, repo, "worktree", "add", "-q", "--detach", scratch)
+	snap, err := gitrepo.TakeSnapshot(ctx, scratch, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := snap.Reference(ctx, gitrepo.RunNote{RunID: id, RunDir: ".copperhead/runs/" + id}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(scratch, "BOM.md"), []byte("# scratch edit\n"), 0o644)
+	os.WriteFile(filepath.Join(repo, "BOM.md"), []byte("# the user's own edit since\n"), 0o644)
+	res, err := Recover(ctx, repo, id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Scratch == "" || res.StashRef != "" {
+		t.Errorf("result %+v", res)
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo, "BOM.md")); string(b) != "# the user's own edit since\n" {
+		t.Errorf("the repository's BOM.md was touched: %q", b)
+	}
+	if list := git(t, repo, "stash", "list"); list != "" {
+		t.Errorf("stash %q", list)
+	}
+	if end := lastEvent(t, repo, id); end.ExitPath != transcript.ExitInterrupted || !strings.Contains(*end.Error, "scratch copy") {
+		t.Errorf("run-end %+v", end)
+	}
+}
