@@ -8,7 +8,9 @@
 //     the ledger is open or the last ERC/DRC after the last KiCad edit is not
 //     clean.
 //   - Nothing lost: a failed run keeps its work in a stash entry and restores
-//     the tree byte for byte.
+//     the tree byte for byte; before turn 1 the snapshot is referenced as
+//     refs/copperhead/runs/<run-id> (deleted once the run-end is written),
+//     so a SIGKILL leaves the way back for `copperhead recover`.
 //
 // Research tools (web_search, search_parts, fetch_datasheet, fetch_page)
 // exist only when the repository enabled research and the providers' keys
@@ -16,7 +18,8 @@
 // data, and fetching is limited to the run's URL menu.
 //
 // It imports llm, design, kicad, kicadcli, verify, openspec, gitrepo,
-// transcript and the research packages; it must never import cli. It opens
-// no socket itself: research traffic goes through research/egress and model
-// traffic through llm (internal/research's import test proves it).
+// transcript, txn (the run ref's owner) and the research packages; it must
+// never import cli. It opens no socket itself: research traffic goes through
+// research/egress and model traffic through llm (internal/research's import
+// test proves it).
 package agent

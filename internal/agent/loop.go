@@ -22,6 +22,7 @@ import (
 	"copperhead/internal/research"
 	"copperhead/internal/research/egress"
 	"copperhead/internal/transcript"
+	"copperhead/internal/txn"
 )
 
 // Loop limits with their reasons.
@@ -259,8 +260,23 @@ func newRun(ctx context.Context, in RunInput) (*run, error) {
 	if r.snap, err = gitrepo.TakeSnapshot(ctx, in.Repo, in.AllowDirty); err != nil {
 		return nil, err
 	}
+	// The way back must survive a SIGKILL: the snapshot is referenced
+	// before anything is written (refs/copperhead/runs/<run-id>), and the
+	// run-start reaches the file at once, so `copperhead recover` can name
+	// the run. end deletes the ref once the run-end is written.
+	runDir, err := filepath.Rel(r.snap.Repo, in.Writer.Dir())
+	if err != nil || !filepath.IsLocal(runDir) {
+		runDir = in.Writer.Dir() // outside the tree the run changes (a scratch copy's run): absolute
+	}
+	note := gitrepo.RunNote{RunID: in.RunID, RunDir: filepath.ToSlash(runDir), Owner: txn.Owner()}
+	if err := r.snap.Reference(ctx, note); err != nil {
+		return nil, err
+	}
 	if err := in.Writer.Write(transcript.TypeRunStart, in.Start); err != nil {
-		return nil, errors.Join(err, r.discard(ctx))
+		return nil, errors.Join(err, r.discard(ctx), r.unreference(ctx))
+	}
+	if err := in.Writer.Flush(); err != nil {
+		return nil, errors.Join(err, r.discard(ctx), r.unreference(ctx))
 	}
 	r.out = &RunOutcome{RunDir: in.Writer.Dir(), Transcript: in.Writer.Path(), RepairBudget: r.maxRepair}
 	for _, w := range left {
@@ -630,7 +646,11 @@ func (r *run) end(ctx context.Context, exit transcript.ExitPath, failure string)
 		}
 	default:
 		// refused and every failure: keep whatever changed, restore the rest.
-		ref, err := r.snap.Rollback(ctx, r.in.RunID)
+		msg := gitrepo.FailedRunMessage(r.in.RunID)
+		if exit == transcript.ExitRefused {
+			msg = gitrepo.RefusedRunMessage(r.in.RunID)
+		}
+		ref, err := r.snap.RollbackAs(ctx, r.in.RunID, msg)
 		out.StashRef = ref
 		if err != nil {
 			errs = append(errs, "restore: "+err.Error())
@@ -669,6 +689,11 @@ func (r *run) end(ctx context.Context, exit transcript.ExitPath, failure string)
 		sum.Research = &transcript.ResearchStats{Requests: total, Refused: refused}
 	}
 	if err := transcript.WriteSummary(r.in.Writer.Dir(), sum, r.in.Redactor); err != nil {
+		recErrs = append(recErrs, err.Error())
+	}
+	// The run has ended and says so: its way back is no longer needed. A
+	// ref that outlived its run would read as an interrupted one.
+	if err := r.unreference(ctx); err != nil {
 		recErrs = append(recErrs, err.Error())
 	}
 	if len(recErrs) > 0 {
@@ -920,6 +945,11 @@ func (r *run) updateDoc(rel string, scaffold []byte, edit func([]byte) []byte) e
 		return fmt.Errorf("update %s: %w", rel, err)
 	}
 	return nil
+}
+
+// unreference deletes the run's snapshot ref (newRun's Reference).
+func (r *run) unreference(ctx context.Context) error {
+	return gitrepo.DeleteRunRef(context.WithoutCancel(ctx), r.snap.Repo, r.in.RunID)
 }
 
 // discard restores the tree without keeping the run's work: a dry run's

@@ -321,6 +321,11 @@ func (h *harness) checkRecord(out *RunOutcome) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A run that ended deleted its way back: a ref left would read as an
+	// interrupted run (issue #13 item 6).
+	if refs := git(t, h.repo, "for-each-ref", gitrepo.RunRefPrefix); refs != "" {
+		t.Errorf("the run ended (%s) and left its ref:\n%s", out.ExitPath, refs)
+	}
 	for _, want := range []string{"## Run stats", "| Exit path | `" + string(out.ExitPath) + "` |", "## Open obligations"} {
 		if !bytes.Contains(sum, []byte(want)) {
 			t.Errorf("summary.md lacks %q", want)
@@ -972,5 +977,37 @@ func TestResultLine(t *testing.T) {
 				t.Errorf("resultLine = %q\nwant          %q", got, c.want)
 			}
 		})
+	}
+}
+
+// TestRunRefLifetime: the run's snapshot is referenced as
+// refs/copperhead/runs/<run-id> before turn 1 (the model's first call
+// already sees it, with the run-start on disk), and a refusal that changed
+// files keeps them as "copperhead refused run <run-id>", not "failed".
+func TestRunRefLifetime(t *testing.T) {
+	var atTurn1, startOnDisk string
+	h := newHarness(t)
+	h.model.steps = []step{
+		{fn: func(context.Context) (*llm.Turn, error) {
+			atTurn1 = git(t, h.repo, "for-each-ref", "--format=%(refname)", gitrepo.RunRefPrefix)
+			b, _ := os.ReadFile(filepath.Join(h.in.Writer.Dir(), transcript.TranscriptFile))
+			startOnDisk = string(b)
+			return reply("", "touch", `{}`).turn, nil
+		}},
+		reply("", "refuse", `{}`),
+	}
+	out := h.run()
+	if out.ExitPath != transcript.ExitRefused {
+		t.Fatalf("exit path %s (%s)", out.ExitPath, out.Error)
+	}
+	if atTurn1 != gitrepo.RunRef(h.in.RunID) {
+		t.Errorf("refs at turn 1: %q, want %s", atTurn1, gitrepo.RunRef(h.in.RunID))
+	}
+	if !strings.Contains(startOnDisk, `"type":"run-start"`) {
+		t.Errorf("run-start not on disk at turn 1: %q", startOnDisk)
+	}
+	h.assertRestored()
+	if l := h.stashes(); !strings.Contains(l, "copperhead refused run "+h.in.RunID) {
+		t.Errorf("stash list %q, want the refused run's entry", l)
 	}
 }

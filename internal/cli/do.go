@@ -84,8 +84,11 @@ The working tree must be clean (--allow-dirty snapshots uncommitted work and
 restores it exactly on failure). Every run is recorded in
 .copperhead/runs/<run-id>/ (transcript.jsonl, summary.md). A run that fails
 keeps its work in a git stash entry named "copperhead failed run <run-id>"
-and restores the tree byte for byte. --dry-run prints the diff the run would
-commit and writes nothing.
+("copperhead refused run <run-id>" for a refusal) and restores the tree byte
+for byte. --dry-run prints the diff the run would commit and writes nothing.
+Before its first write a run references its pre-run snapshot as
+refs/copperhead/runs/<run-id>: a run killed outright (kill -9, a crash) is
+restored by 'copperhead recover', and do refuses to start until it is.
 
 Exit 0 when the change was committed or the agent refused the request, 1 when
 the run failed (turn budget, repair cycles, stall, model error, commit

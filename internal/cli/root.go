@@ -147,6 +147,7 @@ with KiCad's own ERC and DRC.`,
 		newOutputsCmd(a),
 		newExportCmd(a),
 		newFirmwareCmd(a),
+		newRecoverCmd(a),
 	)
 	return root
 }

@@ -18,7 +18,23 @@ const lockWait = 5 * time.Second
 
 // lockRepo takes the repository's one-writer lock for a command that
 // changes it: a second writer waits lockWait, then fails naming the holder.
+// While an interrupted run waits for `copperhead recover` it refuses
+// (exit 1), naming the run: writing now could bury the way back.
 func (a *app) lockRepo(ctx context.Context, repo string) (func(), error) {
+	unlock, err := a.takeLock(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	if err := refuseInterrupted(ctx, repo); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}
+
+// takeLock is lockRepo without the interrupted-run check: for recover
+// itself and the journal completion every command runs first.
+func (a *app) takeLock(ctx context.Context, repo string) (func(), error) {
 	unlock, err := txn.Lock(ctx, repo, lockWait)
 	if err != nil {
 		if errors.Is(err, txn.ErrBusy) {
@@ -36,7 +52,7 @@ func (a *app) recoverJournal(ctx context.Context, repo string) error {
 	if _, err := os.Stat(filepath.Join(repo, filepath.FromSlash(txn.Dir))); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	unlock, err := a.lockRepo(ctx, repo)
+	unlock, err := a.takeLock(ctx, repo)
 	if err != nil {
 		return err
 	}

@@ -301,6 +301,14 @@ func (s *Snapshot) tree(ctx context.Context) (string, error) {
 // FailedRunMessage names the stash entry a failed run leaves (spec §4.5).
 func FailedRunMessage(runID string) string { return "copperhead failed run " + runID }
 
+// RefusedRunMessage names the stash entry a refused run leaves: a refusal is
+// the agent doing its job, not a failure, and the entry says so.
+func RefusedRunMessage(runID string) string { return "copperhead refused run " + runID }
+
+// InterruptedRunMessage names the stash entry `copperhead recover` leaves
+// for a run that was killed (SIGKILL, power loss) before it could end.
+func InterruptedRunMessage(runID string) string { return "copperhead interrupted run " + runID }
+
 // Rollback returns the work tree to the snapshot after a failed run. If the
 // run changed anything (files edited, created or deleted, or HEAD moved), it
 // first stores the work tree as it is as a stash entry named exactly
@@ -314,18 +322,24 @@ func FailedRunMessage(runID string) string { return "copperhead failed run " + r
 // the run created is moved under the git directory (see NestedDir). If storing the work fails, nothing is
 // restored; if restoring fails, the returned reference still names the work.
 func (s *Snapshot) Rollback(ctx context.Context, runID string) (stashRef string, err error) {
-	return s.rollback(ctx, runID, true)
+	return s.rollback(ctx, runID, FailedRunMessage(runID), true)
+}
+
+// RollbackAs is Rollback with the stash entry named msg instead
+// (RefusedRunMessage, InterruptedRunMessage).
+func (s *Snapshot) RollbackAs(ctx context.Context, runID, msg string) (stashRef string, err error) {
+	return s.rollback(ctx, runID, msg, true)
 }
 
 // Restore is Rollback without keeping the work: for `do --dry-run`, whose
 // record of the work is the Diff it printed. It leaves no stash entry; a
 // nested repository the run created is still moved, never deleted.
 func (s *Snapshot) Restore(ctx context.Context) error {
-	_, err := s.rollback(ctx, "dry-run", false)
+	_, err := s.rollback(ctx, "dry-run", "", false)
 	return err
 }
 
-func (s *Snapshot) rollback(ctx context.Context, runID string, keep bool) (stashRef string, err error) {
+func (s *Snapshot) rollback(ctx context.Context, runID, msg string, keep bool) (stashRef string, err error) {
 	// A rollback must finish even when the run ends because ctx was
 	// cancelled (Ctrl-C); each git command keeps its own Timeout.
 	ctx = context.WithoutCancel(ctx)
@@ -347,7 +361,7 @@ func (s *Snapshot) rollback(ctx context.Context, runID string, keep bool) (stash
 		return "", s.moveNested(ctx, runID, now.nested)
 	}
 	if keep {
-		if stashRef, err = s.keepWork(ctx, runID, now.untracked); err != nil {
+		if stashRef, err = s.keepWork(ctx, msg, now.untracked); err != nil {
 			return "", fmt.Errorf("rollback: keep the run's work (nothing was restored): %w", err)
 		}
 	}
@@ -400,8 +414,7 @@ func (s *Snapshot) moveNested(ctx context.Context, runID string, nested []string
 // HEAD, so `git stash show -p --include-untracked` shows everything the run
 // did, even work it committed. The commit shape is git's own: the work tree
 // with parents HEAD, the index, and the untracked files.
-func (s *Snapshot) keepWork(ctx context.Context, runID string, untracked []string) (string, error) {
-	msg := FailedRunMessage(runID)
+func (s *Snapshot) keepWork(ctx context.Context, msg string, untracked []string) (string, error) {
 	// `git stash create` trees are absolute (the index and the work tree), so
 	// they stay right even when the run moved HEAD.
 	id := identity(ctx, s.Repo) // stash and commit-tree write commits and a reflog entry

@@ -119,8 +119,10 @@ const (
 	// a commit would carry (no design or doc edit beyond its own
 	// bookkeeping): nothing is committed, the tree is restored.
 	ExitNoChange ExitPath = "no-change"
-	// ExitInterrupted: the user stopped the run (Ctrl-C, SIGTERM) or it
-	// was killed and `copperhead recover` closed it; not the model's fault.
+	// ExitInterrupted: the user stopped the run (Ctrl-C, SIGTERM), or it
+	// was killed before it could end (SIGKILL, power loss) and `copperhead
+	// recover` wrote its run-end, restored the pre-run tree and kept the
+	// run's work in a stash. Not the model's fault either way.
 	ExitInterrupted ExitPath = "interrupted"
 )
 

@@ -772,3 +772,46 @@ func TestSummaryResearchRow(t *testing.T) {
 		})
 	}
 }
+
+// TestReopen: a killed run's transcript, its last line torn, takes the
+// run-end recover writes as a whole line after the last whole one.
+func TestReopen(t *testing.T) {
+	repo := t.TempDir()
+	w, err := Create(repo, "01TORN", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(TypeRunStart, RunStart{RunID: "01TORN", Command: "do"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(w.Dir(), TranscriptFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"chat","time":"2026-`)
+	f.Close()
+	w, err = Reopen(w.Dir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(TypeRunEnd, RunEnd{ExitPath: ExitInterrupted}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	events, err := Read(w.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 2 || events[0].Type != TypeRunStart || events[1].Type != TypeRunEnd {
+		t.Fatalf("events %+v", events)
+	}
+	if b, _ := os.ReadFile(path); strings.Contains(string(b), `"chat"`) {
+		t.Errorf("torn line kept:\n%s", b)
+	}
+}

@@ -63,6 +63,29 @@ func Create(repoRoot, runID string, r *redact.Redactor) (*Writer, error) {
 	return &Writer{dir: dir, r: r, now: time.Now, f: f, buf: bufio.NewWriterSize(f, writeBufferSize)}, nil
 }
 
+// Reopen appends to the transcript of an existing run folder, for the
+// run-end a killed run never wrote (`copperhead recover`). A last line cut
+// short by the kill (no newline) is cut off first, so the file stays one
+// JSON event per line; Read skipped it anyway.
+func Reopen(runDir string, r *redact.Redactor) (*Writer, error) {
+	path := filepath.Join(runDir, TranscriptFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reopen transcript: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return nil, fmt.Errorf("reopen transcript: %w", err)
+	}
+	if keep := bytes.LastIndexByte(data, '\n') + 1; keep < len(data) {
+		if err := f.Truncate(int64(keep)); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("reopen transcript: %w", err)
+		}
+	}
+	return &Writer{dir: runDir, r: r, now: time.Now, f: f, buf: bufio.NewWriterSize(f, writeBufferSize)}, nil
+}
+
 // Dir is the run folder.
 func (w *Writer) Dir() string { return w.dir }
 

@@ -181,3 +181,15 @@ func startTime(pid int) string {
 	}
 	return f[19]
 }
+
+// Owner names this process the way a lock does (pid and start time), for a
+// record that must later tell whether its writer still runs (a run's ref).
+func Owner() string { return strings.TrimSpace(lockText(os.Getpid())) }
+
+// OwnerAlive reports whether the process an Owner string names still runs
+// (the same pid with the same start time). An empty or unreadable owner is
+// not alive.
+func OwnerAlive(owner string) bool {
+	_, alive := lockHolder(owner)
+	return alive
+}
