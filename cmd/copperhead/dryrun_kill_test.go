@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -110,6 +111,8 @@ func dryRunEdits() []llmtest.Step {
 // git's status, the index, the stash list and the refs exactly as before,
 // clean and with --allow-dirty: the run edited a scratch copy. The next
 // command removes the copy the kill left, and the worktree entry with it.
+// Interrupted with SIGINT instead (Ctrl-C), the run removes its copy itself
+// and exits 130.
 func TestDryRunKilledLeavesTheTree(t *testing.T) {
 	bin, err := exec.LookPath("copperhead") // testscript.Main puts it on PATH
 	if err != nil {
@@ -121,7 +124,12 @@ func TestDryRunKilledLeavesTheTree(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		dirty bool
-	}{{"clean", false}, {"allow-dirty", true}} {
+		sig   syscall.Signal
+	}{
+		{"clean", false, syscall.SIGKILL},
+		{"allow-dirty", true, syscall.SIGKILL},
+		{"allow-dirty interrupted", true, syscall.SIGINT},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()
 			env := append(faultEnv(t), "TMPDIR="+tmp, "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=", "GIT_CONFIG_NOSYSTEM=1",
@@ -172,10 +180,18 @@ func TestDryRunKilledLeavesTheTree(t *testing.T) {
 					t.Fatalf("the run never got past its edits (%d requests):\n%s", len(srv.Requests()), out.String())
 				}
 			}
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			// The edits happened, in the scratch copy.
+			copies, _ := filepath.Glob(filepath.Join(tmp, "copperhead-dryrun-*", "repo", "hardware", "open-telegraph.kicad_sch"))
+			if len(copies) != 1 {
+				t.Fatalf("want the run's one scratch copy in %s, found %v\n%s", tmp, copies, out.String())
+			}
+			if b, _ := os.ReadFile(copies[0]); !strings.Contains(string(b), `(global_label "KEY_DASH"`) {
+				t.Fatalf("the scratch copy was not edited: the kill came too early\n%s", out.String())
+			}
+			if err := cmd.Process.Signal(tc.sig); err != nil {
 				t.Fatal(err)
 			}
-			_ = cmd.Wait()
+			werr := cmd.Wait()
 
 			if d := diffTrees(tree, userTree(t, repo)); len(d) != 0 {
 				t.Errorf("the killed dry run changed the user's tree: %v", d)
@@ -184,14 +200,20 @@ func TestDryRunKilledLeavesTheTree(t *testing.T) {
 				t.Errorf("the killed dry run changed git's state:\n%s\nwas\n%s", st, state)
 			}
 
-			// The edits happened, in the scratch copy.
-			copies, _ := filepath.Glob(filepath.Join(tmp, "copperhead-dryrun-*", "repo", "hardware", "open-telegraph.kicad_sch"))
-			if len(copies) != 1 {
-				t.Fatalf("want the killed run's one scratch copy in %s, found %v\n%s", tmp, copies, out.String())
+			if tc.sig == syscall.SIGINT {
+				var exitErr *exec.ExitError
+				if !errors.As(werr, &exitErr) || exitErr.ExitCode() != exitInterrupted {
+					t.Errorf("exit: %v, want status %d\n%s", werr, exitInterrupted, out.String())
+				}
+				if left, _ := filepath.Glob(filepath.Join(tmp, "copperhead-dryrun-*")); len(left) != 0 {
+					t.Errorf("the interrupted dry run left its scratch copy: %v\n%s", left, out.String())
+				}
+				if wts := gitOut(t, env, repo, "worktree", "list", "--porcelain"); strings.Count(wts, "worktree ") != 1 {
+					t.Errorf("worktrees after the interrupted dry run:\n%s", wts)
+				}
+				return
 			}
-			if b, _ := os.ReadFile(copies[0]); !strings.Contains(string(b), `(global_label "KEY_DASH"`) {
-				t.Fatalf("the scratch copy was not edited: the kill came too early\n%s", out.String())
-			}
+
 			// The next command removes the copy and its worktree entry.
 			next, err := runCopperhead(env, repo, "parts")
 			if err != nil {
