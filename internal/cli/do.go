@@ -77,8 +77,11 @@ The working tree must be clean (--allow-dirty snapshots uncommitted work and
 restores it exactly on failure). Every run is recorded in
 .copperhead/runs/<run-id>/ (transcript.jsonl, summary.md). A run that fails
 keeps its work in a git stash entry named "copperhead failed run <run-id>"
-and restores the tree byte for byte. --dry-run prints the diff the run would
-commit and writes nothing.
+and restores the tree byte for byte. --dry-run runs the agent on a scratch
+copy of the tree (a temporary git worktree holding HEAD plus, with
+--allow-dirty, the uncommitted work), prints the diff the run would commit,
+and removes the copy: the tree, the index, the stash list and the refs are
+never written, even if the run is killed; only the run record is kept.
 
 Exit 0 when the change was committed or the agent refused the request, 1 when
 the run failed (turn budget, repair cycles, stall, model error, commit

@@ -62,6 +62,10 @@ func NewScratch(ctx context.Context, repo string, allowDirty bool) (_ *Scratch, 
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real // git reports worktree paths resolved
 	}
+	if rel, err := filepath.Rel(snap.Repo, dir); err == nil && filepath.IsLocal(rel) {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("scratch copy: the temporary folder %s is inside the repository; point TMPDIR outside it", filepath.Dir(dir))
+	}
 	s := &Scratch{Root: filepath.Join(dir, filepath.Base(snap.Repo)), Repo: snap.Repo, Snapshot: snap, dir: dir}
 	defer func() {
 		if err != nil {

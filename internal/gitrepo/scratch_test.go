@@ -190,6 +190,22 @@ func TestScratchRefusesDirty(t *testing.T) {
 	}
 }
 
+// TestScratchOutsideTheRepo: a temporary folder inside the repository
+// would put the copy in the user's tree: it is refused, and nothing is left.
+func TestScratchOutsideTheRepo(t *testing.T) {
+	repo := newRepo(t, true)
+	tmp := filepath.Join(repo, "tmp")
+	os.Mkdir(tmp, 0o755)
+	t.Setenv("TMPDIR", tmp)
+	_, err := NewScratch(context.Background(), repo, false)
+	if err == nil || !strings.Contains(err.Error(), "inside the repository") {
+		t.Fatalf("NewScratch with TMPDIR in the repository: %v", err)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Errorf("left %v", entries)
+	}
+}
+
 // TestPruneScratch: copies whose process is gone (killed with SIGKILL, or
 // whose folder was deleted) are removed; a live one is left alone.
 func TestPruneScratch(t *testing.T) {
