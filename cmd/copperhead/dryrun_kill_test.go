@@ -17,11 +17,11 @@ import (
 	"copperhead/internal/llm/llmtest"
 )
 
-// userTree maps every file of the repository to its mode and bytes
+// dryUserTree maps every file of the repository to its mode and bytes
 // (symlinks to their target), leaving out .git and what copperhead keeps
 // for itself: the run records (.copperhead/runs/, the transcript a dry run
 // must keep) and the lock folder (.copperhead/state/).
-func userTree(t *testing.T, repo string) map[string]string {
+func dryUserTree(t *testing.T, repo string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(repo, func(p string, e fs.DirEntry, err error) error {
@@ -56,9 +56,9 @@ func userTree(t *testing.T, repo string) map[string]string {
 	return out
 }
 
-// gitState is the repository as git sees it: status (staged and unstaged),
+// dryGitState is the repository as git sees it: status (staged and unstaged),
 // the index, the stash list and every ref.
-func gitState(t *testing.T, env []string, repo string) string {
+func dryGitState(t *testing.T, env []string, repo string) string {
 	t.Helper()
 	var parts []string
 	for _, args := range [][]string{
@@ -68,12 +68,12 @@ func gitState(t *testing.T, env []string, repo string) string {
 		{"for-each-ref"},
 		{"rev-parse", "HEAD"},
 	} {
-		parts = append(parts, gitOut(t, env, repo, args...))
+		parts = append(parts, dryGit(t, env, repo, args...))
 	}
 	return strings.Join(parts, "\n--\n")
 }
 
-func gitOut(t *testing.T, env []string, dir string, args ...string) string {
+func dryGit(t *testing.T, env []string, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir, cmd.Env = dir, env
@@ -136,9 +136,9 @@ func TestDryRunKilledLeavesTheTree(t *testing.T) {
 				"GIT_AUTHOR_NAME=Test Engineer", "GIT_AUTHOR_EMAIL=test@example.invalid",
 				"GIT_COMMITTER_NAME=Test Engineer", "GIT_COMMITTER_EMAIL=test@example.invalid")
 			repo := faultRepo(t)
-			gitOut(t, env, repo, "init", "-q", "-b", "main")
-			gitOut(t, env, repo, "add", "-A")
-			gitOut(t, env, repo, "commit", "-qm", "open-telegraph")
+			dryGit(t, env, repo, "init", "-q", "-b", "main")
+			dryGit(t, env, repo, "add", "-A")
+			dryGit(t, env, repo, "commit", "-qm", "open-telegraph")
 			args := []string{"--repo", repo, "--plain", "do", "rename net KEY_DAH to KEY_DASH", "--model", "compat:scripted", "--dry-run"}
 			if tc.dirty {
 				// Staged, unstaged, both, untracked (one executable, one
@@ -152,18 +152,18 @@ func TestDryRunKilledLeavesTheTree(t *testing.T) {
 					f.Close()
 				}
 				appendTo("docs/BOM.md", "<!-- staged note -->")
-				gitOut(t, env, repo, "add", "docs/BOM.md")
+				dryGit(t, env, repo, "add", "docs/BOM.md")
 				appendTo("docs/PINOUT.md", "- staged pin note")
-				gitOut(t, env, repo, "add", "docs/PINOUT.md")
+				dryGit(t, env, repo, "add", "docs/PINOUT.md")
 				appendTo("docs/PINOUT.md", "- unstaged pin note")
 				appendTo("docs/SPEC.md", "- note: hand-written")
-				gitOut(t, env, repo, "rm", "-q", "docs/LAYOUT.md")
+				dryGit(t, env, repo, "rm", "-q", "docs/LAYOUT.md")
 				os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("bring-up notes\n"), 0o600)
 				os.MkdirAll(filepath.Join(repo, "scripts"), 0o755)
 				os.WriteFile(filepath.Join(repo, "scripts", "flash.sh"), []byte("#!/bin/sh\necho flash\n"), 0o755)
 				args = append(args, "--allow-dirty")
 			}
-			tree, state := userTree(t, repo), gitState(t, env, repo)
+			tree, state := dryUserTree(t, repo), dryGitState(t, env, repo)
 
 			srv := llmtest.NewServer(t, llmtest.OpenAI, dryRunEdits()...)
 			cmd := exec.Command(bin, args...)
@@ -193,10 +193,10 @@ func TestDryRunKilledLeavesTheTree(t *testing.T) {
 			}
 			werr := cmd.Wait()
 
-			if d := diffTrees(tree, userTree(t, repo)); len(d) != 0 {
+			if d := diffTrees(tree, dryUserTree(t, repo)); len(d) != 0 {
 				t.Errorf("the killed dry run changed the user's tree: %v", d)
 			}
-			if st := gitState(t, env, repo); st != state {
+			if st := dryGitState(t, env, repo); st != state {
 				t.Errorf("the killed dry run changed git's state:\n%s\nwas\n%s", st, state)
 			}
 
@@ -208,7 +208,7 @@ func TestDryRunKilledLeavesTheTree(t *testing.T) {
 				if left, _ := filepath.Glob(filepath.Join(tmp, "copperhead-dryrun-*")); len(left) != 0 {
 					t.Errorf("the interrupted dry run left its scratch copy: %v\n%s", left, out.String())
 				}
-				if wts := gitOut(t, env, repo, "worktree", "list", "--porcelain"); strings.Count(wts, "worktree ") != 1 {
+				if wts := dryGit(t, env, repo, "worktree", "list", "--porcelain"); strings.Count(wts, "worktree ") != 1 {
 					t.Errorf("worktrees after the interrupted dry run:\n%s", wts)
 				}
 				return
@@ -225,13 +225,13 @@ func TestDryRunKilledLeavesTheTree(t *testing.T) {
 			if left, _ := filepath.Glob(filepath.Join(tmp, "copperhead-dryrun-*")); len(left) != 0 {
 				t.Errorf("scratch copies left after the next command: %v", left)
 			}
-			if wts := gitOut(t, env, repo, "worktree", "list", "--porcelain"); strings.Count(wts, "worktree ") != 1 {
+			if wts := dryGit(t, env, repo, "worktree", "list", "--porcelain"); strings.Count(wts, "worktree ") != 1 {
 				t.Errorf("worktrees after the next command:\n%s", wts)
 			}
-			if d := diffTrees(tree, userTree(t, repo)); len(d) != 0 {
+			if d := diffTrees(tree, dryUserTree(t, repo)); len(d) != 0 {
 				t.Errorf("after the next command the user's tree differs: %v", d)
 			}
-			if st := gitState(t, env, repo); st != state {
+			if st := dryGitState(t, env, repo); st != state {
 				t.Errorf("after the next command git's state differs:\n%s\nwas\n%s", st, state)
 			}
 		})
