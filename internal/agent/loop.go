@@ -74,8 +74,12 @@ type RunInput struct {
 	// config, AC-8.2); zero means the config's value.
 	MaxTurns, MaxRepairCycles int
 	AllowDirty                bool // snapshot a dirty tree instead of refusing it (spec §7)
-	// DryRun runs to finish, then returns the diff and restores the tree
-	// without a stash or commit: it writes nothing (AC-3.9).
+	// DryRun runs on a scratch copy of the tree (gitrepo.NewScratch: HEAD
+	// plus the uncommitted state) instead of the tree itself: the tools,
+	// KiCad and the prompt see the copy, the transcript stays in Repo, and
+	// at the end the copy's diff is returned and the copy removed. The
+	// user's tree, index, refs and stash list are never written, even by a
+	// kill (AC-3.9).
 	DryRun bool
 	// Interactive (--interactive) requires Approve: the human approves the
 	// validated proposal before the edit tools unlock (spec §2.6).
@@ -178,8 +182,9 @@ func (o *RunOutcome) OK() bool {
 
 // Run drives one agent run (spec §4.1): snapshot the tree, build the system
 // prompt, loop model turns and tool calls until the model finishes or a budget
-// runs out, then commit (done), restore (refused, dry run) or keep the work in
-// a stash and restore (every failure). It returns an error only when the run
+// runs out, then commit (done), restore (refused) or keep the work in a stash
+// and restore (every failure). A dry run does all of it on a scratch copy and
+// ends with the copy's diff and the copy removed. It returns an error only when the run
 // could not start (the tree could not be snapshotted, the prompt not built);
 // once the run-start event is written, every ending is a RunOutcome with a
 // run-end event and summary.md behind it.
@@ -188,6 +193,7 @@ func Run(ctx context.Context, in RunInput) (*RunOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer r.scratch.Remove(ctx) // end removes it; this is the net
 	return r.run(ctx), nil
 }
 
@@ -199,7 +205,10 @@ type run struct {
 	model llm.Provider
 	tools []Tool
 	snap  *gitrepo.Snapshot
-	s     *Session
+	// scratch is a dry run's copy of the tree, which in.Repo names; nil
+	// for a run on the tree itself.
+	scratch *gitrepo.Scratch
+	s       *Session
 	// kit is the run's research (one egress client, one URL menu); nil when
 	// the run has no research tools.
 	kit *research.Kit
@@ -217,7 +226,7 @@ type run struct {
 	out *RunOutcome
 }
 
-func newRun(ctx context.Context, in RunInput) (*run, error) {
+func newRun(ctx context.Context, in RunInput) (_ *run, err error) {
 	if in.Writer == nil || in.Provider == nil {
 		return nil, errors.New("agent run: no transcript or no model")
 	}
@@ -225,7 +234,22 @@ func newRun(ctx context.Context, in RunInput) (*run, error) {
 		// An interactive run that approved on its own would be a lie.
 		return nil, errors.New("agent run: interactive without an approval prompt")
 	}
-	r := &run{in: in, now: in.Clock, toolCalls: map[string]int{}}
+	// A dry run is a run on a scratch copy: from here on in.Repo, the
+	// project and KiCad's boundary name the copy. Its snapshot below is the
+	// copy's, so the diff is relative to the user's uncommitted state.
+	var scratch *gitrepo.Scratch
+	if in.DryRun {
+		if scratch, err = gitrepo.NewScratch(ctx, in.Repo, in.AllowDirty); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				err = errors.Join(err, scratch.Remove(ctx))
+			}
+		}()
+		in = onScratch(in, scratch)
+	}
+	r := &run{in: in, now: in.Clock, toolCalls: map[string]int{}, scratch: scratch}
 	if r.now == nil {
 		r.now = time.Now
 	}
@@ -257,25 +281,36 @@ func newRun(ctx context.Context, in RunInput) (*run, error) {
 		return nil, fmt.Errorf("build system prompt: %w", err)
 	}
 	r.system = sys
-	if r.snap, err = gitrepo.TakeSnapshot(ctx, in.Repo, in.AllowDirty); err != nil {
+	if r.snap, err = gitrepo.TakeSnapshot(ctx, in.Repo, in.AllowDirty || scratch != nil); err != nil {
 		return nil, err
 	}
 	// The way back must survive a SIGKILL: the snapshot is referenced
 	// before anything is written (refs/copperhead/runs/<run-id>), and the
 	// run-start reaches the file at once, so `copperhead recover` can name
 	// the run. end deletes the ref once the run-end is written.
-	runDir, err := filepath.Rel(r.snap.Repo, in.Writer.Dir())
-	if err != nil || !filepath.IsLocal(runDir) {
-		runDir = in.Writer.Dir() // outside the tree the run changes (a scratch copy's run): absolute
-	}
-	note := gitrepo.RunNote{RunID: in.RunID, RunDir: filepath.ToSlash(runDir), Owner: txn.Owner()}
-	if err := r.snap.Reference(ctx, note); err != nil {
-		return nil, err
+	// A dry run's copy shares the repository's refs but none of its
+	// files: the copy goes whatever happens (gitrepo.PruneScratch after a
+	// kill), so it has nothing to recover and takes no ref.
+	if scratch == nil {
+		runDir, err := filepath.Rel(r.snap.Repo, in.Writer.Dir())
+		if err != nil || !filepath.IsLocal(runDir) {
+			runDir = in.Writer.Dir() // outside the tree the run changes: absolute
+		}
+		note := gitrepo.RunNote{RunID: in.RunID, RunDir: filepath.ToSlash(runDir), Owner: txn.Owner()}
+		if err := r.snap.Reference(ctx, note); err != nil {
+			return nil, err
+		}
 	}
 	if err := in.Writer.Write(transcript.TypeRunStart, in.Start); err != nil {
+		if scratch != nil {
+			return nil, err // the copy goes, and with it everything
+		}
 		return nil, errors.Join(err, r.discard(ctx), r.unreference(ctx))
 	}
 	if err := in.Writer.Flush(); err != nil {
+		if scratch != nil {
+			return nil, err
+		}
 		return nil, errors.Join(err, r.discard(ctx), r.unreference(ctx))
 	}
 	r.out = &RunOutcome{RunDir: in.Writer.Dir(), Transcript: in.Writer.Path(), RepairBudget: r.maxRepair}
@@ -295,6 +330,23 @@ func newRun(ctx context.Context, in RunInput) (*run, error) {
 		r.progress(Event{Kind: EventNotice, Text: fmt.Sprintf("%d deferred revisits are due: their artifacts exist now", n)})
 	}
 	return r, nil
+}
+
+// onScratch is in with every path into the repository moved into the
+// scratch copy. The transcript (in.Writer) stays where it is.
+func onScratch(in RunInput, s *gitrepo.Scratch) RunInput {
+	in.Repo = s.Map(in.Repo)
+	if in.Project != nil {
+		p := *in.Project
+		p.Repo, p.Schematic, p.Board, p.Pro = s.Map(p.Repo), s.Map(p.Schematic), s.Map(p.Board), s.Map(p.Pro)
+		in.Project = &p
+	}
+	if in.KiCad != nil {
+		kc := *in.KiCad
+		kc.Boundary = in.Repo
+		in.KiCad = &kc
+	}
+	return in
 }
 
 // addResearch builds the run's research when the repository opted in
@@ -616,22 +668,20 @@ func (r *run) end(ctx context.Context, exit transcript.ExitPath, failure string)
 	}
 
 	switch {
-	case r.in.DryRun && (exit == transcript.ExitNoChange || exit == transcript.ExitCommitFailed):
-		// committable turned the dry run down: it still writes nothing.
-		if err := r.discard(ctx); err != nil {
+	case r.scratch != nil:
+		// A dry run ends as any run would, then its copy goes: no commit,
+		// no stash, no rollback (the user's tree was never touched).
+		if exit == transcript.ExitDone {
+			diff, err := r.dryRunDiff(ctx)
+			out.Diff = diff
+			if err != nil {
+				errs = append(errs, err.Error())
+			}
+		}
+		if err := r.scratch.Remove(ctx); err != nil {
 			errs = append(errs, err.Error())
 		}
-		r.progress(Event{Kind: EventNotice, Text: "dry run: tree restored, nothing written"})
-	case exit == transcript.ExitDone && r.in.DryRun:
-		diff, err := r.dryRunDiff(ctx)
-		out.Diff = diff
-		if err != nil {
-			errs = append(errs, err.Error())
-		}
-		if err := r.discard(ctx); err != nil {
-			errs = append(errs, err.Error())
-		}
-		r.progress(Event{Kind: EventNotice, Text: "dry run: tree restored, nothing written"})
+		r.progress(Event{Kind: EventNotice, Text: "dry run: ran on a scratch copy, nothing written"})
 	case exit == transcript.ExitDone:
 		hash, err := r.commit(ctx)
 		if err != nil {
@@ -947,14 +997,17 @@ func (r *run) updateDoc(rel string, scaffold []byte, edit func([]byte) []byte) e
 	return nil
 }
 
-// unreference deletes the run's snapshot ref (newRun's Reference).
+// unreference deletes the run's snapshot ref (newRun's Reference); a dry
+// run on a scratch copy took none.
 func (r *run) unreference(ctx context.Context) error {
+	if r.scratch != nil {
+		return nil
+	}
 	return gitrepo.DeleteRunRef(context.WithoutCancel(ctx), r.snap.Repo, r.in.RunID)
 }
 
-// discard restores the tree without keeping the run's work: a dry run's
-// changes, and those of a run that never got going, were never the user's
-// to lose (AC-3.9: a dry run writes nothing, not even a stash entry).
+// discard restores the tree without keeping the run's work: the changes of
+// a run that never got going were never the user's to lose.
 func (r *run) discard(ctx context.Context) error {
 	ref, err := r.snap.Rollback(ctx, r.in.RunID)
 	if err != nil {

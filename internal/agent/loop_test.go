@@ -116,13 +116,13 @@ func (t testTool) Run(_ context.Context, s *Session, args json.RawMessage) (Resu
 // testTools: touch writes notes/<name>.txt (a file the gates do not care
 // about), fail_check counts a failed verification, approve marks the change
 // validated, done and refuse finish the run without the real gates.
-func testTools(repo string) []Tool {
+func testTools() []Tool {
 	return []Tool{
 		testTool{name: "touch", run: func(s *Session, args json.RawMessage) (Result, error) {
 			var a struct{ Name string }
 			_ = json.Unmarshal(args, &a)
 			rel := "notes/" + cmpString(a.Name, "work") + ".txt"
-			p := filepath.Join(repo, filepath.FromSlash(rel))
+			p := filepath.Join(s.Repo, filepath.FromSlash(rel))
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				return Result{}, err
 			}
@@ -139,7 +139,7 @@ func testTools(repo string) []Tool {
 		testTool{name: "nest_repo", run: func(s *Session, _ json.RawMessage) (Result, error) {
 			// An embedded repository with no commit: `git add -A` refuses
 			// it with exit 128, the commit failure of AC-8.6.
-			dir := filepath.Join(repo, "vendored")
+			dir := filepath.Join(s.Repo, "vendored")
 			if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
 				return Result{}, fmt.Errorf("git init: %v: %s", err, out)
 			}
@@ -248,7 +248,7 @@ func newHarness(t *testing.T, steps ...step) *harness {
 		Repo: repo, Config: cfg, Provider: h.model, Writer: w,
 		Start:   transcript.RunStart{RunID: runID, Command: "do", Request: "test request", Model: "scripted-1", Provider: "scripted"},
 		Request: "test request", RunID: runID, MaxTurns: 10, MaxRepairCycles: 5,
-		Tools:    append(AllTools(), testTools(repo)...),
+		Tools:    append(AllTools(), testTools()...),
 		Progress: func(e Event) { h.events = append(h.events, e) },
 	}
 	if h.before, err = gitrepo.TreeHashes(context.Background(), repo); err != nil {
@@ -725,24 +725,111 @@ func TestNoCommitWithoutProposal(t *testing.T) {
 	h.assertRestored()
 }
 
-// TestDryRun: a dry run reaches done, returns the diff, and writes nothing:
-// no commit, no stash, the tree as before (AC-3.9).
+// TestDryRun: a dry run reaches done and returns the diff, having run on a
+// scratch copy outside the repository: while it runs the user's tree is
+// untouched (an edit goes to the copy), at the end there is no commit, no
+// stash and no copy, and with AllowDirty the copy held the uncommitted work
+// and the diff is relative to it (AC-3.9). A failed dry run keeps nothing.
 func TestDryRun(t *testing.T) {
-	h := newHarness(t, reply("", "touch", `{}`, "done", `{}`))
-	h.in.DryRun = true
-	out := h.run()
-	if out.ExitPath != transcript.ExitDone || out.Error != "" {
-		t.Fatalf("exit path %s (%s), want done", out.ExitPath, out.Error)
-	}
-	if out.Commit != "" || out.StashRef != "" {
-		t.Errorf("dry run committed %q or stashed %q", out.Commit, out.StashRef)
-	}
-	if !strings.Contains(out.Diff, "notes/work.txt") || !strings.Contains(out.Diff, "+more work") {
-		t.Errorf("diff lacks the change:\n%s", out.Diff)
-	}
-	h.assertRestored()
-	if s := h.stashes(); s != "" {
-		t.Errorf("dry run left a stash: %s", s)
+	for _, tc := range []struct {
+		name  string
+		dirty bool
+		steps []step
+		exit  transcript.ExitPath
+	}{
+		{"done", false, []step{reply("", "peek", `{}`, "touch", `{}`, "peek", `{}`, "done", `{}`)}, transcript.ExitDone},
+		{"done on a dirty tree", true, []step{reply("", "peek", `{}`, "touch", `{}`, "peek", `{}`, "done", `{}`)}, transcript.ExitDone},
+		{"failed", true, []step{reply("", "touch", `{}`, "peek", `{}`), reply("", "fail_check", `{}`, "refuse", `{}`)}, transcript.ExitRefused},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("TMPDIR", t.TempDir())
+			h := newHarness(t, tc.steps...)
+			if tc.dirty {
+				// Mine: an unstaged edit of a file the run appends to, and
+				// an untracked file.
+				os.MkdirAll(filepath.Join(h.repo, "notes"), 0o755)
+				os.WriteFile(filepath.Join(h.repo, "notes", "work.txt"), []byte("my own line\n"), 0o644)
+				os.WriteFile(filepath.Join(h.repo, "mine.txt"), []byte("mine\n"), 0o600)
+				var err error
+				if h.before, err = gitrepo.TreeHashes(context.Background(), h.repo); err != nil {
+					t.Fatal(err)
+				}
+				h.in.AllowDirty = true
+			}
+			status := git(t, h.repo, "status", "--porcelain")
+			var roots []string
+			h.in.Tools = append(h.in.Tools, testTool{name: "peek", run: func(s *Session, _ json.RawMessage) (Result, error) {
+				roots = append(roots, s.Repo)
+				now, err := gitrepo.TreeHashes(context.Background(), h.repo)
+				if err != nil {
+					return Result{}, err
+				}
+				var changed []string
+				for p := range maps.Keys(now) {
+					if now[p] != h.before[p] {
+						changed = append(changed, p)
+					}
+				}
+				for p := range maps.Keys(h.before) {
+					if _, ok := now[p]; !ok {
+						changed = append(changed, p+" (gone)")
+					}
+				}
+				if len(changed) > 0 {
+					t.Errorf("during the dry run the user's tree changed: %v", changed)
+				}
+				if _, err := os.Stat(filepath.Join(s.Repo, "mine.txt")); (err == nil) != tc.dirty {
+					t.Errorf("the copy has mine.txt: %v, want %v", err == nil, tc.dirty)
+				}
+				return Result{Text: "looked"}, nil
+			}})
+			h.in.DryRun = true
+			out := h.run()
+			if out.ExitPath != tc.exit {
+				t.Fatalf("exit path %s (%s), want %s", out.ExitPath, out.Error, tc.exit)
+			}
+			if out.Commit != "" || out.StashRef != "" {
+				t.Errorf("dry run committed %q or stashed %q", out.Commit, out.StashRef)
+			}
+			if len(roots) == 0 || roots[0] == h.repo || strings.HasPrefix(roots[0], h.repo+string(filepath.Separator)) {
+				t.Fatalf("the tools ran in %v, want a scratch copy outside %s", roots, h.repo)
+			}
+			if _, err := os.Stat(roots[0]); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the scratch copy %s is still there: %v", roots[0], err)
+			}
+			if wts := git(t, h.repo, "worktree", "list"); strings.Count(wts, "\n") != 0 {
+				t.Errorf("worktrees left:\n%s", wts)
+			}
+			if out.RunDir != filepath.Join(h.repo, ".copperhead", "runs", h.in.RunID) {
+				t.Errorf("run record at %s, want it in the user's repository", out.RunDir)
+			}
+			if tc.exit == transcript.ExitDone {
+				if !strings.Contains(out.Diff, "notes/work.txt") || !strings.Contains(out.Diff, "+more work") {
+					t.Errorf("diff lacks the change:\n%s", out.Diff)
+				}
+				if tc.dirty && (strings.Contains(out.Diff, "+my own line") || strings.Contains(out.Diff, "mine.txt")) {
+					t.Errorf("the diff is not relative to the uncommitted state:\n%s", out.Diff)
+				}
+			} else if out.Diff != "" {
+				t.Errorf("a failed dry run has a diff:\n%s", out.Diff)
+			}
+			now, err := gitrepo.TreeHashes(context.Background(), h.repo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(now, h.before) {
+				t.Errorf("the user's tree differs after the dry run")
+			}
+			if st := git(t, h.repo, "status", "--porcelain"); st != status {
+				t.Errorf("git status %q, was %q", st, status)
+			}
+			if head := git(t, h.repo, "rev-parse", "HEAD"); head != h.head {
+				t.Errorf("HEAD moved")
+			}
+			if s := h.stashes(); s != "" {
+				t.Errorf("dry run left a stash: %s", s)
+			}
+		})
 	}
 }
 

@@ -85,10 +85,14 @@ restores it exactly on failure). Every run is recorded in
 .copperhead/runs/<run-id>/ (transcript.jsonl, summary.md). A run that fails
 keeps its work in a git stash entry named "copperhead failed run <run-id>"
 ("copperhead refused run <run-id>" for a refusal) and restores the tree byte
-for byte. --dry-run prints the diff the run would commit and writes nothing.
-Before its first write a run references its pre-run snapshot as
+for byte. Before its first write a run references its pre-run snapshot as
 refs/copperhead/runs/<run-id>: a run killed outright (kill -9, a crash) is
 restored by 'copperhead recover', and do refuses to start until it is.
+--dry-run runs the agent on a scratch copy of the tree (a temporary git
+worktree holding HEAD plus, with --allow-dirty, the uncommitted work), prints
+the diff the run would commit, and removes the copy: the tree, the index, the
+stash list and the refs are never written, even if the run is killed; only
+the run record is kept.
 
 Exit 0 when the change was committed or the agent refused the request, 1 when
 the run failed (turn budget, repair cycles, stall, model error, commit

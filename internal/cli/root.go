@@ -75,6 +75,7 @@ func (a *app) repoDir() (string, error) {
 	if err := a.recoverJournal(context.Background(), dir); err != nil {
 		return "", err
 	}
+	a.pruneScratch(context.Background(), dir)
 	return dir, nil
 }
 

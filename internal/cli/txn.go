@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"copperhead/internal/gitrepo"
 	"copperhead/internal/txn"
 )
 
@@ -65,4 +66,18 @@ func (a *app) recoverJournal(ctx context.Context, repo string) error {
 		fmt.Fprintf(a.io.Err, "copperhead: completed an interrupted change: %s\n", strings.Join(done, ", "))
 	}
 	return nil
+}
+
+// pruneScratch removes the scratch copies that dry runs killed with SIGKILL
+// left (gitrepo.PruneScratch), so they do not accumulate in the temporary
+// folder and `git worktree list`. It costs one stat when there are none; a
+// failure only warns: the copies are outside the repository.
+func (a *app) pruneScratch(ctx context.Context, repo string) {
+	removed, err := gitrepo.PruneScratch(ctx, repo)
+	for _, p := range removed {
+		fmt.Fprintf(a.io.Err, "copperhead: removed the scratch copy an interrupted dry run left: %s\n", p)
+	}
+	if err != nil {
+		fmt.Fprintf(a.io.Err, "copperhead: warning: %v\n", err)
+	}
 }
