@@ -697,8 +697,11 @@ func (r *run) end(ctx context.Context, exit transcript.ExitPath, failure string)
 	default:
 		// refused and every failure: keep whatever changed, restore the rest.
 		msg := gitrepo.FailedRunMessage(r.in.RunID)
-		if exit == transcript.ExitRefused {
+		switch exit {
+		case transcript.ExitRefused:
 			msg = gitrepo.RefusedRunMessage(r.in.RunID)
+		case transcript.ExitInterrupted:
+			msg = gitrepo.InterruptedRunMessage(r.in.RunID)
 		}
 		ref, err := r.snap.RollbackAs(ctx, r.in.RunID, msg)
 		out.StashRef = ref

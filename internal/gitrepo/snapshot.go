@@ -305,8 +305,9 @@ func FailedRunMessage(runID string) string { return "copperhead failed run " + r
 // the agent doing its job, not a failure, and the entry says so.
 func RefusedRunMessage(runID string) string { return "copperhead refused run " + runID }
 
-// InterruptedRunMessage names the stash entry `copperhead recover` leaves
-// for a run that was killed (SIGKILL, power loss) before it could end.
+// InterruptedRunMessage names the stash entry of a run the user stopped
+// (Ctrl-C, SIGTERM), and the one `copperhead recover` leaves for a run that
+// was killed (SIGKILL, power loss) before it could end.
 func InterruptedRunMessage(runID string) string { return "copperhead interrupted run " + runID }
 
 // Rollback returns the work tree to the snapshot after a failed run. If the
