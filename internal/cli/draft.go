@@ -49,6 +49,11 @@ written. An existing sheet that differs from the draft is refused unless
 			if err != nil {
 				return err
 			}
+			unlock, err := a.lockRepo(cmd.Context(), repo)
+			if err != nil {
+				return err
+			}
+			defer unlock()
 			cfg, _, err := design.LoadConfig(repo)
 			if err != nil {
 				return failf("%v", err)

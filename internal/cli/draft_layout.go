@@ -45,6 +45,12 @@ overwritten, or footprints are missing; 2 usage or environment (kicad-cli).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			w, boardPath, err := a.openForLayout()
+			if err == nil {
+				var unlock func()
+				if unlock, err = a.lockRepo(cmd.Context(), w.repo); err == nil {
+					defer unlock()
+				}
+			}
 			if err != nil {
 				return err
 			}

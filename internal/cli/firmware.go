@@ -51,6 +51,11 @@ MCU, no PINOUT.md, or the build failed; 2 usage.`,
 			if err != nil {
 				return err
 			}
+			unlock, err := a.lockRepo(cmd.Context(), w.repo)
+			if err != nil {
+				return err
+			}
+			defer unlock()
 			sch, err := w.schematic()
 			if err != nil {
 				return err

@@ -62,6 +62,11 @@ Exit codes: 0 every artifact was produced (or skipped by --no-step or
 			if err != nil {
 				return err
 			}
+			unlock, err := a.lockRepo(cmd.Context(), w.repo)
+			if err != nil {
+				return err
+			}
+			defer unlock()
 			dir := resolveOut(w.repo, out, outputs.DefaultDir)
 			in := outputs.Input{
 				Name:      w.proj.Name,
