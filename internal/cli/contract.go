@@ -18,6 +18,8 @@ import (
 //     datasheet, and any added later) given no subcommand, or one it does not
 //     have, is a usage error (exit 2) naming it and listing the valid ones;
 //   - --version works after any command;
+//   - --help after an unknown subcommand is that usage error, not the
+//     group's help;
 //   - with --json, stdout carries exactly one JSON object, on failure too:
 //     the command's own object with "ok" (and, on failure, "error") added
 //     when it lacks them, or {"ok": false, "error": "..."} when the command
@@ -25,7 +27,7 @@ import (
 
 // wireContract applies the shared rules to every command under root. It runs
 // once the tree is complete, so a command added later is covered too.
-func wireContract(root *cobra.Command) {
+func wireContract(root *cobra.Command, a *app) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		c.Version = root.Version
@@ -37,6 +39,18 @@ func wireContract(root *cobra.Command) {
 		}
 	}
 	walk(root)
+	// cobra answers "copperhead edit bogus --help" with edit's help and exit
+	// 0: the unknown name is a usage error there too.
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if c.HasSubCommands() {
+			if rest := c.Flags().Args(); len(rest) > 0 {
+				a.helpErr = unknownSubcommand(c, rest[0])
+				return
+			}
+		}
+		help(c, args)
+	})
 }
 
 // strictGroup makes a command with subcommands refuse what it does not know.

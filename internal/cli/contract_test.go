@@ -28,6 +28,9 @@ func TestCommandGroups(t *testing.T) {
 		{[]string{"parts", "find"}, []string{`unknown command "find" for "copperhead parts": valid commands are search`}},
 		{[]string{"frobnicate"}, []string{`unknown command "frobnicate" for "copperhead": valid commands are `, "check", "edit"}},
 		{nil, []string{"no command given: one of ", "check", "init"}},
+		// cobra would show the group's help and exit 0.
+		{[]string{"edit", "bogus", "--help"}, []string{`unknown command "bogus" for "copperhead edit"`}},
+		{[]string{"frobnicate", "--help"}, []string{`unknown command "frobnicate" for "copperhead"`}},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -38,6 +38,9 @@ type app struct {
 	repo  string
 	json  bool
 	plain bool
+	// helpErr is a usage error found while showing help (an unknown
+	// subcommand before --help), which cobra cannot return.
+	helpErr error
 }
 
 // mode is how results are rendered.
@@ -149,7 +152,7 @@ with KiCad's own ERC and DRC.`,
 		newExportCmd(a),
 		newFirmwareCmd(a),
 	)
-	wireContract(root)
+	wireContract(root, a)
 	return root
 }
 
@@ -181,6 +184,9 @@ func Main(ctx context.Context, args []string, streams IO) (code int) {
 	root.SetOut(a.io.Out)
 	root.SetErr(streams.Err)
 	err := root.ExecuteContext(ctx)
+	if err == nil {
+		err = a.helpErr
+	}
 	if err == nil {
 		return ExitOK
 	}
