@@ -39,7 +39,8 @@ type readmeDoc struct {
 // readmeCommand is one documented command: a row of the command table, a
 // "### `copperhead ...`" heading, or an edit operation.
 type readmeCommand struct {
-	path    []string // words after "copperhead": ["parts", "search"]
+	bin     string   // "copperhead", or "carter" for carter's table
+	path    []string // words after the binary's name: ["parts", "search"]
 	syntax  string   // the synopsis as written
 	flags   []string // flags the synopsis names, "--strict"
 	aliases []string
@@ -91,7 +92,7 @@ func splitRow(line string) []string {
 // search <mpn|query> ...").
 func commandPath(span string) []string {
 	f := strings.Fields(span)
-	if len(f) == 0 || f[0] != "copperhead" {
+	if len(f) == 0 || f[0] != "copperhead" && f[0] != "carter" {
 		return nil
 	}
 	var path []string
@@ -130,7 +131,7 @@ func parseREADME(t *testing.T, path string) readmeDoc {
 			flush()
 			heading = strings.TrimPrefix(line, "### ")
 			if m := backtickSpan.FindStringSubmatch(heading); m != nil && strings.HasPrefix(m[1], "copperhead ") {
-				headed = &readmeCommand{path: commandPath(m[1]), syntax: m[1], flags: flagName.FindAllString(m[1], -1), text: m[1]}
+				headed = &readmeCommand{bin: "copperhead", path: commandPath(m[1]), syntax: m[1], flags: flagName.FindAllString(m[1], -1), text: m[1]}
 			}
 			continue
 		case strings.HasPrefix(line, "Global flags"):
@@ -148,8 +149,8 @@ func parseREADME(t *testing.T, path string) readmeDoc {
 		switch {
 		case section == "Commands" && heading == "Global flags" && strings.HasPrefix(first, "`--"):
 			doc.globalFlags = append(doc.globalFlags, flagName.FindString(first))
-		case strings.HasPrefix(first, "`copperhead "):
-			c := readmeCommand{syntax: first, flags: flagName.FindAllString(first, -1), text: strings.Join(cells, " | ")}
+		case strings.HasPrefix(first, "`copperhead ") || strings.HasPrefix(first, "`carter "):
+			c := readmeCommand{bin: strings.Fields(strings.Trim(first, "`"))[0], syntax: first, flags: flagName.FindAllString(first, -1), text: strings.Join(cells, " | ")}
 			c.path = commandPath(backtickSpan.FindStringSubmatch(first)[1])
 			for _, m := range aliasRE.FindAllStringSubmatch(first, -1) {
 				c.aliases = append(c.aliases, m[1])
@@ -159,7 +160,7 @@ func parseREADME(t *testing.T, path string) readmeDoc {
 				// The operations are spelled out in the description.
 				for _, m := range backtickSpan.FindAllStringSubmatch(cells[1], -1) {
 					if op := editOpSpan.FindStringSubmatch(m[1]); op != nil {
-						doc.commands = append(doc.commands, readmeCommand{path: []string{"edit", op[1]}, syntax: m[1],
+						doc.commands = append(doc.commands, readmeCommand{bin: "copperhead", path: []string{"edit", op[1]}, syntax: m[1],
 							flags: flagName.FindAllString(m[1], -1), text: m[1]})
 					}
 				}
@@ -245,7 +246,12 @@ type runResult struct {
 
 func runBinary(t *testing.T, env []string, dir string, args ...string) runResult {
 	t.Helper()
-	cmd := exec.Command("copperhead", args...)
+	return runProgram(t, "copperhead", env, dir, args...)
+}
+
+func runProgram(t *testing.T, prog string, env []string, dir string, args ...string) runResult {
+	t.Helper()
+	cmd := exec.Command(prog, args...)
 	cmd.Env, cmd.Dir = env, dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -294,33 +300,43 @@ func TestREADMECommandsAndFlags(t *testing.T) {
 		names = append(names, c.name())
 	}
 	t.Logf("README commands: %s; global flags %v; variables %v; config keys %v", strings.Join(names, ", "), doc.globalFlags, doc.envVars, doc.configKeys)
+	// carter is documented in the same README: build it too.
+	bins := map[string]string{"copperhead": "copperhead", "carter": filepath.Join(t.TempDir(), "carter")}
+	if out, err := exec.Command("go", "build", "-o", bins["carter"], "../carter").CombinedOutput(); err != nil {
+		t.Fatalf("build carter: %v\n%s", err, out)
+	}
 	for _, c := range doc.commands {
-		t.Run(c.name(), func(t *testing.T) {
-			for _, p := range commandProblems(t, env, dir, c, doc.globalFlags) {
+		t.Run(c.bin+" "+c.name(), func(t *testing.T) {
+			for _, p := range commandProblems(t, bins[c.bin], env, dir, c, doc.globalFlags) {
 				t.Error(p)
 			}
 		})
 	}
 }
 
-// commandProblems runs one documented command's synopsis against the binary.
-func commandProblems(t *testing.T, env []string, dir string, c readmeCommand, globalFlags []string) []string {
+// commandProblems runs one documented command's synopsis against prog, the
+// built binary. Global flags and --version are copperhead's contract only.
+func commandProblems(t *testing.T, prog string, env []string, dir string, c readmeCommand, globalFlags []string) []string {
 	t.Helper()
 	if len(c.path) == 0 {
 		return []string{fmt.Sprintf("README row %q names no command", c.syntax)}
 	}
+	run := func(args ...string) runResult { return runProgram(t, prog, env, dir, args...) }
 	var problems []string
-	help := runBinary(t, env, dir, append(slices.Clone(c.path), "--help")...)
-	usage := "\n  copperhead " + c.name()
+	help := run(append(slices.Clone(c.path), "--help")...)
+	usage := "\n  " + c.bin + " " + c.name()
 	if help.code != 0 || !strings.Contains(help.stdout, usage) {
 		// cobra answers --help after an unknown command with the parent's
 		// help: only the command's own usage line proves it exists.
-		return []string{fmt.Sprintf("README documents `copperhead %s` (%q), which does not exist: its --help exits %d without %q",
-			c.name(), c.syntax, help.code, usage)}
+		return []string{fmt.Sprintf("README documents `%s %s` (%q), which does not exist: its --help exits %d without %q",
+			c.bin, c.name(), c.syntax, help.code, usage)}
+	}
+	if c.bin != "copperhead" {
+		globalFlags = nil
 	}
 	known := helpFlags(help.stdout)
 	for _, alias := range c.aliases {
-		r := runBinary(t, env, dir, append(slices.Clone(c.path[:len(c.path)-1]), alias, "--help")...)
+		r := run(append(slices.Clone(c.path[:len(c.path)-1]), alias, "--help")...)
 		if r.code != 0 || !strings.Contains(r.stdout, usage) {
 			problems = append(problems, fmt.Sprintf("README names the alias %s for %s: exit %d, and its help is not %s's", alias, c.name(), r.code, c.name()))
 		}
@@ -331,12 +347,15 @@ func commandProblems(t *testing.T, env []string, dir string, c readmeCommand, gl
 		if value != "" {
 			args = append(args, value)
 		}
-		r := runBinary(t, env, dir, append(args, "--help")...)
+		r := run(append(args, "--help")...)
 		if r.code != 0 || !listed {
-			problems = append(problems, fmt.Sprintf("README gives `copperhead %s` the flag %s, which it does not accept: exit %d %s", c.name(), f, r.code, strings.TrimSpace(r.stderr)))
+			problems = append(problems, fmt.Sprintf("README gives `%s %s` the flag %s, which it does not accept: exit %d %s", c.bin, c.name(), f, r.code, strings.TrimSpace(r.stderr)))
 		}
 	}
-	v := runBinary(t, env, dir, append(slices.Clone(c.path), "--version")...)
+	if c.bin != "copperhead" {
+		return problems
+	}
+	v := run(append(slices.Clone(c.path), "--version")...)
 	if v.code != 0 || !strings.HasPrefix(v.stdout, "copperhead ") {
 		problems = append(problems, fmt.Sprintf("--version (a global flag) after %s: exit %d, %q %q", c.name(), v.code, v.stdout, v.stderr))
 	}
@@ -365,7 +384,7 @@ func TestREADMETestCatchesFalseRows(t *testing.T) {
 	var got []string
 	for _, c := range doc.commands {
 		if c.name() == "frobnicate" || c.name() == "check" && slices.Contains(c.flags, "--frobnicate") {
-			got = append(got, commandProblems(t, env, dir, c, doc.globalFlags)...)
+			got = append(got, commandProblems(t, "copperhead", env, dir, c, doc.globalFlags)...)
 		}
 	}
 	got = append(got, envProblems(doc.envVars)...)
@@ -641,6 +660,9 @@ func TestREADMEExitCodes(t *testing.T) {
 	// Every exit code a command's README text names has a scenario here,
 	// or a named test elsewhere that produces it.
 	for _, c := range doc.commands {
+		if c.bin != "copperhead" {
+			continue // carter's exit codes: cmd/carter's own scripts
+		}
 		for _, code := range documentedExitCodes(c.text) {
 			key := c.name() + " " + strconv.Itoa(code)
 			if produced[key] {
@@ -650,7 +672,7 @@ func TestREADMEExitCodes(t *testing.T) {
 				checkElsewhere(t, key, e)
 				continue
 			}
-			t.Errorf("README documents exit %d for `copperhead %s`, and no scenario produces it", code, c.name())
+			t.Errorf("README documents exit %d for `copperhead %s`, and no scenario produces it (add one to readmeScenarios, or name the test that does in coveredElsewhere as %q)", code, c.name(), key)
 		}
 	}
 	// Every row of the exit-code table: its promises are still written
