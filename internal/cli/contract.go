@@ -237,3 +237,15 @@ func addOutcome(out []byte, have map[string]json.RawMessage, ok bool, msg, hint 
 	b.Write(out[i:])
 	return b.Bytes()
 }
+
+// nested is the app a run inside another command uses (create's stage runs):
+// with --json, the inner run's progress and its result object go to stderr,
+// so stdout keeps the one object of the command the user ran.
+func (a *app) nested() *app {
+	if a.mode() != modeJSON {
+		return a
+	}
+	cp := *a
+	cp.io.Out = a.io.Err
+	return &cp
+}

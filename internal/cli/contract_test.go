@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"copperhead/internal/create"
+	"copperhead/internal/llm"
 )
 
 // TestCommandGroups: every command group, given no subcommand or one it does
@@ -207,5 +211,41 @@ func TestArgsWantJSON(t *testing.T) {
 		if got := argsWantJSON(tc.args); got != tc.want {
 			t.Errorf("%v: %v, want %v", tc.args, got, tc.want)
 		}
+	}
+}
+
+// TestCreateStageRunKeepsStdout: a create stage is a do-style run; under
+// --json its own result object must not reach stdout, which holds only
+// create's one object (before, every model stage printed a DoResult there).
+func TestCreateStageRunKeepsStdout(t *testing.T) {
+	repo, srv := doRepo(t, refusalScript...)
+	var out, errb strings.Builder
+	a := &app{io: IO{In: strings.NewReader(""), Out: &out, Err: &errb}, repo: repo, json: true}
+	ctx := context.Background()
+	kc, err := findKiCad(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := a.modelSettings("compat:test-model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := llm.Select(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &createRunner{a: a, repo: repo, kc: kc, s: s, sel: sel}
+	run, err := r.Stage(ctx, create.Stages[0], "seed the specification", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Exit != "refused" || len(srv.Requests()) != 2 {
+		t.Fatalf("the stage did not run as scripted: %+v, %d requests", run, len(srv.Requests()))
+	}
+	if out.Len() != 0 {
+		t.Errorf("a stage run wrote to stdout under --json:\n%s", out.String())
+	}
+	if !strings.Contains(errb.String(), `"exit_path": "refused"`) {
+		t.Errorf("the stage's result is not on stderr:\n%s", errb.String())
 	}
 }

@@ -293,7 +293,7 @@ func (r *createRunner) Stage(ctx context.Context, st create.Stage, request strin
 	if err != nil {
 		return create.StageRun{}, err
 	}
-	res, out, err := r.a.agentRun(ctx, ws, r.kc, r.s, r.sel, request, doOptions{model: r.o.model, maxTurns: maxTurns}, "create "+st.Name)
+	res, out, err := r.a.nested().agentRun(ctx, ws, r.kc, r.s, r.sel, request, doOptions{model: r.o.model, maxTurns: maxTurns}, "create "+st.Name)
 	if err != nil {
 		return create.StageRun{}, err
 	}
