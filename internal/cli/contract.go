@@ -51,6 +51,21 @@ func wireContract(root *cobra.Command, a *app) {
 		}
 		help(c, args)
 	})
+	// "copperhead help bogus" would show the root's help, exit 0.
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(_ *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil {
+				return withHint(usagef("%v", err), "see 'copperhead --help'")
+			}
+			if len(rest) > 0 {
+				return unknownSubcommand(target, rest[0])
+			}
+			return target.Help()
+		},
+	})
 }
 
 // strictGroup makes a command with subcommands refuse what it does not know.
@@ -95,7 +110,10 @@ func unknownSubcommand(c *cobra.Command, name string) error {
 	if s := c.SuggestionsFor(name); len(s) > 0 {
 		msg += " (did you mean " + strings.Join(s, " or ") + "?)"
 	}
-	return withHint(usagef("%s: valid commands are %s", msg, subcommandNames(c)), "see '"+c.CommandPath()+" --help'")
+	if names := subcommandNames(c); names != "" {
+		msg += ": valid commands are " + names
+	}
+	return withHint(usagef("%s", msg), "see '"+c.CommandPath()+" --help'")
 }
 
 func needsSubcommand(c *cobra.Command) error {

@@ -35,6 +35,8 @@ func TestCommandGroups(t *testing.T) {
 		// cobra would show the group's help and exit 0.
 		{[]string{"edit", "bogus", "--help"}, []string{`unknown command "bogus" for "copperhead edit"`}},
 		{[]string{"frobnicate", "--help"}, []string{`unknown command "frobnicate" for "copperhead"`}},
+		{[]string{"help", "frobnicate"}, []string{`unknown command "frobnicate" for "copperhead"`}},
+		{[]string{"help", "edit", "frobnicate"}, []string{`unknown command "frobnicate" for "copperhead edit"`}},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
