@@ -247,6 +247,13 @@ func addOutcome(out []byte, have map[string]json.RawMessage, ok bool, msg, hint 
 		return outcomeObject(ok, msg, hint)
 	}
 	i := bytes.IndexByte(out, '{') + 1
+	// After the command's own "ok" when it leads the object, so that ok
+	// stays first.
+	if rest := out[i:]; bytes.HasPrefix(bytes.TrimLeft(rest, " \n"), []byte(`"ok": `)) {
+		if j := bytes.Index(rest, []byte(",\n")); j >= 0 {
+			i += j + 1
+		}
+	}
 	var b bytes.Buffer
 	b.Write(out[:i])
 	for _, f := range add {

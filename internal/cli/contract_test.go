@@ -181,6 +181,8 @@ func TestJSONOutcomeSplice(t *testing.T) {
 		{"{\n  \"a\": 1\n}\n", ExitOK, "", "{\n  \"ok\": true,\n  \"a\": 1\n}\n"},
 		{"{\n  \"a\": 1\n}\n", ExitFailed, "it broke", "{\n  \"ok\": false,\n  \"error\": \"it broke\",\n  \"a\": 1\n}\n"},
 		{"{\n  \"ok\": false,\n  \"error\": \"own\"\n}\n", ExitFailed, "other", "{\n  \"ok\": false,\n  \"error\": \"own\"\n}\n"},
+		{"{\n  \"ok\": false,\n  \"erc\": {\n    \"ok\": true\n  }\n}\n", ExitFailed, "check failed: drift", "{\n  \"ok\": false,\n  \"error\": \"check failed: drift\",\n  \"erc\": {\n    \"ok\": true\n  }\n}\n"},
+		{"{\n  \"selected\": null,\n  \"ok\": false\n}\n", ExitFailed, "none", "{\n  \"error\": \"none\",\n  \"selected\": null,\n  \"ok\": false\n}\n"},
 		{"{}\n", ExitUsage, "bad", "{\n  \"ok\": false,\n  \"error\": \"bad\"\n}\n"},
 		{"", ExitFailed, "x \"quoted\" <b>", "{\n  \"ok\": false,\n  \"error\": \"x \\\"quoted\\\" <b>\"\n}\n"},
 		{"", ExitOK, "", "{\n  \"ok\": true\n}\n"},
