@@ -50,7 +50,7 @@ connection and loads no model code.`,
 				printCheck(a.io.Out, res)
 			}
 			if !res.OK {
-				return silentFailure
+				return quietf(ExitFailed, "check failed: %s", strings.Join(failedGates(res), ", "))
 			}
 			return nil
 		},
@@ -222,4 +222,19 @@ func violationLine(v kicadcli.Violation) string {
 		fmt.Fprintf(&b, " [%s]", strings.Join(items, "; "))
 	}
 	return b.String()
+}
+
+// failedGates names the gates that did not pass, in check's order.
+func failedGates(res *verify.Result) []string {
+	var out []string
+	for _, g := range []struct {
+		name string
+		ok   bool
+	}{{"ERC", res.ERC.OK}, {"DRC", res.DRC.OK}, {"drift", res.Drift.OK}, {"constraints", res.Constraints.OK},
+		{"openspec", res.OpenSpec.OK}, {"sourcing", res.Sourcing.OK}} {
+		if !g.ok {
+			out = append(out, g.name)
+		}
+	}
+	return out
 }

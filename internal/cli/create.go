@@ -152,10 +152,8 @@ func (a *app) runCreate(ctx context.Context, o createOptions, brief []byte) erro
 		return usagef("%v", selErr)
 	}
 	retries := create.DefaultMaxStageRetries
-	if v, ok := cfg.Extra["maxStageRetries"]; ok {
-		if _, err := fmt.Sscan(string(v), &retries); err != nil || retries < 0 {
-			return failf("%s: maxStageRetries must be a non-negative number", design.ConfigPath)
-		}
+	if cfg.MaxStageRetries != nil {
+		retries = *cfg.MaxStageRetries
 	}
 	in := create.Input{
 		Env: create.Env{Repo: repo, Config: cfg, KiCad: kc}, Runner: runner, MaxStageRetries: retries,
@@ -295,7 +293,7 @@ func (r *createRunner) Stage(ctx context.Context, st create.Stage, request strin
 	if err != nil {
 		return create.StageRun{}, err
 	}
-	res, out, err := r.a.agentRun(ctx, ws, r.kc, r.s, r.sel, request, doOptions{model: r.o.model, maxTurns: maxTurns}, "create "+st.Name)
+	res, out, err := r.a.nested().agentRun(ctx, ws, r.kc, r.s, r.sel, request, doOptions{model: r.o.model, maxTurns: maxTurns}, "create "+st.Name)
 	if err != nil {
 		return create.StageRun{}, err
 	}

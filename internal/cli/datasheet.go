@@ -22,10 +22,6 @@ func newDatasheetCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "datasheet",
 		Short: "Work with the repository's datasheet cache (.copperhead/datasheets)",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withHint(usagef("datasheet needs a subcommand"), "see 'copperhead datasheet --help'")
-		},
 	}
 	cmd.AddCommand(newDatasheetFetchCmd(a))
 	return cmd

@@ -31,6 +31,9 @@ must be configured (see 'copperhead models'). Run it again to resume.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if tour {
+				if a.mode() == modeJSON {
+					return writeJSON(a.io.Out, tourResult())
+				}
 				printTour(a)
 				return nil
 			}
@@ -55,6 +58,28 @@ must be configured (see 'copperhead models'). Run it again to resume.`,
 	return cmd
 }
 
+// TourResult is `demo --tour --json`: the pipeline and the packaged brief.
+type TourResult struct {
+	OK      bool           `json:"ok"`
+	Stages  []create.Stage `json:"stages"`
+	Brief   string         `json:"brief"`   // the packaged brief (a USB-C power breakout), Markdown
+	Engines []string       `json:"engines"` // the stages' engines as commands a person can run
+	Report  string         `json:"report"`  // where create writes its report
+}
+
+func tourResult() TourResult {
+	return TourResult{
+		OK:      true,
+		Stages:  create.Stages,
+		Brief:   string(create.DemoBrief),
+		Engines: tourEngines,
+		Report:  filepath.ToSlash(filepath.Join(create.ReportDir, "REPORT.md")),
+	}
+}
+
+// tourEngines are the deterministic stages' own commands.
+var tourEngines = []string{"copperhead draft schematic --intent FILE", "copperhead draft layout", "copperhead outputs", "copperhead firmware"}
+
 func printTour(a *app) {
 	o := a.io.Out
 	fmt.Fprintln(o, "copperhead create: a product brief to a verified output package, in eight stages.")
@@ -75,5 +100,5 @@ func printTour(a *app) {
 		fmt.Fprintln(o, "    "+l)
 	}
 	fmt.Fprintln(o)
-	fmt.Fprintf(o, "Engines you can run yourself: copperhead draft schematic --intent FILE, copperhead draft layout,\ncopperhead outputs, copperhead firmware. Reports: %s.\n", filepath.ToSlash(filepath.Join(create.ReportDir, "REPORT.md")))
+	fmt.Fprintf(o, "Engines you can run yourself: %s,\n%s. Reports: %s.\n", strings.Join(tourEngines[:2], ", "), strings.Join(tourEngines[2:], ", "), tourResult().Report)
 }

@@ -25,6 +25,7 @@ import (
 
 // DoResult is `do --json`: the run's outcome, one object on stdout.
 type DoResult struct {
+	OK           bool                    `json:"ok"` // the run ended done or refused (exit 0)
 	RunID        string                  `json:"run_id"`
 	RunDir       string                  `json:"run_dir"`    // repo-relative
 	Transcript   string                  `json:"transcript"` // repo-relative
@@ -319,7 +320,7 @@ func doResult(repo string, m transcript.RunStart, out *agent.RunOutcome, o doOpt
 		return p
 	}
 	return DoResult{
-		RunID: m.RunID, RunDir: rel(out.RunDir), Transcript: rel(out.Transcript), Request: m.Request,
+		OK: out.OK(), RunID: m.RunID, RunDir: rel(out.RunDir), Transcript: rel(out.Transcript), Request: m.Request,
 		Model: m.Model, Provider: m.Provider, Source: string(m.SelectionSource),
 		ExitPath: out.ExitPath, ChangeID: out.ChangeID, Commit: nonEmpty(out.Commit), StashRef: nonEmpty(out.StashRef),
 		Verification: out.Verification, TurnsUsed: out.Turns, TurnBudget: out.TurnBudget,

@@ -50,10 +50,13 @@ when something required fails.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rows := a.doctorRows(cmd.Context())
-			failed := false
+			var failing []string
 			for _, r := range rows {
-				failed = failed || (r.Required && r.Status == "fail")
+				if r.Required && r.Status == "fail" {
+					failing = append(failing, r.Name)
+				}
 			}
+			failed := len(failing) > 0
 			if a.mode() == modeJSON {
 				if err := writeJSON(a.io.Out, struct {
 					OK   bool        `json:"ok"`
@@ -73,7 +76,7 @@ when something required fails.`,
 				tw.Flush()
 			}
 			if failed {
-				return silentFailure
+				return quietf(ExitFailed, "doctor: required dependency failing: %s", strings.Join(failing, ", "))
 			}
 			return nil
 		},

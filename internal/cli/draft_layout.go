@@ -89,7 +89,7 @@ overwritten, or footprints are missing; 2 usage or environment (kicad-cli).`,
 				printDraftLayout(a, rep)
 			}
 			if !rep.OK() {
-				return silentFailure
+				return quietf(ExitFailed, "draft layout: the draft does not pass (see LAYOUT.md ## Draft quality)")
 			}
 			return nil
 		},

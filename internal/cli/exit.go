@@ -17,6 +17,10 @@ type exitError struct {
 	code int
 	err  error
 	hint string
+	// quiet: the command already printed why (a failed check prints its
+	// gates), so the message is not repeated on stderr; --json's object
+	// still carries it as "error".
+	quiet bool
 }
 
 func (e *exitError) Error() string {
@@ -41,11 +45,14 @@ func usagef(format string, args ...any) error {
 func withHint(err error, hint string) error {
 	var ee *exitError
 	if errors.As(err, &ee) {
-		return &exitError{code: ee.code, err: ee.err, hint: hint}
+		return &exitError{code: ee.code, err: ee.err, hint: hint, quiet: ee.quiet}
 	}
 	return &exitError{code: ExitFailed, err: err, hint: hint}
 }
 
-// silentFailure ends the command with exit 1 without printing an error line:
-// the command already reported why (a failed check prints its gates).
-var silentFailure = &exitError{code: ExitFailed}
+// quietf ends the command with code after the command has reported why
+// itself: stderr gets no second line, and the message becomes the "error"
+// of the --json object.
+func quietf(code int, format string, args ...any) error {
+	return &exitError{code: code, err: fmt.Errorf(format, args...), quiet: true}
+}

@@ -15,10 +15,6 @@ func newExportCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Export one deliverable (export bom)",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withHint(usagef("export needs a subcommand"), "see 'copperhead export --help'")
-		},
 	}
 	cmd.AddCommand(newExportBOMCmd(a))
 	return cmd

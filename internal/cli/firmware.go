@@ -89,9 +89,6 @@ MCU, no PINOUT.md, or the build failed; 2 usage.`,
 				renderFirmware(a, res, pinoutRel)
 			}
 			if err := res.Build.Gate(); err != nil {
-				if a.mode() == modeJSON {
-					return silentFailure
-				}
 				return failf("firmware: %v", err)
 			}
 			return nil

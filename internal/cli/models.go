@@ -55,6 +55,16 @@ malformed --model or a missing credential or endpoint.`,
 				}
 				res.Error = oneLine(selErr.Error())
 			}
+			// A model that would be selected but cannot run (its key or
+			// endpoint is missing) is an environment error, exit 2: the same
+			// rule Open applies before an agent run.
+			var notReady error
+			if res.Selected != nil {
+				if b, ok := backendStatus(res.Backends, sel.Backend); ok && !b.Ready {
+					res.Error = oneLine(b.Detail)
+					notReady = withHint(usagef("model %s (backend %s, source %s) cannot run: %s", sel.Spec, sel.Backend, sel.Source, b.Detail), b.Hint)
+				}
+			}
 			if probe {
 				if res.Selected == nil {
 					return failf("%s", res.Error)
@@ -97,8 +107,11 @@ malformed --model or a missing credential or endpoint.`,
 					return err
 				}
 			}
+			if notReady != nil {
+				return notReady
+			}
 			if res.Selected == nil {
-				return silentFailure
+				return quietf(ExitFailed, "%s", res.Error)
 			}
 			return nil
 		},
@@ -134,4 +147,15 @@ func describeSelection(sel llm.Selection) string {
 		return sel.Backend + " (its own default model)"
 	}
 	return sel.ModelID
+}
+
+// backendStatus finds a backend's row: replay has none (it needs no
+// credential).
+func backendStatus(rows []llm.BackendStatus, backend string) (llm.BackendStatus, bool) {
+	for _, b := range rows {
+		if b.Backend == backend {
+			return b, true
+		}
+	}
+	return llm.BackendStatus{}, false
 }

@@ -94,9 +94,6 @@ Exit codes: 0 every artifact was produced (or skipped by --no-step or
 				renderOutputs(a, res, rel)
 			}
 			if gateErr != nil {
-				if a.mode() == modeJSON {
-					return silentFailure
-				}
 				return failf("outputs: %v", w.relErr(gateErr))
 			}
 			return nil

@@ -69,7 +69,6 @@ func (a *app) runProbe(ctx context.Context, s llm.Settings, sel llm.Selection) (
 		res.Error, res.ExitPath = r.Redactor.String(r.Err.Error()), r.Exit
 		if a.mode() == modeJSON {
 			_ = writeJSON(a.io.Out, res)
-			return res, silentFailure
 		}
 		return res, providerErr(r.Err)
 	}

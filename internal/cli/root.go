@@ -38,6 +38,9 @@ type app struct {
 	repo  string
 	json  bool
 	plain bool
+	// helpErr is a usage error found while showing help (an unknown
+	// subcommand before --help), which cobra cannot return.
+	helpErr error
 }
 
 // mode is how results are rendered.
@@ -122,11 +125,12 @@ with KiCad's own ERC and DRC.`,
 		SilenceUsage:      true,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
-	root.SetVersionTemplate("copperhead {{.Version}}\n")
+	root.SetVersionTemplate(versionTemplate)
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.repo, "repo", ".", "the repository `folder` to work on")
 	pf.BoolVar(&a.json, "json", false, "print machine-readable JSON on stdout")
 	pf.BoolVar(&a.plain, "plain", false, "line-oriented output with no colour or redrawing")
+	pf.Bool("version", false, "print the version and exit")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return withHint(usagef("%v", err), "see '"+c.CommandPath()+" --help'")
 	})
@@ -150,6 +154,7 @@ with KiCad's own ERC and DRC.`,
 		newFirmwareCmd(a),
 		newRecoverCmd(a),
 	)
+	wireContract(root, a)
 	return root
 }
 
@@ -158,40 +163,48 @@ with KiCad's own ERC and DRC.`,
 func Main(ctx context.Context, args []string, streams IO) (code int) {
 	// stderr carries errors and progress, which can quote a provider's or a
 	// tool's words: it is redacted like every other surface.
-	errW := redact.New(os.Environ()).Writer(streams.Err)
+	red := redact.New(os.Environ())
+	errW := red.Writer(streams.Err)
 	defer errW.Flush()
 	streams.Err = errW
 	a := &app{io: streams}
+	wantJSON := argsWantJSON(args)
+	stdout := &jsonStdout{w: streams.Out, on: func() bool { return a.json || wantJSON }}
+	a.io.Out = stdout
+	var msg, hint string
+	defer func() { _ = stdout.finish(code, red.String(msg), red.String(hint)) }()
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(streams.Err, "copperhead: internal error: %v (please report this)\n", r)
+			msg, hint = fmt.Sprintf("internal error: %v", r), "please report this"
+			fmt.Fprintf(streams.Err, "copperhead: %s (%s)\n", msg, hint)
 			code = ExitUsage
 		}
 	}()
 	root := newRoot(a)
 	root.SetArgs(args)
 	root.SetIn(streams.In)
-	root.SetOut(streams.Out)
+	root.SetOut(a.io.Out)
 	root.SetErr(streams.Err)
 	err := root.ExecuteContext(ctx)
+	if err == nil {
+		err = a.helpErr
+	}
 	if err == nil {
 		return ExitOK
 	}
 	var ee *exitError
 	if !errors.As(err, &ee) {
-		// The only untyped errors left are cobra's own "unknown command" for
-		// the root (subcommands validate arguments with noArgs).
 		ee = &exitError{code: ExitFailed, err: err}
-		if strings.HasPrefix(err.Error(), "unknown command") {
-			ee.code, ee.hint = ExitUsage, "see 'copperhead --help'"
-		}
 	}
 	if ee.err != nil {
-		msg := "copperhead: " + oneLine(ee.err.Error())
-		if ee.hint != "" {
-			msg += " (" + ee.hint + ")"
+		msg, hint = oneLine(ee.err.Error()), ee.hint
+		if !ee.quiet {
+			line := "copperhead: " + msg
+			if hint != "" {
+				line += " (" + hint + ")"
+			}
+			fmt.Fprintln(streams.Err, line)
 		}
-		fmt.Fprintln(streams.Err, msg)
 	}
 	return ee.code
 }

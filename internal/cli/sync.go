@@ -191,7 +191,7 @@ func syncExit(res SyncResult) error {
 	case res.Flagged > 0 && res.Resolvable == 0:
 		return failf("sync: %s must be looked at by a human: sync does not resolve them", inconsistencies(res.Flagged, ""))
 	}
-	return silentFailure
+	return quietf(ExitFailed, "sync: %s left", inconsistencies(res.Resolvable+res.Flagged, ""))
 }
 
 func (a *app) printSync(res SyncResult) error {

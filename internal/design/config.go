@@ -40,6 +40,7 @@ type Config struct {
 	MaxTurns        int                // agent turn budget per run (default 40)
 	MaxRepairCycles int                // ERC/DRC fix-and-rerun cycles before rollback (default 5)
 	StageMaxTurns   map[string]int     // per create-pipeline stage turn budgets, override MaxTurns
+	MaxStageRetries *int               // create: retries of a model stage whose gate failed; nil: the pipeline's default
 	Budgets         map[string]float64 // free-form hard budgets, mirrored in SPEC.md ## Budgets
 	Generated       map[string]string  // doc path -> ContentHash of the doc as init last wrote it
 	Research        ResearchConfig     // the "research" block: part research tools and the sourcing checks
@@ -102,6 +103,7 @@ func ParseConfig(data []byte, name string) (cfg Config, err error) {
 		{"maxTurns", &cfg.MaxTurns},
 		{"maxRepairCycles", &cfg.MaxRepairCycles},
 		{"stageMaxTurns", &cfg.StageMaxTurns},
+		{"maxStageRetries", &cfg.MaxStageRetries},
 		{"budgets", &cfg.Budgets},
 		{"generated", &cfg.Generated},
 	}); err != nil {
@@ -121,6 +123,9 @@ func ParseConfig(data []byte, name string) (cfg Config, err error) {
 	}
 	if cfg.MaxRepairCycles < 0 {
 		return Config{}, fmt.Errorf("%s: key \"maxRepairCycles\" must not be negative, got %d", name, cfg.MaxRepairCycles)
+	}
+	if cfg.MaxStageRetries != nil && *cfg.MaxStageRetries < 0 {
+		return Config{}, fmt.Errorf("%s: key \"maxStageRetries\" must not be negative, got %d", name, *cfg.MaxStageRetries)
 	}
 	for stage, n := range cfg.StageMaxTurns {
 		if n < 1 {
@@ -223,6 +228,9 @@ func (c Config) Marshal() []byte {
 	out["maxRepairCycles"] = c.MaxRepairCycles
 	if len(c.StageMaxTurns) > 0 {
 		out["stageMaxTurns"] = c.StageMaxTurns
+	}
+	if c.MaxStageRetries != nil {
+		out["maxStageRetries"] = *c.MaxStageRetries
 	}
 	out["budgets"] = nonNil(c.Budgets)
 	out["generated"] = nonNil(c.Generated)
