@@ -428,6 +428,9 @@ var coveredElsewhere = map[string]elsewhere{
 	"draft layout 0":    {"testdata/script/draft_layout.txtar", "copperhead --repo repo draft layout"},
 	"outputs 0":         {"testdata/script/outputs.txtar", "copperhead --repo repo outputs"},
 	"130":               {"signal_test.go", "func TestInterruptExitStatus"},
+	"do 130":            {"testdata/script/do_interrupted.txtar", "kill -INT"},
+	"recover 0":         {"testdata/script/recover.txtar", "copperhead --repo repo recover"},
+	"recover 1":         {"testdata/script/recover.txtar", "! copperhead --repo repo recover 01KAAAAAAAAAAAAAAAAAAAAAAA"},
 }
 
 func writeFile(t *testing.T, path, body string) {

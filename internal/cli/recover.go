@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"copperhead/internal/gitrepo"
 	"copperhead/internal/recovery"
 	"copperhead/internal/redact"
 )
@@ -170,6 +171,10 @@ func refuseInterrupted(ctx context.Context, repo string) error {
 	more := ""
 	if len(runs) > 1 {
 		more = fmt.Sprintf(" (and %d more)", len(runs)-1)
+	}
+	if r.Damaged != "" {
+		return withHint(failf("%s holds no copperhead snapshot (%s)%s: it blocks every command that writes until it is removed", gitrepo.RunRef(r.RunID), r.Damaged, more),
+			"delete it with: "+gitrepo.DeleteRefHint(r.RunID))
 	}
 	return failf("run %s (%s) was interrupted before it ended%s: run copperhead recover first to restore the tree it left",
 		r.RunID, redact.New(os.Environ()).String(r.Describe()), more)

@@ -39,7 +39,15 @@ type RunNote struct {
 	// scratch copy (a dry run in a linked worktree), whose leftovers are not
 	// the user's tree to restore.
 	WorkTree string `json:"work_tree"`
+	// Damaged says why the ref holds no readable snapshot (a ref made or
+	// rewritten by hand, a damaged object); "" for a sound one. RunNotes
+	// lists such a ref rather than hide it: it is in copperhead's namespace.
+	Damaged string `json:"-"`
 }
+
+// DeleteRefHint is the command that removes a run ref: for a damaged one,
+// which holds nothing to restore.
+func DeleteRefHint(runID string) string { return "git update-ref -d " + RunRef(runID) }
 
 // snapshotRecord is a Snapshot as stored in its run ref.
 type snapshotRecord struct {
@@ -141,7 +149,7 @@ func RunNotes(ctx context.Context, repo string) ([]RunNote, error) {
 		id := strings.TrimPrefix(name, RunRefPrefix)
 		rec, err := readRecord(ctx, repo, id)
 		if err != nil {
-			notes = append(notes, RunNote{RunID: id})
+			notes = append(notes, RunNote{RunID: id, Damaged: oneLine(err.Error())})
 			continue
 		}
 		notes = append(notes, rec.note(id))
@@ -150,17 +158,27 @@ func RunNotes(ctx context.Context, repo string) ([]RunNote, error) {
 	return notes, nil
 }
 
+// damagedRef is a run ref that holds no readable snapshot; the message says
+// why in a few words ("it has no snapshot.json").
+type damagedRef struct {
+	why string
+	err error
+}
+
+func (e *damagedRef) Error() string { return e.why }
+func (e *damagedRef) Unwrap() error { return e.err }
+
 func readRecord(ctx context.Context, repo, runID string) (*snapshotRecord, error) {
 	data, err := runGit(ctx, repo, nil, nil, "cat-file", "blob", RunRef(runID)+":"+snapshotFile)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", RunRef(runID), err)
+		return nil, &damagedRef{fmt.Sprintf("it has no %s", snapshotFile), err}
 	}
 	var rec snapshotRecord
 	if err := json.Unmarshal(data, &rec); err != nil {
-		return nil, fmt.Errorf("read %s: %w", RunRef(runID), err)
+		return nil, &damagedRef{fmt.Sprintf("its %s is not valid JSON: %v", snapshotFile, err), err}
 	}
 	if rec.Head == "" || rec.Files == nil {
-		return nil, fmt.Errorf("read %s: no snapshot in it", RunRef(runID))
+		return nil, &damagedRef{fmt.Sprintf("its %s records no snapshot", snapshotFile), nil}
 	}
 	return &rec, nil
 }

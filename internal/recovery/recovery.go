@@ -41,6 +41,9 @@ type Run struct {
 	StartedAt time.Time `json:"started_at"`
 	Command   string    `json:"command"` // do, sync, create...; "" when the run-start never reached the disk
 	Request   string    `json:"request"`
+	// Damaged says why the run's ref holds no snapshot to restore from
+	// (gitrepo.RunNote.Damaged); "" for a sound one.
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // Describe is the run in one phrase: `do "rename net KEY_DAH to KEY_DASH"`.
@@ -82,7 +85,7 @@ func Interrupted(ctx context.Context, repo string) ([]Run, error) {
 
 // describe reads what the run's transcript says about it.
 func describe(top string, n gitrepo.RunNote) Run {
-	r := Run{RunID: n.RunID, RunDir: n.RunDir}
+	r := Run{RunID: n.RunID, RunDir: n.RunDir, Damaged: n.Damaged}
 	if r.RunDir == "" {
 		r.RunDir = ".copperhead/runs/" + n.RunID
 	}
@@ -167,7 +170,11 @@ func Recover(ctx context.Context, repo, runID string, red *redact.Redactor) (*Re
 		return nil, fmt.Errorf("%w %s", ErrUnknownRun, runID)
 	}
 	if err != nil {
-		return nil, err
+		// Nothing can be restored from it, and nothing of the tree is in
+		// it: say so, and how to remove it, rather than leave every writer
+		// refusing with no way forward.
+		return nil, fmt.Errorf("%s holds no copperhead snapshot to restore from (%v); nothing was changed; delete the ref with: %s",
+			gitrepo.RunRef(runID), err, gitrepo.DeleteRefHint(runID))
 	}
 	if txn.OwnerAlive(note.Owner) {
 		return nil, fmt.Errorf("run %s %w (process %s)", runID, ErrStillRunning, strings.Fields(note.Owner)[0])
