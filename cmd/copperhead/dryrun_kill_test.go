@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,45 +15,6 @@ import (
 	"copperhead/internal/llm"
 	"copperhead/internal/llm/llmtest"
 )
-
-// dryUserTree maps every file of the repository to its mode and bytes
-// (symlinks to their target), leaving out .git and what copperhead keeps
-// for itself: the run records (.copperhead/runs/, the transcript a dry run
-// must keep) and the lock folder (.copperhead/state/).
-func dryUserTree(t *testing.T, repo string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(repo, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(repo, p)
-		rel = filepath.ToSlash(rel)
-		if e.IsDir() {
-			switch rel {
-			case ".git", ".copperhead/runs", ".copperhead/state":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			target, err := os.Readlink(p)
-			out[rel] = fi.Mode().String() + " -> " + target
-			return err
-		}
-		b, err := os.ReadFile(p)
-		out[rel] = fi.Mode().String() + " " + string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // dryGitState is the repository as git sees it: status (staged and unstaged),
 // the index, the stash list and every ref.
@@ -163,7 +123,7 @@ func TestDryRunKilledLeavesTheTree(t *testing.T) {
 				os.WriteFile(filepath.Join(repo, "scripts", "flash.sh"), []byte("#!/bin/sh\necho flash\n"), 0o755)
 				args = append(args, "--allow-dirty")
 			}
-			tree, state := dryUserTree(t, repo), dryGitState(t, env, repo)
+			tree, state := userFiles(t, repo), dryGitState(t, env, repo)
 
 			srv := llmtest.NewServer(t, llmtest.OpenAI, dryRunEdits()...)
 			cmd := exec.Command(bin, args...)
@@ -193,7 +153,7 @@ func TestDryRunKilledLeavesTheTree(t *testing.T) {
 			}
 			werr := cmd.Wait()
 
-			if d := diffTrees(tree, dryUserTree(t, repo)); len(d) != 0 {
+			if d := diffTrees(tree, userFiles(t, repo)); len(d) != 0 {
 				t.Errorf("the killed dry run changed the user's tree: %v", d)
 			}
 			if st := dryGitState(t, env, repo); st != state {
@@ -228,7 +188,7 @@ func TestDryRunKilledLeavesTheTree(t *testing.T) {
 			if wts := dryGit(t, env, repo, "worktree", "list", "--porcelain"); strings.Count(wts, "worktree ") != 1 {
 				t.Errorf("worktrees after the next command:\n%s", wts)
 			}
-			if d := diffTrees(tree, dryUserTree(t, repo)); len(d) != 0 {
+			if d := diffTrees(tree, userFiles(t, repo)); len(d) != 0 {
 				t.Errorf("after the next command the user's tree differs: %v", d)
 			}
 			if st := dryGitState(t, env, repo); st != state {

@@ -30,7 +30,20 @@ type treeRecord struct {
 
 func recordTree(t *testing.T, repo string) treeRecord {
 	t.Helper()
-	rec := treeRecord{files: map[string]string{}}
+	rec := treeRecord{files: userFiles(t, repo)}
+	rec.head = gitOut(t, repo, "rev-parse", "HEAD")
+	rec.index = gitOut(t, repo, "ls-files", "--stage")
+	rec.status = gitOut(t, repo, "status", "--porcelain=v1", "--untracked-files=all")
+	return rec
+}
+
+// userFiles maps every file of the repository to its mode and bytes
+// (symlinks to their target), leaving out .git and what copperhead keeps
+// for itself: the run records (.copperhead/runs/, which a run must keep)
+// and the lock folder (.copperhead/state/).
+func userFiles(t *testing.T, repo string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
 	err := filepath.WalkDir(repo, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -49,20 +62,17 @@ func recordTree(t *testing.T, repo string) treeRecord {
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			target, err := os.Readlink(p)
-			rec.files[rel] = "symlink -> " + target
+			files[rel] = "symlink -> " + target
 			return err
 		}
 		b, err := os.ReadFile(p)
-		rec.files[rel] = fmt.Sprintf("%v %x", fi.Mode(), b)
+		files[rel] = fmt.Sprintf("%v %x", fi.Mode(), b)
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec.head = gitOut(t, repo, "rev-parse", "HEAD")
-	rec.index = gitOut(t, repo, "ls-files", "--stage")
-	rec.status = gitOut(t, repo, "status", "--porcelain=v1", "--untracked-files=all")
-	return rec
+	return files
 }
 
 func gitOut(t *testing.T, repo string, args ...string) string {
