@@ -149,6 +149,7 @@ with KiCad's own ERC and DRC.`,
 		newExportCmd(a),
 		newFirmwareCmd(a),
 		newRecoverCmd(a),
+		newDiffCmd(a),
 	)
 	return root
 }
