@@ -296,12 +296,12 @@ func writeDiffPictures(ctx context.Context, t *kicadcli.Tool, res *netdiff.Resul
 		}
 	}
 	if h.proj.Board != "" {
-		var baseBoard, headBoard *kicad.Board
-		if headBoard, err = kicad.LoadBoard(h.proj.Board); err != nil {
+		var baseExt, headExt map[string]kicad.Extent
+		if headExt, err = kicad.FootprintExtents(h.proj.Board); err != nil {
 			return nil, failf("%s: %v", h.label, err)
 		}
 		if b.proj.Board != "" {
-			if baseBoard, err = kicad.LoadBoard(b.proj.Board); err != nil {
+			if baseExt, err = kicad.FootprintExtents(b.proj.Board); err != nil {
 				return nil, failf("%s: %v", b.label, err)
 			}
 		}
@@ -309,7 +309,7 @@ func writeDiffPictures(ctx context.Context, t *kicadcli.Tool, res *netdiff.Resul
 		if err := t.ExportBoardPageSVG(ctx, h.proj.Board, src); err != nil {
 			return nil, failf("%s: %v", h.label, err)
 		}
-		if err := write("board", src, netdiff.BoardMarks(&res.Electrical, baseBoard, headBoard)); err != nil {
+		if err := write("board", src, netdiff.BoardMarks(&res.Electrical, baseExt, headExt)); err != nil {
 			return nil, err
 		}
 	}

@@ -39,11 +39,11 @@ type Mark struct {
 // wire meets it, the body lies inside.
 const symbolPad = 2.54
 
-// labelPad and footprintHalf size the marks of a label and a footprint,
-// whose extent the read model does not carry.
+// labelPad sizes the mark of a label, whose extent the read model does not
+// carry; footprintPad is the margin around a footprint's pads.
 const (
-	labelPad      = 1.8
-	footprintHalf = 2.5
+	labelPad     = 1.8
+	footprintPad = 0.8
 )
 
 // symbolBoxes is refdes -> sheet path -> the box around its pins there.
@@ -147,20 +147,18 @@ func changedRefs(e *Electrical) []string {
 
 // BoardMarks places the diff's part highlights on the board: footprints of
 // parts added (green), removed (at the base's position, red), changed or
-// with a moved pin (amber).
-func BoardMarks(e *Electrical, base, head *kicad.Board) []Mark {
+// with a moved pin (amber). base and head are each side's footprint
+// extents (kicad.FootprintExtents); nil is a side without a board.
+func BoardMarks(e *Electrical, base, head map[string]kicad.Extent) []Mark {
 	var out []Mark
-	put := func(kind, ref string, b *kicad.Board) {
-		if b == nil {
+	put := func(kind, ref string, ext map[string]kicad.Extent) {
+		x, ok := ext[ref]
+		if !ok {
 			return
 		}
-		for _, fp := range b.Footprints {
-			if fp.Refdes == ref {
-				out = append(out, Mark{Kind: kind, What: ref,
-					Min: kicad.Point{X: fp.Pos.X - footprintHalf, Y: fp.Pos.Y - footprintHalf},
-					Max: kicad.Point{X: fp.Pos.X + footprintHalf, Y: fp.Pos.Y + footprintHalf}})
-			}
-		}
+		out = append(out, Mark{Kind: kind, What: ref,
+			Min: kicad.Point{X: x.Min.X - footprintPad, Y: x.Min.Y - footprintPad},
+			Max: kicad.Point{X: x.Max.X + footprintPad, Y: x.Max.Y + footprintPad}})
 	}
 	for _, c := range e.Added {
 		put(MarkAdded, c.Refdes, head)

@@ -1,6 +1,7 @@
 package netdiff
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -111,4 +112,32 @@ func TestSheetMarks(t *testing.T) {
 		t.Errorf("the renamed net's label is not marked: %+v", marks["/"])
 	}
 
+}
+
+func TestBoardMarks(t *testing.T) {
+	base := map[string]kicad.Extent{"R9": {Min: kicad.Point{X: 1, Y: 1}, Max: kicad.Point{X: 2, Y: 2}}, "U1": {Min: kicad.Point{X: 10, Y: 10}, Max: kicad.Point{X: 20, Y: 30}}}
+	head := map[string]kicad.Extent{"R11": {Min: kicad.Point{X: 5, Y: 5}, Max: kicad.Point{X: 6, Y: 6}}, "U1": {Min: kicad.Point{X: 11, Y: 10}, Max: kicad.Point{X: 21, Y: 30}}}
+	e := &Electrical{
+		Added:    []Component{{Refdes: "R11"}, {Refdes: "R12"}}, // R12 is not on the board yet
+		Removed:  []Component{{Refdes: "R9"}},
+		PinMoves: []PinMove{{Pin: "U1.3"}},
+	}
+	got := BoardMarks(e, base, head)
+	want := []Mark{
+		{Kind: MarkAdded, What: "R11", Min: kicad.Point{X: 4.2, Y: 4.2}, Max: kicad.Point{X: 6.8, Y: 6.8}},
+		{Kind: MarkRemoved, What: "R9", Min: kicad.Point{X: 0.2, Y: 0.2}, Max: kicad.Point{X: 2.8, Y: 2.8}},
+		{Kind: MarkChanged, What: "U1", Min: kicad.Point{X: 10.2, Y: 9.2}, Max: kicad.Point{X: 21.8, Y: 30.8}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("marks %+v, want %+v", got, want)
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.Kind != w.Kind || g.What != w.What || math.Abs(g.Min.X-w.Min.X) > 1e-9 || math.Abs(g.Max.Y-w.Max.Y) > 1e-9 {
+			t.Errorf("mark %d: %+v, want %+v", i, g, w)
+		}
+	}
+	if got := BoardMarks(e, nil, nil); len(got) != 0 {
+		t.Errorf("marks without boards: %+v", got)
+	}
 }
