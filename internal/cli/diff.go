@@ -165,8 +165,12 @@ func (a *app) runDiff(ctx context.Context, baseRev, headRev, format, svgDir stri
 	res := netdiff.Diff(b.nl, h.nl, b.docs, h.docs)
 	var pics []netdiff.Picture
 	if svgDir != "" {
-		if pics, err = writeDiffPictures(ctx, t, res, b, h, svgDir); err != nil {
+		var notes []string
+		if pics, notes, err = writeDiffPictures(ctx, t, res, b, h, svgDir); err != nil {
 			return err
+		}
+		for _, n := range notes {
+			fmt.Fprintf(a.io.Err, "copperhead: diff --svg: %s\n", n)
 		}
 	}
 	if a.mode() == modeJSON {
@@ -243,16 +247,15 @@ func (s *diffSide) load(ctx context.Context, t *kicadcli.Tool) error {
 // writeDiffPictures plots the head's schematic and board with kicad-cli and
 // writes, into dir, the sheets that hold a change and the board, with the
 // changes outlined.
-func writeDiffPictures(ctx context.Context, t *kicadcli.Tool, res *netdiff.Result, b, h *diffSide, dir string) ([]netdiff.Picture, error) {
+func writeDiffPictures(ctx context.Context, t *kicadcli.Tool, res *netdiff.Result, b, h *diffSide, dir string) (pics []netdiff.Picture, notes []string, err error) {
 	tmp, err := os.MkdirTemp("", "copperhead-diff-svg-")
 	if err != nil {
-		return nil, failf("--svg: %v", err)
+		return nil, nil, failf("--svg: %v", err)
 	}
 	defer os.RemoveAll(tmp)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, usagef("--svg %s: %v", dir, errors.Unwrap(err))
+		return nil, nil, usagef("--svg %s: %v", dir, errors.Unwrap(err))
 	}
-	var pics []netdiff.Picture
 	write := func(name, src string, marks []netdiff.Mark) error {
 		data, err := os.ReadFile(src)
 		if err != nil {
@@ -274,7 +277,7 @@ func writeDiffPictures(ctx context.Context, t *kicadcli.Tool, res *netdiff.Resul
 	if len(sheets) > 0 {
 		files, err := t.ExportSVG(ctx, h.proj.Schematic, filepath.Join(tmp, "sch"))
 		if err != nil {
-			return nil, failf("%s: %v", h.label, err)
+			return nil, nil, failf("%s: %v", h.label, err)
 		}
 		byName := map[string]string{}
 		for _, f := range files {
@@ -288,32 +291,33 @@ func writeDiffPictures(ctx context.Context, t *kicadcli.Tool, res *netdiff.Resul
 			}
 			src, ok := byName[sheetSVGName(stem, inst.Path)]
 			if !ok {
-				continue // kicad-cli named it otherwise: no picture for that sheet
+				notes = append(notes, fmt.Sprintf("no picture of sheet %s: kicad-cli wrote no %s", inst.Path, sheetSVGName(stem, inst.Path)))
+				continue
 			}
 			if err := write("sheet "+inst.Path, src, marks); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
 	if h.proj.Board != "" {
 		var baseExt, headExt map[string]kicad.Extent
 		if headExt, err = kicad.FootprintExtents(h.proj.Board); err != nil {
-			return nil, failf("%s: %v", h.label, err)
+			return nil, nil, failf("%s: %v", h.label, err)
 		}
 		if b.proj.Board != "" {
 			if baseExt, err = kicad.FootprintExtents(b.proj.Board); err != nil {
-				return nil, failf("%s: %v", b.label, err)
+				return nil, nil, failf("%s: %v", b.label, err)
 			}
 		}
 		src := filepath.Join(tmp, strings.TrimSuffix(filepath.Base(h.proj.Board), ".kicad_pcb")+"-board.svg")
 		if err := t.ExportBoardPageSVG(ctx, h.proj.Board, src); err != nil {
-			return nil, failf("%s: %v", h.label, err)
+			return nil, nil, failf("%s: %v", h.label, err)
 		}
 		if err := write("board", src, netdiff.BoardMarks(&res.Electrical, baseExt, headExt)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return pics, nil
+	return pics, notes, nil
 }
 
 // sheetSVGName is the file kicad-cli's `sch export svg` writes for a sheet
