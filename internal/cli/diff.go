@@ -322,7 +322,7 @@ func writeDiffPictures(ctx context.Context, t *kicadcli.Tool, res *netdiff.Resul
 
 // sheetSVGName is the file kicad-cli's `sch export svg` writes for a sheet
 // instance: "<project>.svg" for the root, "<project>-<sheet names joined by
-// ->.svg" below it.
+// ->.svg" below it (checked on vme-wren: "vme-wren-fpga-fpga-mgts-fpga-mgts-power.svg").
 func sheetSVGName(stem, sheetPath string) string {
 	p := strings.Trim(sheetPath, "/")
 	if p == "" {
