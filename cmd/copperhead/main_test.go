@@ -93,6 +93,7 @@ func TestScripts(t *testing.T) {
 			"makepdf":       cmdMakePDF,
 			"fakedatasheet": cmdFakeDatasheet,
 			"waitfile":      cmdWaitFile,
+			"svgmarks":      cmdSVGMarks,
 		},
 	})
 }

@@ -153,6 +153,7 @@ with KiCad's own ERC and DRC.`,
 		newExportCmd(a),
 		newFirmwareCmd(a),
 		newRecoverCmd(a),
+		newDiffCmd(a),
 	)
 	wireContract(root, a)
 	return root
