@@ -429,6 +429,9 @@ var coveredElsewhere = map[string]elsewhere{
 	"outputs 0":         {"testdata/script/outputs.txtar", "copperhead --repo repo outputs"},
 	"130":               {"signal_test.go", "func TestInterruptExitStatus"},
 	"do 130":            {"testdata/script/do_interrupted.txtar", "kill -INT"},
+	"diff 0":            {"testdata/script/diff.txtar", "copperhead --repo repo diff --base base --head HEAD"},
+	"diff 1":            {"testdata/script/diff.txtar", "grep '^copperhead: working tree: .*power.kicad_sch' err.txt"},
+	"diff 2":            {"testdata/script/diff.txtar", "copperhead --repo repo diff --base nosuchrev 2> err.txt"},
 	"recover 0":         {"testdata/script/recover.txtar", "copperhead --repo repo recover"},
 	"recover 1":         {"testdata/script/recover.txtar", "! copperhead --repo repo recover 01KAAAAAAAAAAAAAAAAAAAAAAA"},
 }
