@@ -3,7 +3,7 @@
 # non-interactively. Rerunning on a ready machine installs nothing.
 #
 #   kicad-cli 9 (package kicad), kicad-symbols, kicad-footprints, kicad-demos (bookworm-backports)
-#   poppler-utils (pdftotext), git, strace (used by the test suite)
+#   poppler-utils (pdftotext), git, strace, jq, curl (used by the test suite)
 #   Node >= 20 and the OpenSpec CLI pinned below
 #
 # The backports mirror is derived from the machine's existing apt sources, so the
@@ -84,6 +84,9 @@ command -v pdftotext >/dev/null 2>&1 || base+=(poppler-utils)
 command -v git >/dev/null 2>&1 || base+=(git)
 # strace lets the test suite prove that `check` opens no network connection.
 command -v strace >/dev/null 2>&1 || base+=(strace)
+# The GitHub Action's steps (scripts/action/run.sh, tested here) use jq and curl.
+command -v jq >/dev/null 2>&1 || base+=(jq)
+command -v curl >/dev/null 2>&1 || base+=(curl)
 # The firmware stage's gate is "the vendor toolchain builds it": with these the
 # tests compile generated AVR and Cortex-M scaffolds for real (each installs in under a minute).
 command -v make >/dev/null 2>&1 || base+=(make)
