@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -77,13 +78,20 @@ func (a *app) run(cmd *cobra.Command, f runFlags) error {
 	if err != nil {
 		return err
 	}
+	// Loading the corpus is part of the run: its time counts in the
+	// reported elapsed time and against --max-minutes.
+	now := a.deps.Now
+	if now == nil {
+		now = time.Now
+	}
+	began := now()
 	ret, err := a.retriever(cmd, f, spec)
 	if err != nil {
 		return err
 	}
 	res, err := orchestrator.Run(cmd.Context(), orchestrator.Options{
 		Spec: spec, Retriever: ret, Synth: s, Model: model, OutDir: f.out,
-		Redactor: a.redactor, Now: a.deps.Now, Progress: a.io.Err,
+		Redactor: a.redactor, Now: a.deps.Now, Progress: a.io.Err, Began: began,
 	})
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
@@ -192,5 +200,8 @@ func (a *app) retriever(cmd *cobra.Command, f runFlags, spec task.Spec) (retriev
 		fmt.Fprintf(a.io.Err, " (%d skipped)", len(c.Skipped))
 	}
 	fmt.Fprintln(a.io.Err)
+	for _, why := range c.Skipped {
+		fmt.Fprintf(a.io.Err, "carter: skipped %s\n", why)
+	}
 	return c, nil
 }

@@ -48,7 +48,15 @@ type Options struct {
 	Weight    func(string) float64 // aspect weight (IDF); nil: all 1
 	Skip      []policy.Span        // untrusted spans: no snippet may overlap one
 	PerSource int                  // 0: DefaultPerSource
+	// Stop, when set, is asked between passages (every stopEvery of
+	// them): once it reports true, Snippets returns what it has found so
+	// far. The budget and Ctrl-C reach inside one large document this way.
+	Stop func() bool
 }
+
+// stopEvery is how many passages Snippets reads between Stop checks: a
+// few microseconds of work, so a stop lands within milliseconds.
+const stopEvery = 64
 
 // Snippets returns the best sentences of text for the question, most
 // relevant first (ties: earlier first). Duplicate sentences (a table of
@@ -64,7 +72,7 @@ func Snippets(text string, o Options) []Snippet {
 	sentences := Sentences(text)
 	weight := o.Weight
 	if weight == nil {
-		weight = inDocumentIDF(text, sentences, o.Aspects)
+		weight = inDocumentIDF(text, sentences, o.Aspects, o.Stop)
 	}
 	total := 0.0
 	for _, a := range o.Aspects {
@@ -76,7 +84,10 @@ func Snippets(text string, o Options) []Snippet {
 	need := min(2, len(o.Aspects))
 	seen := map[string]bool{}
 	var out []Snippet
-	for _, sp := range sentences {
+	for i, sp := range sentences {
+		if o.Stop != nil && i%stopEvery == 0 && o.Stop() {
+			break
+		}
 		s := text[sp[0]:sp[1]]
 		if len(s) < minQuoteBytes || len(s) > maxQuoteBytes || !statement(s) {
 			continue
@@ -118,13 +129,16 @@ func Snippets(text string, o Options) []Snippet {
 // sentences, for retrievers that know no collection statistics (the web):
 // in a manual where "schematic" is in every other sentence and "netlist"
 // in a few, a sentence naming the netlist is the better evidence.
-func inDocumentIDF(text string, sentences [][2]int, aspects []string) func(string) float64 {
+func inDocumentIDF(text string, sentences [][2]int, aspects []string, stop func() bool) func(string) float64 {
 	df := map[string]int{}
 	want := map[string]bool{}
 	for _, a := range aspects {
 		want[a] = true
 	}
-	for _, sp := range sentences {
+	for i, sp := range sentences {
+		if stop != nil && i%stopEvery == 0 && stop() {
+			break
+		}
 		seen := map[string]bool{}
 		for _, t := range terms.Tokenize(text[sp[0]:sp[1]]) {
 			if want[t.Stem] && !seen[t.Stem] {

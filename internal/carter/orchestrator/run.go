@@ -37,6 +37,9 @@ type Options struct {
 	Redactor  *redact.Redactor
 	Now       func() time.Time // nil: time.Now
 	Progress  io.Writer        // one line per step; nil: discarded
+	// Began is when the work for this run started (before the corpus was
+	// loaded); the run's clock and its time budget start there. Zero: now.
+	Began time.Time
 }
 
 // Result is a finished run.
@@ -90,6 +93,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		now = time.Now
 	}
 	start := now().UTC()
+	if !o.Began.IsZero() && o.Began.Before(start) {
+		start = o.Began.UTC()
+	}
 	r := &runner{opts: o, now: now, start: start, runID: ids.New(start), texts: map[string]string{},
 		seen: map[string]bool{}, skips: map[string][]policy.Span{}, prog: o.Progress}
 	if r.prog == nil {
@@ -123,7 +129,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	// The context enforces the time budget on work in flight (a slow fetch)
 	// by the real clock; the loop's own checks read o.Now, so tests can
 	// drive the budget with a fake one.
-	budgetCtx, cancel := context.WithTimeout(ctx, time.Duration(o.Spec.Constraints.MaxMinutes*float64(time.Minute)))
+	budget := time.Duration(o.Spec.Constraints.MaxMinutes*float64(time.Minute)) - now().Sub(start)
+	budgetCtx, cancel := context.WithTimeout(ctx, max(budget, 0))
 	defer cancel()
 	if err := r.gather(budgetCtx, ctx); err != nil {
 		return Result{}, err
@@ -424,7 +431,8 @@ func (r *runner) read(ctx context.Context, c retrieve.Candidate) (bool, error) {
 		src.Flags = append(src.Flags, artifact.FlagSecretsRedacted)
 		notes = append(notes, "credential-shaped text redacted before storage")
 	}
-	spans := policy.ScanInjection(text)
+	stop := func() bool { return ctx.Err() != nil }
+	spans, _ := policy.ScanInjectionUntil(text, stop)
 	if len(spans) > 0 {
 		src.Flags = append(src.Flags, artifact.FlagPromptInjection)
 		r.rec.Facts.Flagged++
@@ -438,7 +446,10 @@ func (r *runner) read(ctx context.Context, c retrieve.Candidate) (bool, error) {
 	if w, ok := r.opts.Retriever.(retrieve.Weighter); ok {
 		weight = w.IDF
 	}
-	snips := extract.Snippets(text, extract.Options{Aspects: evaluate.Stems(r.aspects), Weight: weight, Skip: spans})
+	// The budget context carries the deadline and Ctrl-C: both stop the
+	// extraction between passages, keeping what it found so far.
+	snips := extract.Snippets(text, extract.Options{Aspects: evaluate.Stems(r.aspects), Weight: weight, Skip: spans,
+		Stop: stop})
 	var evs []artifact.Evidence
 	for _, s := range snips {
 		evs = append(evs, artifact.Evidence{
