@@ -259,11 +259,17 @@ func Passages(text string) [][2]int {
 	return out
 }
 
-// IDF is the BM25 inverse document frequency of a stem across passages; a
-// stem the corpus never uses gets the maximum.
+// IDF is the BM25 inverse document frequency of a stem across passages. A
+// stem the corpus never uses weighs 0: a question word no document
+// contains ("behaviour" in a corpus that writes "behavior" and folds to
+// nothing else) says nothing about which passage answers, so it must not
+// count against every passage's relevance.
 func (c *Corpus) IDF(stem string) float64 {
-	n := float64(len(c.passages))
 	df := float64(c.df[stem])
+	if df == 0 {
+		return 0
+	}
+	n := float64(len(c.passages))
 	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }
 

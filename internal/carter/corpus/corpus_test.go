@@ -63,8 +63,11 @@ func TestLoadAndSearch(t *testing.T) {
 	if _, err := c.Fetch(context.Background(), retrieve.Candidate{URL: "file:///etc/passwd"}); err == nil {
 		t.Error("fetched a file outside the corpus")
 	}
-	if c.IDF("courtyard") >= c.IDF("neverseen") {
-		t.Error("IDF of a rare word must exceed a common one")
+	if c.IDF("footprint") >= c.IDF("courtyard") || c.IDF("footprint") <= 0 {
+		t.Errorf("IDF of a rare word must exceed a common one: %v %v", c.IDF("courtyard"), c.IDF("footprint"))
+	}
+	if c.IDF("neverseen") != 0 {
+		t.Error("a word the corpus never uses must weigh nothing")
 	}
 	if hits, _ := c.Search(context.Background(), "the of and", 5); len(hits) != 0 {
 		t.Errorf("stop-word query matched %v", hits)

@@ -71,7 +71,7 @@ func Aspects(question string) []Aspect {
 	var out []Aspect
 	seen := map[string]bool{}
 	for _, t := range terms.Tokenize(question) {
-		if terms.IsStop(t.Stem) || len([]rune(t.Stem)) < 2 || seen[t.Stem] {
+		if !terms.IsContent(t.Stem) || seen[t.Stem] {
 			continue
 		}
 		seen[t.Stem] = true

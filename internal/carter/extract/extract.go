@@ -75,13 +75,17 @@ func Snippets(text string, o Options) []Snippet {
 		weight = inDocumentIDF(text, sentences, o.Aspects, o.Stop)
 	}
 	total := 0.0
+	present := 0
 	for _, a := range o.Aspects {
-		total += weight(a)
+		if w := weight(a); w > 0 {
+			total += w
+			present++
+		}
 	}
 	if total <= 0 {
 		return nil
 	}
-	need := min(2, len(o.Aspects))
+	need := min(2, present)
 	seen := map[string]bool{}
 	var out []Snippet
 	for i, sp := range sentences {

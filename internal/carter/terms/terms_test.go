@@ -8,8 +8,17 @@ import (
 func TestStem(t *testing.T) {
 	for in, want := range map[string]string{
 		"overlaps": "overlap", "overlapping": "overlap", "overlapped": "overlap", "Footprints": "footprint",
-		"libraries": "library", "classes": "class", "boxes": "box", "KiCad's": "kicad", "status": "status",
-		"is": "is", "kicad-cli": "kicad-cli", "running": "run", "stored": "stor", "store": "stor", "handles": "handl",
+		"libraries": "librari", "library": "librari", "classes": "class", "boxes": "box", "KiCad's": "kicad", "status": "status",
+		"is": "is", "kicad-cli": "kicad-cli", "running": "run", "stored": "store", "store": "store", "handles": "handl",
+		// Porter2 (Snowball) merges what the old light stemmer missed.
+		"numerically": "numer", "numeric": "numer", "guarantees": "guarante", "guaranteed": "guarante",
+		// British spellings fold to American before stemming.
+		"behaviour": "behavior", "behaviours": "behavior", "behavioural": "behavior", "colour": "color", "coloured": "color",
+		"initialise": "initi", "initialize": "initi", "analyse": "analyz", "analyzed": "analyz", "centre": "center",
+		"metres": "meter", "cancelled": "cancel", "canceled": "cancel", "licence": "licens", "license": "licens",
+		"optimisation": "optim", "optimization": "optim",
+		// Folding leaves look-alikes alone.
+		"four": "four", "your": "your", "hour": "hour", "rise": "rise",
 	} {
 		if got := Stem(in); got != want {
 			t.Errorf("Stem(%q) = %q, want %q", in, got, want)
@@ -24,7 +33,7 @@ func TestTokenizeOffsets(t *testing.T) {
 	for _, tok := range toks {
 		words = append(words, text[tok.Start:tok.End])
 	}
-	if got := strings.Join(words, "|"); got != "Use|kicad-cli|v9.0|naïve|quotes|e.g|0.2|mm" {
+	if got := strings.Join(words, "|"); got != "Use|kicad-cli|kicad|cli|v9.0|naïve|quotes|e.g|0.2|mm" {
 		t.Errorf("words = %s", got)
 	}
 }
@@ -56,5 +65,37 @@ func TestQuantities(t *testing.T) {
 	}
 	if !HasQuantity("clearance of 0.2mm", Quantity{Value: "0.2", Unit: "mm"}) || HasQuantity("0.25 mm", Quantity{Value: "0.2", Unit: "mm"}) {
 		t.Error("HasQuantity")
+	}
+}
+
+func TestTokenizeNewWordKinds(t *testing.T) {
+	tests := []struct{ in, want string }{
+		// One-letter options are words, case kept; "x-axis" is not an option.
+		{"bash set -e and grep -E, (-r)", "bash|set|-e|and|grep|-E|-r"},
+		{"the x-axis e-mail", "the|x-axis|x|axi|e-mail|e|mail"},
+		// Hyphenated and underscored words: the joined form, then each part.
+		{"data-race-free programs", "data-race-free|data|race|free|program"},
+		{"courtyard_clearance", "courtyard_clearance|courtyard|clearanc"},
+		// CJK without spaces: character bigrams; Latin words inside stay whole.
+		{"gzipの終了ステータス", "gzip|の終|終了|了ス|ステ|テー|ータ|タス"},
+		{"圧", "圧"},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, tok := range Tokenize(tt.in) {
+			got = append(got, tok.Stem)
+			if tok.Start < 0 || tok.End > len(tt.in) || tok.Start >= tok.End {
+				t.Errorf("%q: bad span %+v", tt.in, tok)
+			}
+		}
+		if g := strings.Join(got, "|"); g != tt.want {
+			t.Errorf("Tokenize(%q) = %s, want %s", tt.in, g, tt.want)
+		}
+	}
+	if got := strings.Join(Content("What does bash set -e do?"), ","); got != "bash,set,-e" {
+		t.Errorf("Content keeps -e: %s", got)
+	}
+	if got := Content("gzipの終了ステータスは？"); len(got) < 3 || got[0] != "gzip" {
+		t.Errorf("Content of a Japanese question = %v", got)
 	}
 }
