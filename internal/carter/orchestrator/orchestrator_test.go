@@ -324,3 +324,71 @@ func TestElapsedCountsCorpusLoading(t *testing.T) {
 		t.Errorf("elapsed %d ms does not include the 5 s of corpus loading", res.Report.ElapsedMS)
 	}
 }
+
+// weighted is a one-document retriever with fixed word weights.
+type weighted struct {
+	bigDoc
+	w map[string]float64
+}
+
+func (w weighted) IDF(stem string) float64 {
+	if v, ok := w.w[stem]; ok {
+		return v
+	}
+	return 1
+}
+
+// TestFollowUpRereadsReadSources: the first reading gives the GODEBUG
+// sub-question its share of passages, all naming rare words but not
+// answering it; the follow-up round re-ranks the same document for that
+// open sub-question and finds the passage that does.
+func TestFollowUpRereadsReadSources(t *testing.T) {
+	text := "The Go memory model guarantees sequential consistency for programs without races.\n\n" +
+		"GODEBUG settings are listed in the table below for reference purposes only.\n\n" +
+		"GODEBUG settings appear in the go.mod file of the main module, one per line.\n\n" +
+		"GODEBUG settings are also accepted in //go:debug directives of package main.\n\n" +
+		"A new release may change runtime behavior in small ways you can opt out of.\n"
+	ret := weighted{bigDoc{text}, map[string]float64{"godebug": 4, "set": 3, "chang": 2, "runtim": 2, "behavior": 2}}
+	q := "What does the Go memory model guarantee, and how can GODEBUG settings change runtime behaviour?"
+	res, err := Run(context.Background(), Options{Spec: spec(t, q, task.Constraints{}), Retriever: ret, Synth: synth.Extractive{},
+		OutDir: t.TempDir(), Now: stepClock(time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(res.RunDir, render.ClaimsFile))
+	if !strings.Contains(string(data), "change runtime behavior in small ways") {
+		t.Errorf("the follow-up round did not re-read the document:\n%s", data)
+	}
+	if res.Report.Evaluation.Coverage != 1 || res.Report.StopReason != "COVERAGE_MET" {
+		t.Errorf("coverage %v stop %s", res.Report.Evaluation.Coverage, res.Report.StopReason)
+	}
+	if rr, err := Replay(context.Background(), res.RunDir); err != nil || !rr.Identical {
+		t.Errorf("replay: %+v %v", rr, err)
+	}
+}
+
+// emptySynth is a model that answers {"claims": []}.
+type emptySynth struct{}
+
+func (emptySynth) Name() string { return "llm" }
+func (emptySynth) Synthesize(context.Context, synth.Input) (synth.Output, error) {
+	return synth.Output{ModelCalls: 1}, nil
+}
+
+// TestEmptyModelAnswerFallsBack: a model drafting no claims from real
+// evidence is not "COVERAGE_MET · coverage 0.00": the extractive
+// synthesizer drafts instead, and the stop reason is the final brief's.
+func TestEmptyModelAnswerFallsBack(t *testing.T) {
+	res, err := Run(context.Background(), Options{Spec: spec(t, question, task.Constraints{}), Retriever: loadFixture(t),
+		Synth: emptySynth{}, Model: "m", OutDir: t.TempDir(), Now: stepClock(time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := res.Report
+	if rep.Synthesizer != "extractive" || rep.Verify.ClaimsGrounded == 0 || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "drafted no claims") {
+		t.Errorf("synthesizer %s, %d grounded, notes %v", rep.Synthesizer, rep.Verify.ClaimsGrounded, rep.Notes)
+	}
+	if rep.StopReason == "COVERAGE_MET" && rep.Evaluation.Coverage < 0.8 {
+		t.Errorf("stop %s with coverage %v", rep.StopReason, rep.Evaluation.Coverage)
+	}
+}

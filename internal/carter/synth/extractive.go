@@ -50,15 +50,9 @@ type group struct {
 // Synthesize drafts the claims.
 func (Extractive) Synthesize(_ context.Context, in Input) (Output, error) {
 	ev := append([]artifact.Evidence(nil), in.Evidence...)
-	sort.SliceStable(ev, func(i, j int) bool {
-		if ev[i].Relevance != ev[j].Relevance {
-			return ev[i].Relevance > ev[j].Relevance
-		}
-		if ev[i].SourceID != ev[j].SourceID {
-			return ev[i].SourceID < ev[j].SourceID
-		}
-		return ev[i].Start < ev[j].Start
-	})
+	// Most relevant first; ties keep the record's order, which is the
+	// search's rank of the source and the extractor's rank within it.
+	sort.SliceStable(ev, func(i, j int) bool { return ev[i].Relevance > ev[j].Relevance })
 	var groups []*group
 	for _, e := range ev {
 		text := ClaimText(e.Quote)
@@ -83,7 +77,7 @@ func (Extractive) Synthesize(_ context.Context, in Input) (Output, error) {
 		}
 	}
 	aspects := terms.Content(in.Question)
-	groups = pickForCoverage(groups, aspects, maxFindings)
+	groups = pickForCoverage(groups, terms.SubQuestions(in.Question), maxFindings)
 	var claims []artifact.Claim
 	for _, g := range groups {
 		tag := artifact.TagFinding
@@ -104,33 +98,27 @@ func (Extractive) Synthesize(_ context.Context, in Input) (Output, error) {
 }
 
 // pickForCoverage keeps at most n groups, most relevant first, but first
-// makes sure every aspect of the question some group addresses is addressed
-// by a kept one: ten findings that all repeat the best-matched words would
-// leave the rest of the question unanswered. Relevance order is kept.
-func pickForCoverage(groups []*group, aspects []string, n int) []*group {
+// makes sure every sub-question some group addresses is addressed by a
+// kept one (the best group for each, in question order): ten findings
+// about the first half of a compound question would leave the second half
+// unanswered. Relevance order is kept.
+func pickForCoverage(groups []*group, subs []terms.SubQuestion, n int) []*group {
 	if len(groups) <= n {
 		return groups
 	}
 	keep := make([]bool, len(groups))
-	covered := map[string]bool{}
 	kept := 0
-	for i, g := range groups {
+	for _, sub := range subs {
 		if kept == n {
 			break
 		}
-		adds := false
-		for _, a := range aspects {
-			if g.stems[a] && !covered[a] {
-				adds = true
-			}
-		}
-		if adds {
-			keep[i] = true
-			kept++
-			for _, a := range aspects {
-				if g.stems[a] {
-					covered[a] = true
+		for i, g := range groups {
+			if terms.Addresses(sub, g.stems) {
+				if !keep[i] {
+					keep[i] = true
+					kept++
 				}
+				break
 			}
 		}
 	}
