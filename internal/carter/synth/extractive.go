@@ -232,6 +232,9 @@ func quantitiesConflict(a, b string) bool {
 func quantities(s string) map[string][]string {
 	out := map[string][]string{}
 	for _, q := range terms.Quantities(s) {
+		if q.Unit == "" {
+			continue // a bare number (a version, a year) is no measurement to disagree on
+		}
 		out[q.Unit] = append(out[q.Unit], q.Value)
 	}
 	return out

@@ -51,8 +51,17 @@ func TestQuantities(t *testing.T) {
 	}{
 		{"a 0.2 mm track and 25 µA at 3.3V", "0.2 mm|25 µA|3.3 V"},
 		{"peak 245 °C, 50% duty, 10 MiB", "245 °C|50 %|10 MiB"},
-		{"in 2024 section 4.2 says", ""},
+		{"in 2024 section 4.2 says", "2024 |4.2 "},
 		{"1,5 mm", "1.5 mm"},
+		// Sizes, bit widths, durations, percentages, bare numbers, ranges.
+		{"256 bytes in an 8 KB page", "256 B|8 kB"},
+		{"a 64-bit word and 8-bit integers", "64 bit|8 bit"},
+		{"kept for 3 years, 20 percent of 10 days", "3 year|20 %|10 day"},
+		{"the maximum priority is 255", "255 "},
+		{"signed 8-bit integers (-128 to 127)", "8 bit|-128 |127 "},
+		{"4,294,967,295 and 0.50", "4294967295 |0.5 "},
+		// Digits inside identifiers are not quantities.
+		{"int8, go1.21, RS-274X, sha256 and 2K", ""},
 	}
 	for _, tt := range tests {
 		var got []string
@@ -65,6 +74,22 @@ func TestQuantities(t *testing.T) {
 	}
 	if !HasQuantity("clearance of 0.2mm", Quantity{Value: "0.2", Unit: "mm"}) || HasQuantity("0.25 mm", Quantity{Value: "0.2", Unit: "mm"}) {
 		t.Error("HasQuantity")
+	}
+	for _, tt := range []struct {
+		quote, claim string
+		want         bool
+	}{
+		{"pages of 8KB each", "8 kB", true},
+		{"uses 20% of the budget", "20 percent", true},
+		{"the priority is a number from 0 to 100", "255", false},
+		{"the limit is 255 bytes", "255", true},
+		{"the limit is 255", "255 bytes", false},
+		{"integers (-128 to 127)", "-128", true},
+	} {
+		q := Quantities(tt.claim)
+		if len(q) != 1 || HasQuantity(tt.quote, q[0]) != tt.want {
+			t.Errorf("HasQuantity(%q, %q) = %v, want %v (%v)", tt.quote, tt.claim, !tt.want, tt.want, q)
+		}
 	}
 }
 
