@@ -125,6 +125,17 @@ type Evaluation struct {
 // verification with at least one checked citation; a draft with no claims
 // scores 0, not a vacuous 1.
 func Evaluate(question string, v verify.Result, cost Cost, stop string) Evaluation {
+	return EvaluateWeighted(question, nil, v, cost, stop)
+}
+
+// EvaluateWeighted is Evaluate with the collection's word weights (the run
+// record's aspect_weights): a sub-question is addressed as
+// terms.AddressesWeighted decides. nil weights: Evaluate.
+func EvaluateWeighted(question string, weights map[string]float64, v verify.Result, cost Cost, stop string) Evaluation {
+	var weight func(string) float64
+	if len(weights) > 0 {
+		weight = func(s string) float64 { return weights[s] }
+	}
 	subs := terms.SubQuestions(question)
 	quotes := map[string]string{}
 	for _, e := range v.Evidence {
@@ -142,7 +153,7 @@ func Evaluate(question string, v verify.Result, cost Cost, stop string) Evaluati
 	for _, sub := range subs {
 		covered := false
 		for _, st := range claimStems {
-			if terms.Addresses(sub, st) {
+			if terms.AddressesWeighted(sub, st, weight) {
 				covered = true
 				break
 			}

@@ -86,9 +86,17 @@ const (
 type scored struct {
 	unit  Unit
 	rel   []float64 // per sub-question; <0: does not qualify
+	key   []float64 // rel plus the term bonus: the ranking key
 	bm25  []float64
 	stems map[string]bool
+	term  map[string]bool // stems of a structured unit's first line (its option, term, row label or title)
 }
+
+// termBonus weighs a structured unit whose first line (the option, the
+// defined term, the row label, the heading) names the sub-question's
+// words: "--hard" over its description is about --hard, while an example
+// that mentions "git reset --hard" in passing is not.
+const termBonus = 0.25
 
 // Snippets returns the best passages of text for the question (see Units:
 // paragraphs, list items, option entries, table rows, definitions,
@@ -151,9 +159,23 @@ func Snippets(text string, o Options) []Snippet {
 			n++
 		}
 		totalLen += n
-		c := scored{unit: u, rel: make([]float64, len(subs)), bm25: make([]float64, len(subs)), stems: map[string]bool{}}
+		c := scored{unit: u, rel: make([]float64, len(subs)), key: make([]float64, len(subs)), bm25: make([]float64, len(subs)), stems: map[string]bool{}}
 		for st := range tf {
 			c.stems[st] = true
+		}
+		if u.structured() {
+			first, _, _ := strings.Cut(s, "\n")
+			if u.Kind == KindTableRow {
+				first = s[strings.LastIndexByte(s, '\n')+1:] // the row, not its header
+			}
+			if u.Kind == KindHeading || u.Kind == KindTableRow || strings.IndexByte(s, '\n') >= 0 {
+				c.term = terms.Stems(first)
+			} else if cols := strings.SplitN(strings.TrimSpace(first), "  ", 2); len(cols) == 2 {
+				c.term = terms.Stems(cols[0]) // "-r, --reverse  reverse the result"
+			}
+			if u.Kind == KindTableRow && len(strings.Fields(first)) > 0 {
+				c.term = terms.Stems(strings.Fields(first)[0]) // the row's label column
+			}
 		}
 		cands = append(cands, c)
 		toks = append(toks, tokd{tf, n})
@@ -185,9 +207,22 @@ func Snippets(text string, o Options) []Snippet {
 			// Two matched words are needed whenever the sub-question has
 			// two (absent ones included: a question the corpus shares one
 			// word with is not answered by that word), while the share is
-			// taken over the words the collection has.
-			if matched >= min(2, len(sub)) && rel >= minRelevance {
+			// taken over the words the collection has. One word may do
+			// when it carries most of the weight (terms.AddressesWeighted).
+			ok := matched >= min(2, len(sub)) && rel >= minRelevance
+			if !ok && matched == 1 && len(sub) > 1 {
+				share, _ := terms.WeightedShare(sub, c.stems, weight)
+				ok = share >= 0.5
+			}
+			if ok {
+				bonus := 0.0
+				for _, a := range sub {
+					if c.term[a] {
+						bonus += weight(a)
+					}
+				}
 				c.rel[k], c.bm25[k] = rel, bm
+				c.key[k] = rel + termBonus*bonus/totals[k]
 			}
 		}
 	}
@@ -204,8 +239,8 @@ func Snippets(text string, o Options) []Snippet {
 		}
 		sort.SliceStable(idx, func(a, b int) bool {
 			ca, cb := cands[idx[a]], cands[idx[b]]
-			if ca.rel[k] != cb.rel[k] {
-				return ca.rel[k] > cb.rel[k]
+			if ca.key[k] != cb.key[k] {
+				return ca.key[k] > cb.key[k]
 			}
 			if ca.bm25[k] != cb.bm25[k] {
 				return ca.bm25[k] > cb.bm25[k]
@@ -236,14 +271,20 @@ func Snippets(text string, o Options) []Snippet {
 		}
 	}
 	var out []Snippet
+	keys := map[int]float64{} // start -> ranking key
 	for _, i := range order {
 		c := cands[i]
-		best := 0.0
+		best, key := 0.0, 0.0
 		var matched []string
 		ms := map[string]bool{}
 		for _, k := range picked[i] {
 			best = max(best, c.rel[k])
+			key = max(key, c.key[k])
 		}
+		keys[c.unit.Start] = key
+		// The relevance reported is the share, raised by the term bonus
+		// (capped at 1) so consumers that rank by it see the same order.
+		best = min(1, key)
 		for _, sub := range subs {
 			for _, a := range sub {
 				if c.stems[a] && !ms[a] {
@@ -258,8 +299,8 @@ func Snippets(text string, o Options) []Snippet {
 			Matched: matched, Kind: c.unit.Kind, Subs: subsOf})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Relevance != out[j].Relevance {
-			return out[i].Relevance > out[j].Relevance
+		if ki, kj := keys[out[i].Start], keys[out[j].Start]; ki != kj {
+			return ki > kj
 		}
 		return out[i].Start < out[j].Start
 	})

@@ -126,7 +126,14 @@ func Units(text string) []Unit {
 			forEachEntry(b, func(l line) bool { return listMarker(text, l) }, func(s, e int) { add(s, e, KindListItem) })
 		case termBlock(text, b):
 			i0 := b[0].indent
-			forEachEntry(b, func(l line) bool { return l.indent <= i0 }, func(s, e int) {
+			prevTerm := true
+			forEachEntry(b, func(l line) bool {
+				// A new entry starts at a term-indent line that follows a
+				// description line (stacked aliases stay one entry).
+				starts := l.indent <= i0 && !prevTerm
+				prevTerm = l.indent <= i0
+				return starts
+			}, func(s, e int) {
 				k := KindDefinition
 				if strings.HasPrefix(strings.TrimSpace(text[s:e]), "-") {
 					k = KindOption
@@ -224,7 +231,17 @@ func listBlock(text string, b []line) bool { return listMarker(text, b[0]) }
 // termBlock: a term line followed by lines indented deeper (a man page's
 // option or a definition list); a block may hold several such entries.
 func termBlock(text string, b []line) bool {
-	if len(b) < 2 || b[1].indent <= b[0].indent {
+	if len(b) < 2 {
+		return false
+	}
+	// Option aliases may stack at the term's indent ("-f" over
+	// "--follow-forks") before the deeper description starts.
+	j := 1
+	for j < len(b) && j < 4 && b[j].indent == b[0].indent && strings.HasPrefix(strings.TrimSpace(text[b[j].start:b[j].end]), "-") &&
+		strings.HasPrefix(strings.TrimSpace(text[b[0].start:b[0].end]), "-") {
+		j++
+	}
+	if j >= len(b) || b[j].indent <= b[0].indent {
 		return false
 	}
 	term := strings.TrimSpace(text[b[0].start:b[0].end])

@@ -128,6 +128,14 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	r.rec = artifact.Record{RunID: r.runID, Spec: o.Spec, Retriever: o.Retriever.Name(), Synthesizer: o.Synth.Name(), Model: o.Model,
 		Sources: []artifact.Source{}, Evidence: []artifact.Evidence{}}
 	r.rec.Facts.StartedAt = start.Format(eventlog.TimeFormat)
+	if w, ok := o.Retriever.(retrieve.Weighter); ok {
+		r.rec.Weights = map[string]float64{}
+		for _, sub := range terms.SubQuestions(o.Spec.Question) {
+			for _, st := range sub.Stems {
+				r.rec.Weights[st] = math.Round(w.IDF(st)*1e6) / 1e6
+			}
+		}
+	}
 
 	if err := r.event(eventlog.TaskCreated, map[string]any{
 		"run_id": r.runID, "task": o.Spec, "retriever": o.Retriever.Name(), "synthesizer": o.Synth.Name(),
@@ -592,7 +600,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // it, for the soft stop.
 func (r *runner) provisional(newSources int) evaluate.Round {
 	v := r.verifyDraft(r.extractiveDraft())
-	ev := evaluate.Evaluate(r.opts.Spec.Question, v, evaluate.Cost{}, "")
+	ev := evaluate.EvaluateWeighted(r.opts.Spec.Question, r.rec.Weights, v, evaluate.Cost{}, "")
 	contra := 0
 	for _, c := range v.Grounded {
 		if c.HasTag("contradiction") {
@@ -609,7 +617,7 @@ func (r *runner) extractiveDraft() []artifact.Claim {
 }
 
 func (r *runner) synthInput() synth.Input {
-	return synth.Input{RunID: r.runID, Start: r.start, Question: r.opts.Spec.Question, Sources: r.rec.Sources, Evidence: r.rec.Evidence}
+	return synth.Input{RunID: r.runID, Start: r.start, Question: r.opts.Spec.Question, Sources: r.rec.Sources, Evidence: r.rec.Evidence, Weights: r.rec.Weights}
 }
 
 func (r *runner) verifyDraft(claims []artifact.Claim) verify.Result {

@@ -77,7 +77,11 @@ func (Extractive) Synthesize(_ context.Context, in Input) (Output, error) {
 		}
 	}
 	aspects := terms.Content(in.Question)
-	groups = pickForCoverage(groups, terms.SubQuestions(in.Question), maxFindings)
+	var weight func(string) float64
+	if len(in.Weights) > 0 {
+		weight = func(s string) float64 { return in.Weights[s] }
+	}
+	groups = pickForCoverage(groups, terms.SubQuestions(in.Question), weight, maxFindings)
 	var claims []artifact.Claim
 	for _, g := range groups {
 		tag := artifact.TagFinding
@@ -102,7 +106,7 @@ func (Extractive) Synthesize(_ context.Context, in Input) (Output, error) {
 // kept one (the best group for each, in question order): ten findings
 // about the first half of a compound question would leave the second half
 // unanswered. Relevance order is kept.
-func pickForCoverage(groups []*group, subs []terms.SubQuestion, n int) []*group {
+func pickForCoverage(groups []*group, subs []terms.SubQuestion, weight func(string) float64, n int) []*group {
 	if len(groups) <= n {
 		return groups
 	}
@@ -113,7 +117,7 @@ func pickForCoverage(groups []*group, subs []terms.SubQuestion, n int) []*group 
 			break
 		}
 		for i, g := range groups {
-			if terms.Addresses(sub, g.stems) {
+			if terms.AddressesWeighted(sub, g.stems, weight) {
 				if !keep[i] {
 					keep[i] = true
 					kept++

@@ -20,8 +20,9 @@ var (
 	between = regexp.MustCompile(`(?i)\bbetween\s+(.+?)\s+(?:and|vs\.?|versus)\s+(.+?)(\s*(?:[,;?]|$|\s+(?:in|for|when|with|on)\s))`)
 	// enumeration catches a list of three or more short items:
 	// "the -n, -r and -u options", "A, B, and C" (one-word items).
-	enumeration = regexp.MustCompile(`(?:[\w\-'.]+,\s+)+[\w\-'.]+,?\s+(?:and|or)\s+[\w\-'.]+`)
-	listSep     = regexp.MustCompile(`,?\s+(?:and|or)\s+|,\s+`)
+	enumeration     = regexp.MustCompile(`(?:[\w\-'.]+,\s+)+[\w\-'.]+,?\s+(?:and|or)\s+[\w\-'.]+`)
+	comparisonWords = regexp.MustCompile(`(?i)\b(?:the\s+|a\s+|main\s+|key\s+)*(?:differences?|distinctions?|comparison)\s*(?:is\s+there\s*)?`)
+	listSep         = regexp.MustCompile(`,?\s+(?:and|or)\s+|,\s+`)
 )
 
 // SubQuestions splits a question into the parts a complete answer must
@@ -77,7 +78,9 @@ func SubQuestions(question string) []SubQuestion {
 func expand(p string) []string {
 	if m := between.FindStringSubmatchIndex(p); m != nil {
 		a, b := p[m[2]:m[3]], p[m[4]:m[5]]
-		pre, post := p[:m[0]], p[m[5]:]
+		// Each side is asked about on its own: "What is the difference
+		// between A and B" owes "What is A" and "What is B".
+		pre, post := comparisonWords.ReplaceAllString(p[:m[0]], ""), p[m[5]:]
 		return []string{pre + a + post, pre + b + post}
 	}
 	if m := enumeration.FindStringIndex(p); m != nil {
@@ -111,4 +114,57 @@ func Addresses(sub SubQuestion, stems map[string]bool) bool {
 		}
 	}
 	return got >= min(2, n) && 2*got >= n
+}
+
+// AddressesWeighted is Addresses with the collection's word weights (IDF;
+// weight 0 for a word the collection never uses): a text addresses sub when
+// it names words carrying at least half of the sub-question's weight, and
+// either two of its words or a single word carrying most of it ("int8" in
+// "What is the range of values of an int8?", where "range" and "values"
+// are everywhere). A word the collection lacks counts as heavily as the
+// sub-question's rarest word, so one shared word never answers a question
+// about things the collection does not contain. weight nil: Addresses.
+func AddressesWeighted(sub SubQuestion, stems map[string]bool, weight func(string) float64) bool {
+	if weight == nil {
+		return Addresses(sub, stems)
+	}
+	share, matched := WeightedShare(sub.Stems, stems, weight)
+	if matched == 0 {
+		return false
+	}
+	if matched >= min(2, len(sub.Stems)) {
+		return share >= 0.5 || Addresses(sub, stems)
+	}
+	return share >= singleWordShare
+}
+
+// singleWordShare is the share of a sub-question's weight one word must
+// carry to answer it alone.
+const singleWordShare = 0.5
+
+// WeightedShare returns the share of the words' weight that stems name
+// (absent words weighing as much as the heaviest present one) and how many
+// words matched.
+func WeightedShare(words []string, stems map[string]bool, weight func(string) float64) (float64, int) {
+	heaviest := 0.0
+	for _, a := range words {
+		heaviest = max(heaviest, weight(a))
+	}
+	if heaviest <= 0 {
+		return 0, 0
+	}
+	total, got := 0.0, 0.0
+	matched := 0
+	for _, a := range words {
+		w := weight(a)
+		if w <= 0 {
+			w = heaviest
+		}
+		total += w
+		if stems[a] {
+			got += w
+			matched++
+		}
+	}
+	return got / total, matched
 }

@@ -10,7 +10,7 @@ func TestSubQuestions(t *testing.T) {
 		{"What does the Go memory model guarantee for programs with data races, and how can GODEBUG settings change runtime behaviour?",
 			"What does the Go memory model guarantee for programs with data races|how can GODEBUG settings change runtime behaviour"},
 		{"How do I sort lines numerically in reverse order?", "How do I sort lines numerically in reverse order"},
-		{"What is the difference between git merge and git rebase?", "What is the difference git merge|What is the difference git rebase"},
+		{"What is the difference between git merge and git rebase?", "What is git merge|What is git rebase"},
 		{"What do the -n, -r and -u options of sort do?", "What do the -n options of sort do|What do the -r options of sort do|What do the -u options of sort do"},
 		{"What is a net class? How is it assigned?", "What is a net class|How is it assigned"},
 		{"How are net classes used to set track width and clearance?", "How are net classes used to set track width and clearance"},
