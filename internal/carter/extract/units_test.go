@@ -75,6 +75,9 @@ func TestUnits(t *testing.T) {
 			"| Setting | Default | Meaning | |---|---|---| | http2client | 1 | use HTTP/2 for clients | | panicnil | 0 | panic(nil) becomes a runtime error |"},
 		{specText, KindOption, "-v, --verbose print every file name as it is processed|-q, --quiet print nothing but errors"},
 		{specText, KindHeading, "Garbage collection The collector runs concurrently with the program and needs no pauses longer than a millisecond."},
+		// strace stacks an option's aliases at one indent over its text.
+		{"       -f\n       --follow-forks\n                   Trace child processes as they are created.\n       -ff\n                   Write each process trace to its own file.\n", KindOption,
+			"-f --follow-forks Trace child processes as they are created.|-ff Write each process trace to its own file."},
 		{specText, KindListItem, "- First item of a list that says something.|- Second item that wraps onto a continuation line."},
 	}
 	for _, tt := range tests {

@@ -217,3 +217,28 @@ func TestTimings(t *testing.T) {
 		t.Errorf("Timings = %+v", got)
 	}
 }
+
+// TestAcceptanceGoCompound is the acceptance example: over the Go
+// distribution's docs, the compound question yields verified claims for
+// both halves (coverage 1: each sub-question has a grounded claim that
+// addresses it) and no gap.
+func TestAcceptanceGoCompound(t *testing.T) {
+	dir := expandVar("GOROOT") + "/doc"
+	if _, err := os.Stat(filepath.Join(dir, "go_mem.html")); err != nil {
+		t.Skipf("the Go docs are not at %s: %v", dir, err)
+	}
+	c, err := corpus.Load(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := "What does the Go memory model guarantee for programs with data races, and how can GODEBUG settings change runtime behaviour?"
+	outs, err := Run(context.Background(), Suite{Cases: []Case{{Name: "go", Question: q, MinGrounding: 0.95, MinCoverage: 1,
+		RequiredFacts: []string{"data race", "GODEBUG"}}}}, Config{Retriever: c, Synth: extractive, OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, outs)
+	if outs[0].Coverage != 1 || outs[0].StopReason != "COVERAGE_MET" {
+		t.Errorf("coverage %v, stop %s", outs[0].Coverage, outs[0].StopReason)
+	}
+}
