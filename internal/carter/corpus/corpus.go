@@ -198,7 +198,13 @@ func (c *Corpus) index(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		for _, span := range Passages(d.Text) {
+		for pi, span := range Passages(d.Text) {
+			// One huge document must not hold Ctrl-C up either.
+			if pi%256 == 255 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 			toks := terms.Tokenize(d.Text[span[0]:span[1]])
 			tf := map[string]int{}
 			n := 0

@@ -139,7 +139,7 @@ func EvaluateWeighted(question string, weights map[string]float64, v verify.Resu
 	subs := terms.SubQuestions(question)
 	quotes := map[string]string{}
 	for _, e := range v.Evidence {
-		quotes[e.ID] = e.Quote
+		quotes[e.ID] = e.Quote + "\n" + e.Context
 	}
 	var claimStems []map[string]bool
 	for _, c := range v.Grounded {

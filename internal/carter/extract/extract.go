@@ -48,6 +48,9 @@ type Snippet struct {
 	Matched    []string // the aspects it mentions
 	Kind       Kind     // the structure it was quoted as
 	Subs       []int    // the sub-questions (indexes into Options.Subs) it is evidence for
+	// CtxStart, CtxEnd span the line the snippet sits under (Unit's
+	// context), [0, 0) when none.
+	CtxStart, CtxEnd int
 }
 
 // Options tune Snippets.
@@ -154,7 +157,13 @@ func Snippets(text string, o Options) []Snippet {
 		}
 		tf := map[string]int{}
 		n := 0
-		for _, t := range terms.Tokenize(s) {
+		scoredText := s
+		if u.CtxEnd > u.CtxStart {
+			// The line a nested entry sits under says what it is about
+			// ("set" for "-e  Exit immediately ..."): its words count.
+			scoredText = text[u.CtxStart:u.CtxEnd] + "\n" + s
+		}
+		for _, t := range terms.Tokenize(scoredText) {
 			tf[t.Stem]++
 			n++
 		}
@@ -296,7 +305,7 @@ func Snippets(text string, o Options) []Snippet {
 		subsOf := append([]int(nil), picked[i]...)
 		sort.Ints(subsOf)
 		out = append(out, Snippet{Start: c.unit.Start, End: c.unit.End, Relevance: math.Round(best*1000) / 1000,
-			Matched: matched, Kind: c.unit.Kind, Subs: subsOf})
+			Matched: matched, Kind: c.unit.Kind, Subs: subsOf, CtxStart: c.unit.CtxStart, CtxEnd: c.unit.CtxEnd})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if ki, kj := keys[out[i].Start], keys[out[j].Start]; ki != kj {

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -25,6 +26,10 @@ const (
 type Unit struct {
 	Start, End int
 	Kind       Kind
+	// Context is the span of the line the unit sits under when that line
+	// is not part of it (a nested option's command, a far table header);
+	// [0, 0) when none.
+	CtxStart, CtxEnd int
 }
 
 // structured reports whether a unit's structure, not its punctuation, makes
@@ -93,18 +98,44 @@ func Units(text string) []Unit {
 		blocks = append(blocks, cur)
 	}
 	var out []Unit
+	var ctx [2]int // the enclosing entry's term line while reading its description
 	add := func(start, end int, k Kind) {
 		s, e := trim(text, start, end)
-		if e > s {
-			out = append(out, Unit{Start: s, End: e, Kind: k})
+		if e <= s {
+			return
 		}
+		u := Unit{Start: s, End: e, Kind: k, CtxStart: ctx[0], CtxEnd: ctx[1]}
+		if u.CtxEnd == 0 && (k == KindOption || k == KindDefinition) {
+			u.CtxStart, u.CtxEnd = parentLine(text, ls, s)
+		}
+		out = append(out, u)
 	}
-	for bi, b := range blocks {
-		if bi+1 < len(blocks) && headingLike(text, b) {
-			next := blocks[bi+1]
-			if end := next[len(next)-1].end; end-b[0].start <= maxQuoteBytes && plainBlock(text, next) {
-				add(b[0].start, end, KindHeading)
+	// block emits one block's units; an entry too long to quote whole (a
+	// man page's "set" builtin with its option list) is read again as a
+	// block of its own description lines, down to nestDepth levels.
+	var block func(b []line, depth int)
+	block = func(b []line, depth int) {
+		entry := func(ls []line, k Kind) {
+			s, e := ls[0].start, ls[len(ls)-1].end
+			if e-s > maxQuoteBytes && depth < nestDepth && len(ls) > 1 {
+				// The term with the first sentence of its description is
+				// the entry's quotable summary ("-e  Exit immediately if a
+				// pipeline ... exits with a non-zero status.").
+				if sents := Sentences(text[s:e]); len(sents) > 0 && sents[0][1] <= maxQuoteBytes && ls[0].end < s+sents[0][1] {
+					add(s, s+sents[0][1], k)
+				}
+				saved := ctx
+				cs, ce := trim(text, ls[0].start, ls[0].end)
+				if ce-cs <= maxContextBytes {
+					ctx = [2]int{cs, ce}
+				}
+				// The description's own blocks: split it at its blank-free
+				// structure again (an option list inside a builtin's entry).
+				block(ls[1:], depth+1)
+				ctx = saved
+				return
 			}
+			add(s, e, k)
 		}
 		switch {
 		case tableBlock(text, b):
@@ -120,10 +151,19 @@ func Units(text string) []Unit {
 					add(b[header].start, l.end, KindTableRow)
 					continue
 				}
+				if header >= 0 {
+					// A row far below its header: the header is its context.
+					saved := ctx
+					cs, ce := trim(text, b[header].start, b[header].end)
+					ctx = [2]int{cs, ce}
+					add(l.start, l.end, KindTableRow)
+					ctx = saved
+					continue
+				}
 				add(l.start, l.end, KindTableRow)
 			}
 		case listBlock(text, b):
-			forEachEntry(b, func(l line) bool { return listMarker(text, l) }, func(s, e int) { add(s, e, KindListItem) })
+			forEachEntry(b, func(l line) bool { return listMarker(text, l) }, func(ls []line) { entry(ls, KindListItem) })
 		case termBlock(text, b):
 			i0 := b[0].indent
 			prevTerm := true
@@ -133,19 +173,27 @@ func Units(text string) []Unit {
 				starts := l.indent <= i0 && !prevTerm
 				prevTerm = l.indent <= i0
 				return starts
-			}, func(s, e int) {
+			}, func(ls []line) {
 				k := KindDefinition
-				if strings.HasPrefix(strings.TrimSpace(text[s:e]), "-") {
+				if strings.HasPrefix(strings.TrimSpace(text[ls[0].start:ls[0].end]), "-") {
 					k = KindOption
 				}
-				add(s, e, k)
+				entry(ls, k)
 			})
+		case inlineOptions(text, b):
+			for _, l := range b {
+				add(l.start, l.end, KindOption)
+			}
 		default:
-			if inline := inlineOptions(text, b); inline {
-				for _, l := range b {
-					add(l.start, l.end, KindOption)
+			// Running text followed by an option list in one block (a
+			// builtin's description, then its "-a  ..." entries): each part
+			// on its own.
+			for i := 1; i+1 < len(b); i++ {
+				if strings.HasPrefix(strings.TrimSpace(text[b[i].start:b[i].end]), "-") && b[i+1].indent > b[i].indent {
+					block(b[:i], depth)
+					block(b[i:], depth)
+					return
 				}
-				continue
 			}
 			// A paragraph short enough to quote is a unit, and so is each
 			// of its sentences: the ranking prefers the sentence when the
@@ -155,7 +203,7 @@ func Units(text string) []Unit {
 			if end-start <= maxQuoteBytes {
 				add(start, end, KindParagraph)
 				if len(sentences) < 2 {
-					continue
+					return
 				}
 			}
 			for _, sp := range sentences {
@@ -163,25 +211,66 @@ func Units(text string) []Unit {
 			}
 		}
 	}
+	for bi, b := range blocks {
+		if bi+1 < len(blocks) && headingLike(text, b) {
+			next := blocks[bi+1]
+			if end := next[len(next)-1].end; end-b[0].start <= maxQuoteBytes && plainBlock(text, next) {
+				add(b[0].start, end, KindHeading)
+			}
+		}
+		block(b, 0)
+	}
 	return out
 }
 
-// forEachEntry splits a block into entries that each begin at a line for
-// which starts reports true, and calls emit with each entry's span.
-func forEachEntry(b []line, starts func(line) bool, emit func(start, end int)) {
-	s := -1
-	var last line
-	for i, l := range b {
-		if i == 0 || starts(l) {
-			if s >= 0 {
-				emit(s, last.end)
-			}
-			s = l.start
-		}
-		last = l
+// parentLine returns the span of the line an indented entry starting at
+// off sits under: the nearest earlier line indented less than the entry's
+// own line (a man page's "set [-abefhkmn...]" over its "-e" entry), when it
+// is indented itself (a flush-left line is a section title, not a parent)
+// and short enough to be a title. [0, 0) when there is none.
+func parentLine(text string, ls []line, off int) (int, int) {
+	k := sort.Search(len(ls), func(i int) bool { return ls[i].end >= off })
+	if k >= len(ls) || ls[k].indent == 0 {
+		return 0, 0
 	}
-	if s >= 0 {
-		emit(s, last.end)
+	for j := k - 1; j >= 0 && k-j < maxParentReach; j-- {
+		if ls[j].blank || ls[j].indent >= ls[k].indent {
+			continue
+		}
+		if ls[j].indent == 0 {
+			return 0, 0
+		}
+		s, e := trim(text, ls[j].start, ls[j].end)
+		if e-s > maxContextBytes {
+			return 0, 0
+		}
+		return s, e
+	}
+	return 0, 0
+}
+
+// maxParentReach bounds how many lines back a parent line is looked for.
+const maxParentReach = 400
+
+// maxContextBytes bounds a context line: a term line longer than this is
+// not a title.
+const maxContextBytes = 200
+
+// nestDepth bounds how deep an entry's description is re-read as a block.
+const nestDepth = 3
+
+// forEachEntry splits a block into entries that each begin at a line for
+// which starts reports true, and calls emit with each entry's lines.
+func forEachEntry(b []line, starts func(line) bool, emit func([]line)) {
+	s := 0
+	for i := 1; i < len(b); i++ {
+		if starts(b[i]) {
+			emit(b[s:i])
+			s = i
+		}
+	}
+	if len(b) > 0 {
+		emit(b[s:])
 	}
 }
 

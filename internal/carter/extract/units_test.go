@@ -169,3 +169,46 @@ func TestAbsentWordsDoNotCount(t *testing.T) {
 		t.Errorf("one shared word made evidence: %+v", got)
 	}
 }
+
+// A builtin's option list inside its description: each option is an entry
+// of its own, its context the builtin's synopsis line, and an entry too
+// long to quote is summarized by its term and first sentence.
+const builtin = `       set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]
+              Without options, display the name and value of each shell variable in a
+              format that can be reused as input.  Options, if specified, have the following meanings:
+              -a      Each variable or function that is created or modified is given the export
+                      attribute and marked for export to the environment of subsequent commands.
+              -e      Exit immediately if a pipeline (which may consist of a single simple
+                      command), a list, or a compound command, exits with a non-zero status.
+                      The shell does not exit if the command that fails is part of the command
+                      list immediately following a while or until keyword, part of the test
+                      following the if or elif reserved words, part of any command executed in a
+                      && or || list except the command following the final && or ||, any command
+                      in a pipeline but the last, or if the command's return value is being
+                      inverted with !.  A trap on ERR, if set, is executed before the shell exits.
+`
+
+func TestUnitsNestedOptions(t *testing.T) {
+	var got []string
+	for _, u := range Units(builtin) {
+		if u.Kind != KindOption {
+			continue
+		}
+		ctx := ""
+		if u.CtxEnd > u.CtxStart {
+			ctx = builtin[u.CtxStart:u.CtxEnd] + " => "
+		}
+		got = append(got, ctx+strings.Join(strings.Fields(builtin[u.Start:u.End]), " "))
+	}
+	want := []string{
+		"set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...] => -a Each variable or function that is created or modified is given the export attribute and marked for export to the environment of subsequent commands.",
+		"set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...] => -e Exit immediately if a pipeline (which may consist of a single simple command), a list, or a compound command, exits with a non-zero status.",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("options:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	snips := Snippets(builtin, Options{Subs: stemsOf("What does bash set -e do?")})
+	if len(snips) == 0 || !strings.HasPrefix(builtin[snips[0].Start:snips[0].End], "-e      Exit immediately") || snips[0].CtxEnd == 0 {
+		t.Errorf("set -e not the best snippet: %+v", snips)
+	}
+}

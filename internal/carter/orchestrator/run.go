@@ -474,10 +474,7 @@ func (r *runner) read(ctx context.Context, c retrieve.Candidate) (bool, error) {
 		Stop: stop})
 	var evs []artifact.Evidence
 	for _, s := range snips {
-		evs = append(evs, artifact.Evidence{
-			ID:       ids.Derive(r.start, r.runID, "evidence", src.ID, fmt.Sprint(s.Start), fmt.Sprint(s.End)),
-			SourceID: src.ID, Quote: text[s.Start:s.End], Start: s.Start, End: s.End, Relevance: s.Relevance,
-		})
+		evs = append(evs, evidenceOf(r, src.ID, text, s))
 	}
 	if len(evs) > 0 {
 		if _, err := r.store.PutText(text); err != nil {
@@ -505,6 +502,18 @@ func (r *runner) read(ctx context.Context, c retrieve.Candidate) (bool, error) {
 	}
 	r.progress("read %s (%d bytes of text): %d snippets", src.URL, src.TextBytes, len(evs))
 	return true, nil
+}
+
+// evidenceOf turns a snippet of a source's text into its evidence record.
+func evidenceOf(r *runner, sourceID, text string, s extract.Snippet) artifact.Evidence {
+	e := artifact.Evidence{
+		ID:       ids.Derive(r.start, r.runID, "evidence", sourceID, fmt.Sprint(s.Start), fmt.Sprint(s.End)),
+		SourceID: sourceID, Quote: text[s.Start:s.End], Start: s.Start, End: s.End, Relevance: s.Relevance,
+	}
+	if s.CtxEnd > s.CtxStart {
+		e.Context, e.ContextStart, e.ContextEnd = text[s.CtxStart:s.CtxEnd], s.CtxStart, s.CtxEnd
+	}
+	return e
 }
 
 // rereadExtra is how many more snippets a follow-up round lets each
@@ -561,10 +570,7 @@ func (r *runner) reread(ctx context.Context, gaps []string) error {
 		var evs []artifact.Evidence
 		list := make([]map[string]any, 0, len(snips))
 		for _, sn := range snips {
-			e := artifact.Evidence{
-				ID:       ids.Derive(r.start, r.runID, "evidence", src.ID, fmt.Sprint(sn.Start), fmt.Sprint(sn.End)),
-				SourceID: src.ID, Quote: rt.text[sn.Start:sn.End], Start: sn.Start, End: sn.End, Relevance: sn.Relevance,
-			}
+			e := evidenceOf(r, src.ID, rt.text, sn)
 			evs = append(evs, e)
 			list = append(list, map[string]any{"evidence_id": e.ID, "char_start": e.Start, "char_end": e.End, "relevance": e.Relevance, "quote": e.Quote})
 		}

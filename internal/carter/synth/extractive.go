@@ -28,6 +28,8 @@ const (
 	// maxClaimRunes bounds one claim's text; longer quotes are cut at a
 	// word and the quote itself stays whole in claims.json.
 	maxClaimRunes = 400
+	// maxContextRunes bounds the context line put before a claim.
+	maxContextRunes = 80
 )
 
 // Extractive drafts claims without a model: each claim is an evidence
@@ -58,6 +60,11 @@ func (Extractive) Synthesize(_ context.Context, in Input) (Output, error) {
 		text := ClaimText(e.Quote)
 		if text == "" {
 			continue
+		}
+		if e.Context != "" {
+			// A nested option or a far table row is stated under the line
+			// that says what it belongs to.
+			text = clip(strings.Join(strings.Fields(e.Context), " "), maxContextRunes) + ": " + text
 		}
 		stems := terms.Stems(text)
 		merged := false

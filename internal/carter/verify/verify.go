@@ -126,7 +126,7 @@ func Run(in Input) Result {
 		}
 		quotes := make([]string, 0, len(good))
 		for _, id := range good {
-			quotes = append(quotes, valid[id].Quote)
+			quotes = append(quotes, valid[id].Quote+"\n"+valid[id].Context)
 		}
 		if q, ok := missingQuantity(c.Text, quotes); ok {
 			res.Decisions = append(res.Decisions, Decision{c.ID, c.Text, ActionMoved, fmt.Sprintf("states %q, which none of its quotes contains", q)})
@@ -216,6 +216,12 @@ func checkEvidence(e artifact.Evidence, sources map[string]artifact.Source, text
 	}
 	if t[e.Start:e.End] != e.Quote {
 		return "quote differs from the text at its offsets"
+	}
+	if e.Context != "" {
+		if e.ContextStart < 0 || e.ContextEnd > len(t) || e.ContextStart >= e.ContextEnd ||
+			!boundary(t, e.ContextStart) || !boundary(t, e.ContextEnd) || t[e.ContextStart:e.ContextEnd] != e.Context {
+			return "context differs from the text at its offsets"
+		}
 	}
 	return ""
 }

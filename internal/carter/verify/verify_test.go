@@ -151,3 +151,25 @@ func TestEveryQuantityMustBeQuoted(t *testing.T) {
 		}
 	}
 }
+
+// TestContextMustMatch: a quote's context line is checked against the
+// stored text like the quote itself.
+func TestContextMustMatch(t *testing.T) {
+	const doc = "set [-e]\n  -e  Exit on error, immediately and always."
+	src := artifact.Source{ID: "S1", URL: "file:///m.txt", RetrievedAt: "t", ContentHash: "h", TextHash: "th", TextStored: true}
+	quote := "-e  Exit on error, immediately and always."
+	start := strings.Index(doc, quote)
+	for _, tt := range []struct {
+		ctx  string
+		cs   int
+		ce   int
+		kept bool
+	}{{"set [-e]", 0, 8, true}, {"set [-x]", 0, 8, false}, {"set [-e]", 1, 9, false}} {
+		ev := artifact.Evidence{ID: "E1", SourceID: "S1", Quote: quote, Start: start, End: start + len(quote), Context: tt.ctx, ContextStart: tt.cs, ContextEnd: tt.ce}
+		res := Run(Input{Claims: []artifact.Claim{{ID: "C1", Text: "set -e exits on error.", EvidenceIDs: []string{"E1"}, Tags: []string{"finding"}}},
+			Evidence: []artifact.Evidence{ev}, Sources: []artifact.Source{src}, Text: func(string) (string, error) { return doc, nil }})
+		if kept := len(res.Grounded) == 1; kept != tt.kept {
+			t.Errorf("context %q [%d:%d]: kept %v (%v)", tt.ctx, tt.cs, tt.ce, kept, res.BadEvidence)
+		}
+	}
+}
