@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -191,8 +192,18 @@ func (a *app) retriever(cmd *cobra.Command, f runFlags, spec task.Spec) (retriev
 		}
 		dir = DefaultCorpus
 	}
-	c, err := corpus.Load(cmd.Context(), dir)
+	// Loading counts against --max-minutes: a corpus that cannot even be
+	// indexed within the budget ends the command with that said.
+	ctx, cancel := context.WithTimeout(cmd.Context(), time.Duration(spec.Constraints.MaxMinutes*float64(time.Minute)))
+	defer cancel()
+	c, err := corpus.Load(ctx, dir)
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && cmd.Context().Err() == nil {
+			return nil, fmt.Errorf("corpus %s: loading took longer than the %g-minute budget (--max-minutes)", dir, spec.Constraints.MaxMinutes)
+		}
+		if cmd.Context().Err() != nil {
+			return nil, fmt.Errorf("corpus %s: interrupted while loading", dir)
+		}
 		return nil, usageError{err}
 	}
 	fmt.Fprintf(a.io.Err, "carter: corpus %s: %d documents", c.Dir, len(c.Docs))
