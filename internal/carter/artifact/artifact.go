@@ -62,6 +62,14 @@ type Evidence struct {
 	Start     int     `json:"char_start"`
 	End       int     `json:"char_end"`
 	Relevance float64 `json:"relevance"`
+	// Context is the line a structured quote sits under, when it is not
+	// part of the quote: the option list's command ("set [-abefhkmn...]"
+	// over "-e  Exit immediately ..."), a table's header row. It is
+	// text[ContextStart:ContextEnd] of the same stored text, checked like
+	// the quote; empty when the quote stands alone.
+	Context      string `json:"context,omitempty"`
+	ContextStart int    `json:"context_start,omitempty"`
+	ContextEnd   int    `json:"context_end,omitempty"`
 }
 
 // Claim tags (spec §2 plus "speculation").

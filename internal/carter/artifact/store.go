@@ -58,6 +58,10 @@ type Record struct {
 	Evidence    []Evidence `json:"evidence"`
 	Facts       Facts      `json:"facts"`
 	Notes       []string   `json:"notes"` // what the brief must tell its reader (a synthesizer fallback)
+	// Weights are the question words' weights in the collection searched
+	// (the corpus's IDF; 0 for a word it never uses), recorded so coverage
+	// is judged the same way at replay. Empty for the web.
+	Weights map[string]float64 `json:"aspect_weights,omitempty"`
 }
 
 // ModelTurn is one recorded model exchange (artifacts/model.jsonl): replay

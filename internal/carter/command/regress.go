@@ -10,6 +10,7 @@ import (
 	"copperhead/internal/carter/corpus"
 	"copperhead/internal/carter/orchestrator"
 	"copperhead/internal/carter/regress"
+	"copperhead/internal/carter/retrieve"
 	"copperhead/internal/carter/synth"
 )
 
@@ -36,10 +37,27 @@ func (a *app) regressCmd() *cobra.Command {
 			if corpusDir != "" {
 				suite.Corpus = corpusDir
 			}
-			if suite.Corpus == "" {
+			needDefault := false
+			for _, c := range suite.Cases {
+				needDefault = needDefault || c.Corpus == ""
+			}
+			if needDefault && suite.Corpus == "" {
 				return usagef("regression cases %s: no corpus (set \"corpus\" in the file or pass --corpus)", path)
 			}
-			c, err := corpus.Load(cmd.Context(), suite.Corpus)
+			scratch, err := os.MkdirTemp("", "carter-corpora-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(scratch)
+			var def *corpus.Corpus
+			if needDefault {
+				if def, err = corpus.Load(cmd.Context(), suite.Corpus); err != nil {
+					return usageError{err}
+				}
+			}
+			// Each named corpus is loaded once; one that is not on this
+			// machine skips its cases with the reason, it does not fail them.
+			rets, skips, err := regress.OpenCorpora(cmd.Context(), suite, scratch, func(line string) { fmt.Fprintln(a.io.Err, "carter: "+line) })
 			if err != nil {
 				return usageError{err}
 			}
@@ -58,7 +76,7 @@ func (a *app) regressCmd() *cobra.Command {
 				out = tmp
 			}
 			outs, err := regress.Run(cmd.Context(), suite, regress.Config{
-				Retriever: c, Synth: newSynth, Model: modelID, OutDir: out,
+				Retriever: retrieverOrNil(def), Retrievers: rets, Skips: skips, Synth: newSynth, Model: modelID, OutDir: out,
 				Options: func(o *orchestrator.Options) { o.Redactor, o.Now = a.redactor, a.deps.Now },
 			})
 			if err != nil {
@@ -86,4 +104,12 @@ func (a *app) regressCmd() *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "", "keep the runs in this folder (default: a temporary folder, removed)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the outcomes as JSON")
 	return cmd
+}
+
+// retrieverOrNil keeps a nil *Corpus from becoming a non-nil interface.
+func retrieverOrNil(c *corpus.Corpus) retrieve.Retriever {
+	if c == nil {
+		return nil
+	}
+	return c
 }

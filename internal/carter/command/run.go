@@ -1,11 +1,13 @@
 package command
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -77,13 +79,20 @@ func (a *app) run(cmd *cobra.Command, f runFlags) error {
 	if err != nil {
 		return err
 	}
+	// Loading the corpus is part of the run: its time counts in the
+	// reported elapsed time and against --max-minutes.
+	now := a.deps.Now
+	if now == nil {
+		now = time.Now
+	}
+	began := now()
 	ret, err := a.retriever(cmd, f, spec)
 	if err != nil {
 		return err
 	}
 	res, err := orchestrator.Run(cmd.Context(), orchestrator.Options{
 		Spec: spec, Retriever: ret, Synth: s, Model: model, OutDir: f.out,
-		Redactor: a.redactor, Now: a.deps.Now, Progress: a.io.Err,
+		Redactor: a.redactor, Now: a.deps.Now, Progress: a.io.Err, Began: began,
 	})
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
@@ -183,8 +192,18 @@ func (a *app) retriever(cmd *cobra.Command, f runFlags, spec task.Spec) (retriev
 		}
 		dir = DefaultCorpus
 	}
-	c, err := corpus.Load(cmd.Context(), dir)
+	// Loading counts against --max-minutes: a corpus that cannot even be
+	// indexed within the budget ends the command with that said.
+	ctx, cancel := context.WithTimeout(cmd.Context(), time.Duration(spec.Constraints.MaxMinutes*float64(time.Minute)))
+	defer cancel()
+	c, err := corpus.Load(ctx, dir)
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && cmd.Context().Err() == nil {
+			return nil, fmt.Errorf("corpus %s: loading took longer than the %g-minute budget (--max-minutes)", dir, spec.Constraints.MaxMinutes)
+		}
+		if cmd.Context().Err() != nil {
+			return nil, fmt.Errorf("corpus %s: interrupted while loading", dir)
+		}
 		return nil, usageError{err}
 	}
 	fmt.Fprintf(a.io.Err, "carter: corpus %s: %d documents", c.Dir, len(c.Docs))
@@ -192,5 +211,8 @@ func (a *app) retriever(cmd *cobra.Command, f runFlags, spec task.Spec) (retriev
 		fmt.Fprintf(a.io.Err, " (%d skipped)", len(c.Skipped))
 	}
 	fmt.Fprintln(a.io.Err)
+	for _, why := range c.Skipped {
+		fmt.Fprintf(a.io.Err, "carter: skipped %s\n", why)
+	}
 	return c, nil
 }

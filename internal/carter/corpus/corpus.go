@@ -80,6 +80,10 @@ type Corpus struct {
 // ErrNoDocuments is wrapped when a folder holds nothing to index.
 var ErrNoDocuments = errors.New("no .md, .txt, .html or .pdf files")
 
+// ErrNoReadable is wrapped when a folder has documents but every one was
+// skipped (too large, binary, unreadable); the error lists why.
+var ErrNoReadable = errors.New("no readable documents")
+
 // Load reads and indexes every supported file below dir (hidden files and
 // folders are skipped). A missing folder, a file path, or a folder with no
 // documents is an error; a single unreadable file is skipped and listed.
@@ -137,10 +141,22 @@ func Load(ctx context.Context, dir string) (*Corpus, error) {
 		c.byURL[doc.URL] = len(c.Docs)
 		c.Docs = append(c.Docs, doc)
 	}
+	if len(c.Docs) == 0 && len(files) > 0 {
+		// Every candidate was skipped: say why, naming the files, rather
+		// than claiming the folder has no documents.
+		why := c.Skipped
+		more := ""
+		if len(why) > 3 {
+			why, more = why[:3], fmt.Sprintf("; and %d more", len(c.Skipped)-3)
+		}
+		return nil, fmt.Errorf("corpus %s: %w: %s%s", dir, ErrNoReadable, strings.Join(why, "; "), more)
+	}
 	if len(c.Docs) == 0 {
 		return nil, fmt.Errorf("corpus %s: %w", dir, ErrNoDocuments)
 	}
-	c.index()
+	if err := c.index(ctx); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -150,7 +166,7 @@ func readDoc(ctx context.Context, p string) (Doc, error) {
 		return Doc{}, err
 	}
 	if fi.Size() > maxFileBytes {
-		return Doc{}, fmt.Errorf("%d bytes is over the %d-byte cap", fi.Size(), maxFileBytes)
+		return Doc{}, fmt.Errorf("skipped: %s is over the %d MiB per-file cap (%d bytes)", mib(fi.Size()), maxFileBytes>>20, fi.Size())
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
@@ -167,6 +183,8 @@ func readDoc(ctx context.Context, p string) (Doc, error) {
 		Extractor: d.Extractor, Hash: artifact.Hash(data), Bytes: len(data)}, nil
 }
 
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
 // FileURL is the canonical address of a corpus file.
 func FileURL(p string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
@@ -174,10 +192,19 @@ func FileURL(p string) string {
 
 // index splits every document into passages and computes document
 // frequencies per passage.
-func (c *Corpus) index() {
+func (c *Corpus) index(ctx context.Context) error {
 	total := 0
 	for i, d := range c.Docs {
-		for _, span := range Passages(d.Text) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for pi, span := range Passages(d.Text) {
+			// One huge document must not hold Ctrl-C up either.
+			if pi%256 == 255 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 			toks := terms.Tokenize(d.Text[span[0]:span[1]])
 			tf := map[string]int{}
 			n := 0
@@ -201,6 +228,7 @@ func (c *Corpus) index() {
 	if len(c.passages) > 0 {
 		c.avgLen = float64(total) / float64(len(c.passages))
 	}
+	return nil
 }
 
 // Passages splits text at blank lines and packs the paragraphs into spans of
@@ -237,11 +265,17 @@ func Passages(text string) [][2]int {
 	return out
 }
 
-// IDF is the BM25 inverse document frequency of a stem across passages; a
-// stem the corpus never uses gets the maximum.
+// IDF is the BM25 inverse document frequency of a stem across passages. A
+// stem the corpus never uses weighs 0: a question word no document
+// contains ("behaviour" in a corpus that writes "behavior" and folds to
+// nothing else) says nothing about which passage answers, so it must not
+// count against every passage's relevance.
 func (c *Corpus) IDF(stem string) float64 {
-	n := float64(len(c.passages))
 	df := float64(c.df[stem])
+	if df == 0 {
+		return 0
+	}
+	n := float64(len(c.passages))
 	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }
 

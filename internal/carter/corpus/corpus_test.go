@@ -3,6 +3,7 @@ package corpus
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,8 +63,11 @@ func TestLoadAndSearch(t *testing.T) {
 	if _, err := c.Fetch(context.Background(), retrieve.Candidate{URL: "file:///etc/passwd"}); err == nil {
 		t.Error("fetched a file outside the corpus")
 	}
-	if c.IDF("courtyard") >= c.IDF("neverseen") {
-		t.Error("IDF of a rare word must exceed a common one")
+	if c.IDF("footprint") >= c.IDF("courtyard") || c.IDF("footprint") <= 0 {
+		t.Errorf("IDF of a rare word must exceed a common one: %v %v", c.IDF("courtyard"), c.IDF("footprint"))
+	}
+	if c.IDF("neverseen") != 0 {
+		t.Error("a word the corpus never uses must weigh nothing")
 	}
 	if hits, _ := c.Search(context.Background(), "the of and", 5); len(hits) != 0 {
 		t.Errorf("stop-word query matched %v", hits)
@@ -103,5 +107,72 @@ func TestPassages(t *testing.T) {
 		if s[0] < 0 || s[1] > len(text) || s[0] >= s[1] {
 			t.Errorf("bad span %v", s)
 		}
+	}
+}
+
+// TestLoadSkipsBinaryAndOversize: an executable renamed .txt is skipped as
+// binary, a file over the cap is skipped naming its size and the cap, and
+// a folder where everything was skipped says so instead of "no files".
+func TestLoadSkipsBinaryAndOversize(t *testing.T) {
+	elf, err := os.ReadFile("/proc/self/exe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"tool.txt":  string(elf[:min(len(elf), 1<<20)]),
+		"noise.md":  strings.Repeat("\xff\xfe\x80abc", 2000),
+		"latin1.md": "Caf\xe9 au lait is a drink served in many cafés and restaurants, made with coffee and milk.",
+		"good.md":   "# Good\n\nA real document about courtyards.",
+	})
+	big := filepath.Join(dir, "huge.txt")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(maxFileBytes + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	c, err := Load(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Docs) != 2 {
+		t.Errorf("docs = %d, want good.md and latin1.md (skipped %v)", len(c.Docs), c.Skipped)
+	}
+	want := map[string]string{
+		"tool.txt": "binary content", "noise.md": "are not UTF-8",
+		"huge.txt": fmt.Sprintf("32.0 MiB is over the 32 MiB per-file cap (%d bytes)", maxFileBytes+1),
+	}
+	for name, why := range want {
+		found := false
+		for _, s := range c.Skipped {
+			if strings.HasPrefix(s, filepath.Join(dir, name)+": ") && strings.Contains(s, why) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s not skipped with %q: %v", name, why, c.Skipped)
+		}
+	}
+	only := t.TempDir()
+	if err := os.Rename(big, filepath.Join(only, "huge.txt")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(context.Background(), only)
+	if err == nil || !errors.Is(err, ErrNoReadable) || !strings.Contains(err.Error(), "huge.txt: skipped: 32.0 MiB is over the 32 MiB per-file cap") ||
+		strings.Contains(err.Error(), "no .md, .txt") {
+		t.Errorf("Load(one oversize file) = %v", err)
+	}
+}
+
+func TestLoadCancelled(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"a.md": "text"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Load(ctx, dir); !errors.Is(err, context.Canceled) {
+		t.Errorf("Load(cancelled) = %v", err)
 	}
 }

@@ -81,6 +81,11 @@ func Extract(ctx context.Context, data []byte, contentType, name string) (Docume
 	if err != nil {
 		return Document{}, err
 	}
+	if kind != KindPDF {
+		if why := Binary(data); why != "" {
+			return Document{}, fmt.Errorf("%w, not %s: %s", ErrBinary, kind, why)
+		}
+	}
 	var d Document
 	switch kind {
 	case KindHTML:

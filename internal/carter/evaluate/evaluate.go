@@ -5,10 +5,10 @@
 // last one raised coverage by at least Delta or found a new contradiction
 // or gap.
 //
-// Coverage is measured per aspect of the question: the question's content
-// words are the parts of the answer the brief owes, and an aspect counts as
-// covered when a grounded claim (or one of its verified quotes) addresses
-// it. An uncovered aspect is a gap, listed in the brief.
+// Coverage is measured per sub-question: a compound question ("What does X
+// guarantee, and how can Y change Z?") owes an answer to each part, and a
+// part counts as covered when a grounded claim (with its verified quotes)
+// addresses it. An uncovered sub-question is a gap, listed in the brief.
 //
 // evaluate may import verify, artifact, policy, terms and the standard
 // library; it must never import a retriever, synth or the orchestrator.
@@ -71,7 +71,7 @@ func Aspects(question string) []Aspect {
 	var out []Aspect
 	seen := map[string]bool{}
 	for _, t := range terms.Tokenize(question) {
-		if terms.IsStop(t.Stem) || len([]rune(t.Stem)) < 2 || seen[t.Stem] {
+		if !terms.IsContent(t.Stem) || seen[t.Stem] {
 			continue
 		}
 		seen[t.Stem] = true
@@ -116,37 +116,57 @@ type Evaluation struct {
 	Gaps    []artifact.Gap `json:"gaps"`
 }
 
-// Evaluate scores a verified draft. Grounding is the share of drafted claims
-// (those not labelled speculation by the synthesizer itself) that survived
+// Evaluate scores a verified draft. Coverage is the share of the
+// question's sub-questions (terms.SubQuestions) that a grounded claim
+// addresses: its text and its verified quotes name enough of the
+// sub-question's content words (terms.Addresses). A sub-question no claim
+// addresses is a gap. Grounding is the share of drafted claims (those not
+// labelled speculation by the synthesizer itself) that survived
 // verification with at least one checked citation; a draft with no claims
 // scores 0, not a vacuous 1.
 func Evaluate(question string, v verify.Result, cost Cost, stop string) Evaluation {
-	aspects := Aspects(question)
+	return EvaluateWeighted(question, nil, v, cost, stop)
+}
+
+// EvaluateWeighted is Evaluate with the collection's word weights (the run
+// record's aspect_weights): a sub-question is addressed as
+// terms.AddressesWeighted decides. nil weights: Evaluate.
+func EvaluateWeighted(question string, weights map[string]float64, v verify.Result, cost Cost, stop string) Evaluation {
+	var weight func(string) float64
+	if len(weights) > 0 {
+		weight = func(s string) float64 { return weights[s] }
+	}
+	subs := terms.SubQuestions(question)
 	quotes := map[string]string{}
 	for _, e := range v.Evidence {
-		quotes[e.ID] = e.Quote
+		quotes[e.ID] = e.Quote + "\n" + e.Context
 	}
-	covered := map[string]bool{}
+	var claimStems []map[string]bool
 	for _, c := range v.Grounded {
 		text := c.Text
 		for _, id := range c.EvidenceIDs {
 			text += "\n" + quotes[id]
 		}
-		for s := range terms.Stems(text) {
-			covered[s] = true
-		}
+		claimStems = append(claimStems, terms.Stems(text))
 	}
 	ev := Evaluation{Scores: Scores{Cost: cost, StopReason: stop}, Covered: []string{}, Gaps: []artifact.Gap{}}
-	for _, a := range aspects {
-		if covered[a.Stem] {
-			ev.Covered = append(ev.Covered, a.Word)
+	for _, sub := range subs {
+		covered := false
+		for _, st := range claimStems {
+			if terms.AddressesWeighted(sub, st, weight) {
+				covered = true
+				break
+			}
+		}
+		if covered {
+			ev.Covered = append(ev.Covered, sub.Text)
 			continue
 		}
-		ev.Gaps = append(ev.Gaps, artifact.Gap{Aspect: a.Word,
-			Text: fmt.Sprintf("No verified evidence addresses “%s”.", a.Word)})
+		ev.Gaps = append(ev.Gaps, artifact.Gap{Aspect: sub.Text,
+			Text: fmt.Sprintf("No verified evidence answers “%s”.", sub.Text)})
 	}
-	if len(aspects) > 0 {
-		ev.Coverage = round(float64(len(ev.Covered)) / float64(len(aspects)))
+	if len(subs) > 0 {
+		ev.Coverage = round(float64(len(ev.Covered)) / float64(len(subs)))
 	}
 	denominator := v.DraftedTotal - selfLabelled(v)
 	if denominator > 0 {
@@ -161,6 +181,26 @@ func Evaluate(question string, v verify.Result, cost Cost, stop string) Evaluati
 		ev.Diversity = round(float64(len(domains)) / float64(len(v.References)))
 	}
 	return ev
+}
+
+// FinalStop is the stop reason the finished brief supports, given the
+// reason the retrieval loop stopped with. Budget stops, cancellation,
+// errors and NO_SOURCES stand (they say why the search ended). Otherwise
+// the brief decides: no grounded claim, or none that addresses any
+// sub-question, is NO_EVIDENCE; coverage at the threshold is COVERAGE_MET;
+// anything less is DIMINISHING_RETURNS. A model that answers with no
+// claims can therefore never be reported as COVERAGE_MET.
+func FinalStop(loop string, grounded int, ev Evaluation) string {
+	if Partial(loop) || loop == StopNoSources {
+		return loop
+	}
+	switch {
+	case grounded == 0 || ev.Coverage == 0:
+		return StopNoEvidence
+	case ev.Coverage >= CoverageThreshold:
+		return StopCoverageMet
+	}
+	return StopDiminishingReturns
 }
 
 // selfLabelled counts speculation claims the synthesizer labelled itself

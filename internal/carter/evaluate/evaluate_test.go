@@ -67,10 +67,10 @@ func TestEvaluate(t *testing.T) {
 		Evidence:     []artifact.Evidence{{ID: "E1", Quote: "The DRC reports courtyard overlaps between footprints."}},
 		References:   []artifact.Source{{ID: "S1", Domain: "kicad.org"}, {ID: "S2", Domain: "kicad.org"}},
 	}
-	ev := Evaluate("How does the DRC handle courtyard overlaps with vias?", v, Cost{ToolCalls: 3}, StopCoverageMet)
-	// aspects: drc, courtyard, overlap, via -> via uncovered.
-	if ev.Coverage != 0.75 || len(ev.Gaps) != 1 || ev.Gaps[0].Aspect != "vias" {
-		t.Errorf("coverage %v gaps %+v", ev.Coverage, ev.Gaps)
+	ev := Evaluate("How does the DRC handle courtyard overlaps, and how are vias tented?", v, Cost{ToolCalls: 3}, StopCoverageMet)
+	// Two sub-questions; the claim answers the first only.
+	if ev.Coverage != 0.5 || len(ev.Gaps) != 1 || ev.Gaps[0].Aspect != "how are vias tented" || len(ev.Covered) != 1 {
+		t.Errorf("coverage %v covered %v gaps %+v", ev.Coverage, ev.Covered, ev.Gaps)
 	}
 	// 4 drafted, C3 labelled speculation by the synthesizer: 1 of 3.
 	if ev.Grounding != 0.333 {
@@ -81,5 +81,46 @@ func TestEvaluate(t *testing.T) {
 	}
 	if empty := Evaluate("What is KiCad?", verify.Result{}, Cost{}, ""); empty.Grounding != 0 || empty.Coverage != 0 {
 		t.Errorf("empty draft scores %+v", empty.Scores)
+	}
+}
+
+// TestCoverageMeansTheAnswer: claims that share a word or two with the
+// question (bash, -c) do not cover "what does set -e do"; the old
+// per-word coverage called this 1.00.
+func TestCoverageMeansTheAnswer(t *testing.T) {
+	v := verify.Result{DraftedTotal: 2,
+		Grounded: []artifact.Claim{
+			{ID: "C1", Text: "If the -c option is present, bash reads commands from the first argument.", EvidenceIDs: []string{"E1"}},
+			{ID: "C2", Text: "curl -e sends the Referer page information to the HTTP server.", EvidenceIDs: []string{"E2"}},
+		},
+		Evidence: []artifact.Evidence{{ID: "E1", Quote: "-c  If the -c option is present, then commands are read from the first non-option argument."}, {ID: "E2", Quote: "-e, --referer <URL>"}},
+	}
+	ev := Evaluate("What does bash set -e do?", v, Cost{}, StopCoverageMet)
+	if ev.Coverage != 0 || len(ev.Gaps) != 1 {
+		t.Errorf("coverage %v gaps %v", ev.Coverage, ev.Gaps)
+	}
+	if got := FinalStop(StopCoverageMet, 2, ev); got != StopNoEvidence {
+		t.Errorf("FinalStop = %s", got)
+	}
+}
+
+func TestFinalStop(t *testing.T) {
+	full, half := Evaluation{Scores: Scores{Coverage: 1}}, Evaluation{Scores: Scores{Coverage: 0.5}}
+	for _, tt := range []struct {
+		loop     string
+		grounded int
+		ev       Evaluation
+		want     string
+	}{
+		{StopCoverageMet, 0, full, StopNoEvidence}, // a model answering {"claims": []}
+		{StopCoverageMet, 3, half, StopDiminishingReturns},
+		{StopDiminishingReturns, 3, full, StopCoverageMet},
+		{StopMaxMinutes, 0, half, StopMaxMinutes},
+		{StopNoSources, 0, Evaluation{}, StopNoSources},
+		{StopCancelled, 2, full, StopCancelled},
+	} {
+		if got := FinalStop(tt.loop, tt.grounded, tt.ev); got != tt.want {
+			t.Errorf("FinalStop(%s, %d, %v) = %s, want %s", tt.loop, tt.grounded, tt.ev.Coverage, got, tt.want)
+		}
 	}
 }

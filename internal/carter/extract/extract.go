@@ -1,5 +1,7 @@
-// Package extract finds evidence snippets in a source's text: whole
-// sentences that address the question, each a UTF-8 byte span [Start, End)
+// Package extract finds evidence snippets in a source's text: the passages
+// (paragraphs, list items, option entries, table rows, definitions,
+// headings with their text, sentences of long paragraphs) that address a
+// part of the question, each a UTF-8 byte span [Start, End)
 // of exactly the text the artifact store keeps, so a quote is always
 // text[Start:End] and anyone can check it by slicing the file.
 //
@@ -22,6 +24,10 @@ import (
 const (
 	// minQuoteBytes drops fragments ("See below.") that state nothing.
 	minQuoteBytes = 40
+	// minStructuredBytes is the floor for option entries, table rows and
+	// definitions, whose structure says what they are about ("-r, --reverse
+	// reverse the result of comparisons").
+	minStructuredBytes = 20
 	// maxQuoteBytes drops run-on spans (tables flattened into one line,
 	// layout text without punctuation): a quote should be readable in the
 	// brief, and a claim needs one sentence, not a page.
@@ -38,103 +44,332 @@ const (
 // Snippet is one candidate piece of evidence.
 type Snippet struct {
 	Start, End int
-	Relevance  float64  // 0..1: weighted share of the question's aspects it mentions
+	Relevance  float64  // 0..1: weighted share of a sub-question's aspects it mentions (the best one)
 	Matched    []string // the aspects it mentions
+	Kind       Kind     // the structure it was quoted as
+	Subs       []int    // the sub-questions (indexes into Options.Subs) it is evidence for
+	// CtxStart, CtxEnd span the line the snippet sits under (Unit's
+	// context), [0, 0) when none.
+	CtxStart, CtxEnd int
 }
 
 // Options tune Snippets.
 type Options struct {
-	Aspects   []string             // the question's content stems (terms.Content)
-	Weight    func(string) float64 // aspect weight (IDF); nil: all 1
+	Aspects []string // the question's content stems (terms.Content); used when Subs is empty
+	// Subs are the content stems of each sub-question (terms.SubQuestions):
+	// a passage is evidence when it addresses one of them, and each
+	// sub-question gets its own share of the source's snippets, so the
+	// second half of a compound question is not crowded out by the first.
+	Subs      [][]string
+	Weight    func(string) float64 // aspect weight (IDF, 0 for a word the collection lacks); nil: in-document IDF
 	Skip      []policy.Span        // untrusted spans: no snippet may overlap one
-	PerSource int                  // 0: DefaultPerSource
+	PerSource int                  // snippets per sub-question (0: DefaultPerSource for one, fewer each for several)
+	// Extra gives some sub-questions more snippets than PerSource (a
+	// follow-up round re-reading a source for the sub-questions still
+	// without an answer).
+	Extra map[int]int
+	// Exclude lists spans already taken as evidence: no snippet overlaps one.
+	Exclude [][2]int
+	// Stop, when set, is asked between passages (every stopEvery of
+	// them): once it reports true, Snippets returns what it has found so
+	// far. The budget and Ctrl-C reach inside one large document this way.
+	Stop func() bool
 }
 
-// Snippets returns the best sentences of text for the question, most
-// relevant first (ties: earlier first). Duplicate sentences (a table of
-// contents repeating a heading) yield one snippet.
+// stopEvery is how many passages Snippets reads between Stop checks: a
+// few microseconds of work, so a stop lands within milliseconds.
+const stopEvery = 64
+
+// BM25 parameters for passages within one document.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+type scored struct {
+	unit  Unit
+	rel   []float64 // per sub-question; <0: does not qualify
+	key   []float64 // rel plus the term bonus: the ranking key
+	bm25  []float64
+	stems map[string]bool
+	term  map[string]bool // stems of a structured unit's first line (its option, term, row label or title)
+}
+
+// termBonus weighs a structured unit whose first line (the option, the
+// defined term, the row label, the heading) names the sub-question's
+// words: "--hard" over its description is about --hard, while an example
+// that mentions "git reset --hard" in passing is not.
+const termBonus = 0.25
+
+// Snippets returns the best passages of text for the question (see Units:
+// paragraphs, list items, option entries, table rows, definitions,
+// headings with their text, sentences of long paragraphs), most relevant
+// first (ties: earlier first). A passage qualifies for a sub-question when
+// it mentions at least two of its aspects (one, if it has one) carrying at
+// least minRelevance of their weight; aspects that weigh nothing (absent
+// from the collection) do not count. Within a sub-question, passages rank
+// by that share, then by BM25. Overlapping and duplicate passages yield
+// one snippet.
 func Snippets(text string, o Options) []Snippet {
-	if len(o.Aspects) == 0 {
-		return nil
+	subs := o.Subs
+	if len(subs) == 0 {
+		if len(o.Aspects) == 0 {
+			return nil
+		}
+		subs = [][]string{o.Aspects}
 	}
 	per := o.PerSource
 	if per <= 0 {
 		per = DefaultPerSource
+		if len(subs) > 1 {
+			per = max(3, DefaultPerSource/len(subs))
+		}
 	}
-	sentences := Sentences(text)
+	units := Units(text)
 	weight := o.Weight
 	if weight == nil {
-		weight = inDocumentIDF(text, sentences, o.Aspects)
+		var all []string
+		for _, s := range subs {
+			all = append(all, s...)
+		}
+		weight = inDocumentIDF(text, units, all, o.Stop)
 	}
-	total := 0.0
-	for _, a := range o.Aspects {
-		total += weight(a)
+	totals := make([]float64, len(subs))
+	for k, sub := range subs {
+		for _, a := range sub {
+			totals[k] += weight(a)
+		}
 	}
-	if total <= 0 {
-		return nil
+	var cands []scored
+	totalLen := 0
+	type tokd struct {
+		tf  map[string]int
+		len int
 	}
-	need := min(2, len(o.Aspects))
-	seen := map[string]bool{}
-	var out []Snippet
-	for _, sp := range sentences {
-		s := text[sp[0]:sp[1]]
-		if len(s) < minQuoteBytes || len(s) > maxQuoteBytes || !statement(s) {
+	var toks []tokd
+	for i, u := range units {
+		if o.Stop != nil && i%stopEvery == 0 && o.Stop() {
+			break
+		}
+		s := text[u.Start:u.End]
+		if !quotable(s, u) || policy.Overlaps(o.Skip, u.Start, u.End) || overlapsAny(o.Exclude, u.Start, u.End) {
 			continue
 		}
-		if policy.Overlaps(o.Skip, sp[0], sp[1]) {
-			continue
+		tf := map[string]int{}
+		n := 0
+		scoredText := s
+		if u.CtxEnd > u.CtxStart {
+			// The line a nested entry sits under says what it is about
+			// ("set" for "-e  Exit immediately ..."): its words count.
+			scoredText = text[u.CtxStart:u.CtxEnd] + "\n" + s
 		}
-		stems := map[string]bool{}
-		for _, t := range terms.Tokenize(s) {
-			stems[t.Stem] = true
+		for _, t := range terms.Tokenize(scoredText) {
+			tf[t.Stem]++
+			n++
 		}
-		got := 0.0
-		var matched []string
-		for _, a := range o.Aspects {
-			if stems[a] {
-				got += weight(a)
-				matched = append(matched, a)
+		totalLen += n
+		c := scored{unit: u, rel: make([]float64, len(subs)), key: make([]float64, len(subs)), bm25: make([]float64, len(subs)), stems: map[string]bool{}}
+		for st := range tf {
+			c.stems[st] = true
+		}
+		if u.structured() {
+			first, _, _ := strings.Cut(s, "\n")
+			if u.Kind == KindTableRow {
+				first = s[strings.LastIndexByte(s, '\n')+1:] // the row, not its header
+			}
+			if u.Kind == KindHeading || u.Kind == KindTableRow || strings.IndexByte(s, '\n') >= 0 {
+				c.term = terms.Stems(first)
+			} else if cols := strings.SplitN(strings.TrimSpace(first), "  ", 2); len(cols) == 2 {
+				c.term = terms.Stems(cols[0]) // "-r, --reverse  reverse the result"
+			}
+			if u.Kind == KindTableRow && len(strings.Fields(first)) > 0 {
+				c.term = terms.Stems(strings.Fields(first)[0]) // the row's label column
 			}
 		}
-		rel := got / total
-		if len(matched) < need || rel < minRelevance {
-			continue
-		}
-		key := strings.ToLower(strings.Join(strings.Fields(s), " "))
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		out = append(out, Snippet{Start: sp[0], End: sp[1], Relevance: math.Round(rel*1000) / 1000, Matched: matched})
+		cands = append(cands, c)
+		toks = append(toks, tokd{tf, n})
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Relevance > out[j].Relevance })
-	if len(out) > per {
-		out = out[:per]
+	if len(cands) == 0 {
+		return nil
 	}
+	avg := float64(totalLen) / float64(len(cands))
+	for i := range cands {
+		c := &cands[i]
+		for k, sub := range subs {
+			c.rel[k] = -1
+			if totals[k] <= 0 {
+				continue
+			}
+			got, matched, bm := 0.0, 0, 0.0
+			for _, a := range sub {
+				w := weight(a)
+				f := float64(toks[i].tf[a])
+				if w <= 0 || f == 0 {
+					continue
+				}
+				got += w
+				matched++
+				norm := 1 - bm25B + bm25B*float64(toks[i].len)/avg
+				bm += w * f * (bm25K1 + 1) / (f + bm25K1*norm)
+			}
+			rel := got / totals[k]
+			// Two matched words are needed whenever the sub-question has
+			// two (absent ones included: a question the corpus shares one
+			// word with is not answered by that word), while the share is
+			// taken over the words the collection has. One word may do
+			// when it carries most of the weight (terms.AddressesWeighted).
+			ok := matched >= min(2, len(sub)) && rel >= minRelevance
+			if !ok && matched == 1 && len(sub) > 1 {
+				share, _ := terms.WeightedShare(sub, c.stems, weight)
+				ok = share >= 0.5
+			}
+			if ok {
+				bonus := 0.0
+				for _, a := range sub {
+					if c.term[a] {
+						bonus += weight(a)
+					}
+				}
+				c.rel[k], c.bm25[k] = rel, bm
+				c.key[k] = rel + termBonus*bonus/totals[k]
+			}
+		}
+	}
+	picked := map[int][]int{} // candidate -> subs
+	var order []int
+	var taken [][2]int
+	seen := map[string]bool{}
+	for k := range subs {
+		var idx []int
+		for i := range cands {
+			if cands[i].rel[k] >= 0 {
+				idx = append(idx, i)
+			}
+		}
+		sort.SliceStable(idx, func(a, b int) bool {
+			ca, cb := cands[idx[a]], cands[idx[b]]
+			if ca.key[k] != cb.key[k] {
+				return ca.key[k] > cb.key[k]
+			}
+			if ca.bm25[k] != cb.bm25[k] {
+				return ca.bm25[k] > cb.bm25[k]
+			}
+			return ca.unit.Start < cb.unit.Start
+		})
+		quota := per + o.Extra[k]
+		n := 0
+		for _, i := range idx {
+			if n == quota {
+				break
+			}
+			if _, ok := picked[i]; ok {
+				picked[i] = append(picked[i], k)
+				n++
+				continue
+			}
+			u := cands[i].unit
+			key := strings.ToLower(strings.Join(strings.Fields(text[u.Start:u.End]), " "))
+			if seen[key] || overlapsAny(taken, u.Start, u.End) {
+				continue
+			}
+			seen[key] = true
+			taken = append(taken, [2]int{u.Start, u.End})
+			picked[i] = []int{k}
+			order = append(order, i)
+			n++
+		}
+	}
+	var out []Snippet
+	keys := map[int]float64{} // start -> ranking key
+	for _, i := range order {
+		c := cands[i]
+		best, key := 0.0, 0.0
+		var matched []string
+		ms := map[string]bool{}
+		for _, k := range picked[i] {
+			best = max(best, c.rel[k])
+			key = max(key, c.key[k])
+		}
+		keys[c.unit.Start] = key
+		// The relevance reported is the share, raised by the term bonus
+		// (capped at 1) so consumers that rank by it see the same order.
+		best = min(1, key)
+		for _, sub := range subs {
+			for _, a := range sub {
+				if c.stems[a] && !ms[a] {
+					ms[a] = true
+					matched = append(matched, a)
+				}
+			}
+		}
+		subsOf := append([]int(nil), picked[i]...)
+		sort.Ints(subsOf)
+		out = append(out, Snippet{Start: c.unit.Start, End: c.unit.End, Relevance: math.Round(best*1000) / 1000,
+			Matched: matched, Kind: c.unit.Kind, Subs: subsOf, CtxStart: c.unit.CtxStart, CtxEnd: c.unit.CtxEnd})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if ki, kj := keys[out[i].Start], keys[out[j].Start]; ki != kj {
+			return ki > kj
+		}
+		return out[i].Start < out[j].Start
+	})
 	return out
 }
 
+func overlapsAny(spans [][2]int, s, e int) bool {
+	for _, sp := range spans {
+		if s < sp[1] && sp[0] < e {
+			return true
+		}
+	}
+	return false
+}
+
+// quotable reports whether a unit can stand as evidence: long enough to
+// state something, short enough to read, and mostly words. Paragraphs and
+// sentences must read as statements (terminal punctuation); option
+// entries, table rows, definitions and list items carry their meaning in
+// their structure.
+func quotable(s string, u Unit) bool {
+	if len(s) > maxQuoteBytes {
+		return false
+	}
+	if u.structured() {
+		return len(s) >= minStructuredBytes && wordy(s, 10, 3)
+	}
+	return len(s) >= minQuoteBytes && statement(s)
+}
+
 // inDocumentIDF weighs each aspect by how rare it is among the text's own
-// sentences, for retrievers that know no collection statistics (the web):
-// in a manual where "schematic" is in every other sentence and "netlist"
-// in a few, a sentence naming the netlist is the better evidence.
-func inDocumentIDF(text string, sentences [][2]int, aspects []string) func(string) float64 {
+// passages, for retrievers that know no collection statistics (the web):
+// in a manual where "schematic" is in every other passage and "netlist"
+// in a few, a passage naming the netlist is the better evidence. A word
+// the document never uses weighs 0.
+func inDocumentIDF(text string, units []Unit, aspects []string, stop func() bool) func(string) float64 {
 	df := map[string]int{}
 	want := map[string]bool{}
 	for _, a := range aspects {
 		want[a] = true
 	}
-	for _, sp := range sentences {
+	for i, u := range units {
+		if stop != nil && i%stopEvery == 0 && stop() {
+			break
+		}
 		seen := map[string]bool{}
-		for _, t := range terms.Tokenize(text[sp[0]:sp[1]]) {
+		for _, t := range terms.Tokenize(text[u.Start:u.End]) {
 			if want[t.Stem] && !seen[t.Stem] {
 				seen[t.Stem] = true
 				df[t.Stem]++
 			}
 		}
 	}
-	n := float64(len(sentences))
-	return func(a string) float64 { return math.Log(1 + n/float64(1+df[a])) }
+	n := float64(len(units))
+	return func(a string) float64 {
+		if df[a] == 0 {
+			return 0
+		}
+		return math.Log(1 + n/float64(1+df[a]))
+	}
 }
 
 // statement reports whether s reads as a sentence: it ends in terminal
@@ -155,6 +390,22 @@ func statement(s string) bool {
 		}
 	}
 	return letters >= 20 && letters > 2*other && len(strings.Fields(s)) >= 6
+}
+
+// wordy: at least minLetters letters, minWords words, and more letters
+// than other non-space characters (not a code line or a number table).
+func wordy(s string, minLetters, minWords int) bool {
+	letters, other := 0, 0
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case unicode.IsSpace(r) || unicode.IsPunct(r):
+		default:
+			other++
+		}
+	}
+	return letters >= minLetters && letters > other && len(strings.Fields(s)) >= minWords
 }
 
 // abbreviations end in a period that does not end a sentence.

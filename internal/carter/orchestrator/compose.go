@@ -29,7 +29,7 @@ func Compose(ctx context.Context, rec artifact.Record, store *artifact.Store) (O
 		}
 		s = synth.LLM{Provider: &synth.Replay{Turns: turns}}
 	}
-	in := synth.Input{RunID: rec.RunID, Question: rec.Spec.Question, Sources: rec.Sources, Evidence: rec.Evidence}
+	in := synth.Input{RunID: rec.RunID, Question: rec.Spec.Question, Sources: rec.Sources, Evidence: rec.Evidence, Weights: rec.Weights}
 	start, err := startTime(rec)
 	if err != nil {
 		return Outputs{}, err
@@ -43,7 +43,15 @@ func Compose(ctx context.Context, rec artifact.Record, store *artifact.Store) (O
 	f := rec.Facts
 	cost := evaluate.Cost{ToolCalls: f.ToolCalls, Searches: f.Searches, Fetches: f.Fetches,
 		ModelCalls: f.ModelCalls, TokensIn: f.TokensIn, TokensOut: f.TokensOut}
-	ev := evaluate.Evaluate(rec.Spec.Question, v, cost, f.StopReason)
+	ev := evaluate.EvaluateWeighted(rec.Spec.Question, rec.Weights, v, cost, f.StopReason)
+	// The stop reason is the final brief's, not the loop's draft's: a
+	// model that drafted nothing verifiable is NO_EVIDENCE, whatever the
+	// extractive draft during the search covered.
+	if final := evaluate.FinalStop(f.StopReason, len(v.Grounded), ev); final != f.StopReason {
+		rec.Facts.StopDetail = fmt.Sprintf("final brief: coverage %.2f, %d grounded claims (the search loop stopped with %s)", ev.Coverage, len(v.Grounded), f.StopReason)
+		rec.Facts.StopReason = final
+		ev.StopReason = final
+	}
 	return render.Render(render.Input{Record: rec, Verified: v, Evaluation: ev, EventLog: eventlog.FileName, Notes: rec.Notes})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"copperhead/internal/carter/corpus"
 	"copperhead/internal/carter/eventlog"
 	"copperhead/internal/carter/render"
+	"copperhead/internal/carter/retrieve"
 	"copperhead/internal/carter/synth"
 	"copperhead/internal/carter/task"
 	"copperhead/internal/redact"
@@ -245,5 +247,140 @@ func TestSlowSynthesizerBoundedByMinutes(t *testing.T) {
 	}
 	if res.Report.Synthesizer != "extractive" || len(res.Report.Notes) != 1 || !strings.Contains(res.Report.Notes[0], "deadline") {
 		t.Errorf("synthesizer %q, notes %v", res.Report.Synthesizer, res.Report.Notes)
+	}
+}
+
+// bigDoc is a retriever with one very large document: reading it takes
+// seconds, so only checks inside the document can stop the run in time.
+type bigDoc struct{ text string }
+
+func (bigDoc) Name() string { return "corpus" }
+func (bigDoc) Search(context.Context, string, int) ([]retrieve.Candidate, error) {
+	return []retrieve.Candidate{{URL: "file:///big.txt", Title: "Big", Rank: 1, Score: 1}}, nil
+}
+func (b bigDoc) Fetch(context.Context, retrieve.Candidate) (retrieve.Document, error) {
+	return retrieve.Document{URL: "file:///big.txt", Title: "Big", Text: b.text, Extractor: "plain text",
+		ContentHash: strings.Repeat("a", 64), Bytes: len(b.text)}, nil
+}
+
+func bigText() string {
+	var b strings.Builder
+	for i := 0; b.Len() < 24<<20; i++ {
+		fmt.Fprintf(&b, "Section %d notes that the solder paste reflow profile %d peaks near the stated temperature for lead-free alloys.\n", i, i%97)
+	}
+	return b.String()
+}
+
+// TestStopsInsideLargeDocument: Ctrl-C and the time budget end a run
+// within a second even while it is reading one huge document.
+func TestStopsInsideLargeDocument(t *testing.T) {
+	text := bigText()
+	for _, tt := range []struct {
+		name   string
+		c      task.Constraints
+		cancel bool
+		reason string
+	}{
+		{"ctrl-c", task.Constraints{}, true, "CANCELLED"},
+		{"max minutes", task.Constraints{MaxMinutes: 0.005}, false, "MAX_MINUTES"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var stopped time.Time
+			if tt.cancel {
+				time.AfterFunc(150*time.Millisecond, func() { stopped = time.Now(); cancel() })
+			} else {
+				stopped = time.Now().Add(300 * time.Millisecond)
+			}
+			res, err := Run(ctx, Options{Spec: spec(t, question, tt.c), Retriever: bigDoc{text}, Synth: synth.Extractive{}, OutDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if late := time.Since(stopped); late > time.Second {
+				t.Errorf("run ended %v after the stop", late)
+			}
+			if res.Report.StopReason != tt.reason || !res.Report.Partial {
+				t.Errorf("stop %s partial %v, want %s", res.Report.StopReason, res.Report.Partial, tt.reason)
+			}
+		})
+	}
+}
+
+// TestElapsedCountsCorpusLoading: Began (before the corpus was loaded)
+// starts the run's clock, so loading time is reported and budgeted.
+func TestElapsedCountsCorpusLoading(t *testing.T) {
+	clock := stepClock(time.Millisecond)
+	began := clock()
+	for i := 0; i < 5000; i++ { // five seconds of "loading"
+		clock()
+	}
+	res, err := Run(context.Background(), Options{Spec: spec(t, question, task.Constraints{}), Retriever: loadFixture(t),
+		Synth: synth.Extractive{}, OutDir: t.TempDir(), Now: clock, Began: began})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Report.ElapsedMS < 5000 {
+		t.Errorf("elapsed %d ms does not include the 5 s of corpus loading", res.Report.ElapsedMS)
+	}
+}
+
+// TestFollowUpRereadsReadSources: the first reading gives the GODEBUG
+// sub-question its share of passages, all naming rare words but not
+// answering it; the follow-up round re-ranks the same document for that
+// open sub-question and finds the passage that does.
+func TestFollowUpRereadsReadSources(t *testing.T) {
+	text := "The Go memory model guarantees sequential consistency for programs without races.\n\n" +
+		"GODEBUG settings are listed in the table below for reference purposes only.\n\n" +
+		"GODEBUG settings appear in the go.mod file of the main module, one per line.\n\n" +
+		"GODEBUG settings are also accepted in //go:debug directives of package main.\n\n" +
+		"A new release may change runtime behavior in small ways you can opt out of.\n\n" +
+		// Filler that makes "change", "runtime" and "behavior" common words
+		// of this document (each line names only one, so none is evidence).
+		strings.Repeat("The runtime is written mostly in Go itself.\n\nBehavior differs between ports of it.\n\nA change log is kept in the release notes.\n\n", 12)
+	// No collection weights (as on the web): the extractor weighs words by
+	// their rarity in the document, coverage counts words.
+	ret := bigDoc{text}
+	q := "What does the Go memory model guarantee, and how can GODEBUG settings change runtime behaviour?"
+	res, err := Run(context.Background(), Options{Spec: spec(t, q, task.Constraints{}), Retriever: ret, Synth: synth.Extractive{},
+		OutDir: t.TempDir(), Now: stepClock(time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(res.RunDir, render.ClaimsFile))
+	if !strings.Contains(string(data), "change runtime behavior in small ways") {
+		t.Errorf("the follow-up round did not re-read the document:\n%s", data)
+	}
+	if res.Report.Evaluation.Coverage != 1 || res.Report.StopReason != "COVERAGE_MET" {
+		t.Errorf("coverage %v stop %s", res.Report.Evaluation.Coverage, res.Report.StopReason)
+	}
+	if rr, err := Replay(context.Background(), res.RunDir); err != nil || !rr.Identical {
+		t.Errorf("replay: %+v %v", rr, err)
+	}
+}
+
+// emptySynth is a model that answers {"claims": []}.
+type emptySynth struct{}
+
+func (emptySynth) Name() string { return "llm" }
+func (emptySynth) Synthesize(context.Context, synth.Input) (synth.Output, error) {
+	return synth.Output{ModelCalls: 1}, nil
+}
+
+// TestEmptyModelAnswerFallsBack: a model drafting no claims from real
+// evidence is not "COVERAGE_MET · coverage 0.00": the extractive
+// synthesizer drafts instead, and the stop reason is the final brief's.
+func TestEmptyModelAnswerFallsBack(t *testing.T) {
+	res, err := Run(context.Background(), Options{Spec: spec(t, question, task.Constraints{}), Retriever: loadFixture(t),
+		Synth: emptySynth{}, Model: "m", OutDir: t.TempDir(), Now: stepClock(time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := res.Report
+	if rep.Synthesizer != "extractive" || rep.Verify.ClaimsGrounded == 0 || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "drafted no claims") {
+		t.Errorf("synthesizer %s, %d grounded, notes %v", rep.Synthesizer, rep.Verify.ClaimsGrounded, rep.Notes)
+	}
+	if rep.StopReason == "COVERAGE_MET" && rep.Evaluation.Coverage < 0.8 {
+		t.Errorf("stop %s with coverage %v", rep.StopReason, rep.Evaluation.Coverage)
 	}
 }

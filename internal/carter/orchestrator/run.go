@@ -23,6 +23,7 @@ import (
 	"copperhead/internal/carter/retrieve"
 	"copperhead/internal/carter/synth"
 	"copperhead/internal/carter/task"
+	"copperhead/internal/carter/terms"
 	"copperhead/internal/carter/verify"
 	"copperhead/internal/redact"
 )
@@ -37,6 +38,9 @@ type Options struct {
 	Redactor  *redact.Redactor
 	Now       func() time.Time // nil: time.Now
 	Progress  io.Writer        // one line per step; nil: discarded
+	// Began is when the work for this run started (before the corpus was
+	// loaded); the run's clock and its time budget start there. Zero: now.
+	Began time.Time
 }
 
 // Result is a finished run.
@@ -62,20 +66,30 @@ func Validate(spec task.Spec) error {
 // choose diverse sources from, few enough that a results page stays cheap.
 const candidatesPerSearch = 20
 
+// readText is a source already read: its text and untrusted spans, kept so
+// a follow-up round can re-rank its passages for the sub-questions still
+// unanswered.
+type readText struct {
+	source int // index into rec.Sources
+	text   string
+	skip   []policy.Span
+}
+
 type runner struct {
-	opts    Options
-	now     func() time.Time
-	start   time.Time
-	runID   string
-	log     *eventlog.Writer
-	store   *artifact.Store
-	pol     *policy.Policy
-	aspects []evaluate.Aspect
-	rec     artifact.Record
-	texts   map[string]string // text hash -> text, for sources with evidence
-	seen    map[string]bool   // candidate URLs already decided
-	skips   map[string][]policy.Span
-	prog    io.Writer
+	opts      Options
+	now       func() time.Time
+	start     time.Time
+	runID     string
+	log       *eventlog.Writer
+	store     *artifact.Store
+	pol       *policy.Policy
+	aspects   []evaluate.Aspect
+	rec       artifact.Record
+	texts     map[string]string // text hash -> text, for sources with evidence
+	readTexts []readText        // every source read, for follow-up rounds to re-rank
+	seen      map[string]bool   // candidate URLs already decided
+	skips     map[string][]policy.Span
+	prog      io.Writer
 }
 
 // Run executes one research run and writes its outputs. Errors before the
@@ -90,6 +104,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		now = time.Now
 	}
 	start := now().UTC()
+	if !o.Began.IsZero() && o.Began.Before(start) {
+		start = o.Began.UTC()
+	}
 	r := &runner{opts: o, now: now, start: start, runID: ids.New(start), texts: map[string]string{},
 		seen: map[string]bool{}, skips: map[string][]policy.Span{}, prog: o.Progress}
 	if r.prog == nil {
@@ -111,6 +128,14 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	r.rec = artifact.Record{RunID: r.runID, Spec: o.Spec, Retriever: o.Retriever.Name(), Synthesizer: o.Synth.Name(), Model: o.Model,
 		Sources: []artifact.Source{}, Evidence: []artifact.Evidence{}}
 	r.rec.Facts.StartedAt = start.Format(eventlog.TimeFormat)
+	if w, ok := o.Retriever.(retrieve.Weighter); ok {
+		r.rec.Weights = map[string]float64{}
+		for _, sub := range terms.SubQuestions(o.Spec.Question) {
+			for _, st := range sub.Stems {
+				r.rec.Weights[st] = math.Round(w.IDF(st)*1e6) / 1e6
+			}
+		}
+	}
 
 	if err := r.event(eventlog.TaskCreated, map[string]any{
 		"run_id": r.runID, "task": o.Spec, "retriever": o.Retriever.Name(), "synthesizer": o.Synth.Name(),
@@ -123,7 +148,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	// The context enforces the time budget on work in flight (a slow fetch)
 	// by the real clock; the loop's own checks read o.Now, so tests can
 	// drive the budget with a fake one.
-	budgetCtx, cancel := context.WithTimeout(ctx, time.Duration(o.Spec.Constraints.MaxMinutes*float64(time.Minute)))
+	budget := time.Duration(o.Spec.Constraints.MaxMinutes*float64(time.Minute)) - now().Sub(start)
+	budgetCtx, cancel := context.WithTimeout(ctx, max(budget, 0))
 	defer cancel()
 	if err := r.gather(budgetCtx, ctx); err != nil {
 		return Result{}, err
@@ -222,6 +248,9 @@ func (r *runner) gather(budgetCtx, ctx context.Context) error {
 		r.rec.Facts.Rounds = n
 		query := r.query(n, prev)
 		newSources, truncated, err := r.round(budgetCtx, n, query)
+		if err == nil && n > 1 && len(prev.Gaps) > 0 && budgetCtx.Err() == nil {
+			err = r.reread(budgetCtx, prev.Gaps)
+		}
 		switch {
 		case ctx.Err() != nil:
 			r.stop(evaluate.StopCancelled, "interrupted")
@@ -424,7 +453,8 @@ func (r *runner) read(ctx context.Context, c retrieve.Candidate) (bool, error) {
 		src.Flags = append(src.Flags, artifact.FlagSecretsRedacted)
 		notes = append(notes, "credential-shaped text redacted before storage")
 	}
-	spans := policy.ScanInjection(text)
+	stop := func() bool { return ctx.Err() != nil }
+	spans, _ := policy.ScanInjectionUntil(text, stop)
 	if len(spans) > 0 {
 		src.Flags = append(src.Flags, artifact.FlagPromptInjection)
 		r.rec.Facts.Flagged++
@@ -438,13 +468,13 @@ func (r *runner) read(ctx context.Context, c retrieve.Candidate) (bool, error) {
 	if w, ok := r.opts.Retriever.(retrieve.Weighter); ok {
 		weight = w.IDF
 	}
-	snips := extract.Snippets(text, extract.Options{Aspects: evaluate.Stems(r.aspects), Weight: weight, Skip: spans})
+	// The budget context carries the deadline and Ctrl-C: both stop the
+	// extraction between passages, keeping what it found so far.
+	snips := extract.Snippets(text, extract.Options{Aspects: evaluate.Stems(r.aspects), Subs: r.subStems(), Weight: weight, Skip: spans,
+		Stop: stop})
 	var evs []artifact.Evidence
 	for _, s := range snips {
-		evs = append(evs, artifact.Evidence{
-			ID:       ids.Derive(r.start, r.runID, "evidence", src.ID, fmt.Sprint(s.Start), fmt.Sprint(s.End)),
-			SourceID: src.ID, Quote: text[s.Start:s.End], Start: s.Start, End: s.End, Relevance: s.Relevance,
-		})
+		evs = append(evs, evidenceOf(r, src.ID, text, s))
 	}
 	if len(evs) > 0 {
 		if _, err := r.store.PutText(text); err != nil {
@@ -453,6 +483,7 @@ func (r *runner) read(ctx context.Context, c retrieve.Candidate) (bool, error) {
 		src.TextStored = true
 		r.texts[src.TextHash] = text
 	}
+	r.readTexts = append(r.readTexts, readText{source: len(r.rec.Sources), text: text, skip: spans})
 	r.rec.Sources = append(r.rec.Sources, src)
 	r.rec.Evidence = append(r.rec.Evidence, evs...)
 	if err := r.event(eventlog.SourceSelected, map[string]any{
@@ -473,13 +504,109 @@ func (r *runner) read(ctx context.Context, c retrieve.Candidate) (bool, error) {
 	return true, nil
 }
 
+// evidenceOf turns a snippet of a source's text into its evidence record.
+func evidenceOf(r *runner, sourceID, text string, s extract.Snippet) artifact.Evidence {
+	e := artifact.Evidence{
+		ID:       ids.Derive(r.start, r.runID, "evidence", sourceID, fmt.Sprint(s.Start), fmt.Sprint(s.End)),
+		SourceID: sourceID, Quote: text[s.Start:s.End], Start: s.Start, End: s.End, Relevance: s.Relevance,
+	}
+	if s.CtxEnd > s.CtxStart {
+		e.Context, e.ContextStart, e.ContextEnd = text[s.CtxStart:s.CtxEnd], s.CtxStart, s.CtxEnd
+	}
+	return e
+}
+
+// rereadExtra is how many more snippets a follow-up round lets each
+// unanswered sub-question take from a source already read.
+const rereadExtra = 3
+
+// reread re-ranks the passages of every source already read for the
+// sub-questions still without a verified answer (gaps), giving them more
+// room than the first reading did and skipping spans already evidence. It
+// costs no tool call: the texts are in hand.
+func (r *runner) reread(ctx context.Context, gaps []string) error {
+	subs := terms.SubQuestions(r.opts.Spec.Question)
+	extra := map[int]int{}
+	open := map[string]bool{}
+	for _, g := range gaps {
+		open[g] = true
+	}
+	for k, sub := range subs {
+		if open[sub.Text] {
+			extra[k] = rereadExtra
+		}
+	}
+	if len(extra) == 0 {
+		return nil
+	}
+	var weight func(string) float64
+	if w, ok := r.opts.Retriever.(retrieve.Weighter); ok {
+		weight = w.IDF
+	}
+	stems := r.subStems()
+	for _, rt := range r.readTexts {
+		if ctx.Err() != nil {
+			return nil
+		}
+		src := &r.rec.Sources[rt.source]
+		var taken [][2]int
+		for _, e := range r.rec.Evidence {
+			if e.SourceID == src.ID {
+				taken = append(taken, [2]int{e.Start, e.End})
+			}
+		}
+		// Only the open sub-questions compete: a closed one keeps what it has.
+		only := make([][]string, len(stems))
+		for k := range stems {
+			if extra[k] > 0 {
+				only[k] = stems[k]
+			}
+		}
+		snips := extract.Snippets(rt.text, extract.Options{Subs: only, Weight: weight, Skip: rt.skip, PerSource: 1, Extra: extra,
+			Exclude: taken, Stop: func() bool { return ctx.Err() != nil }})
+		if len(snips) == 0 {
+			continue
+		}
+		var evs []artifact.Evidence
+		list := make([]map[string]any, 0, len(snips))
+		for _, sn := range snips {
+			e := evidenceOf(r, src.ID, rt.text, sn)
+			evs = append(evs, e)
+			list = append(list, map[string]any{"evidence_id": e.ID, "char_start": e.Start, "char_end": e.End, "relevance": e.Relevance, "quote": e.Quote})
+		}
+		if !src.TextStored {
+			if _, err := r.store.PutText(rt.text); err != nil {
+				return err
+			}
+			src.TextStored = true
+			r.texts[src.TextHash] = rt.text
+		}
+		r.rec.Evidence = append(r.rec.Evidence, evs...)
+		if err := r.event(eventlog.SnippetExtracted, map[string]any{"source_id": src.ID, "reread": true, "evidence": list}); err != nil {
+			return err
+		}
+		r.progress("re-read %s for %d open sub-question(s): %d more snippets", src.URL, len(extra), len(evs))
+	}
+	return nil
+}
+
+// subStems returns the content stems of each sub-question.
+func (r *runner) subStems() [][]string {
+	subs := terms.SubQuestions(r.opts.Spec.Question)
+	out := make([][]string, len(subs))
+	for i, s := range subs {
+		out[i] = s.Stems
+	}
+	return out
+}
+
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // provisional drafts extractively from the evidence so far and evaluates
 // it, for the soft stop.
 func (r *runner) provisional(newSources int) evaluate.Round {
 	v := r.verifyDraft(r.extractiveDraft())
-	ev := evaluate.Evaluate(r.opts.Spec.Question, v, evaluate.Cost{}, "")
+	ev := evaluate.EvaluateWeighted(r.opts.Spec.Question, r.rec.Weights, v, evaluate.Cost{}, "")
 	contra := 0
 	for _, c := range v.Grounded {
 		if c.HasTag("contradiction") {
@@ -496,7 +623,7 @@ func (r *runner) extractiveDraft() []artifact.Claim {
 }
 
 func (r *runner) synthInput() synth.Input {
-	return synth.Input{RunID: r.runID, Start: r.start, Question: r.opts.Spec.Question, Sources: r.rec.Sources, Evidence: r.rec.Evidence}
+	return synth.Input{RunID: r.runID, Start: r.start, Question: r.opts.Spec.Question, Sources: r.rec.Sources, Evidence: r.rec.Evidence, Weights: r.rec.Weights}
 }
 
 func (r *runner) verifyDraft(claims []artifact.Claim) verify.Result {
@@ -522,6 +649,11 @@ func (r *runner) synthesize(ctx context.Context) ([]string, error) {
 		if werr := r.store.WriteModelTurns(out.Turns); werr != nil {
 			return nil, werr
 		}
+	}
+	if err == nil && len(out.Claims) == 0 && len(r.rec.Evidence) > 0 {
+		// A model that drafts nothing from real evidence has not answered;
+		// the extractive synthesizer drafts from the same evidence.
+		err = fmt.Errorf("it drafted no claims from %d evidence snippets", len(r.rec.Evidence))
 	}
 	if err != nil {
 		r.fail("synthesize", err)

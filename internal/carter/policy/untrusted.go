@@ -3,6 +3,7 @@ package policy
 import (
 	"regexp"
 	"sort"
+	"strings"
 )
 
 // Span is a half-open byte range of a text.
@@ -22,7 +23,12 @@ var injectionPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)\b(attention|note to|message (for|to)|instructions? (for|to))\b[^.\n]{0,20}\b(ai|llms?|language models?|assistants?|agents?|chatbots?)\b`),
 	regexp.MustCompile(`(?i)\bsystem prompt\b`),
 	regexp.MustCompile(`(?i)<\|?(im_start|im_end|system|endoftext)\|?>|\[/?INST\]`),
-	regexp.MustCompile(`(?i)\b(reveal|print|output|repeat|send)\b[^.\n]{0,30}\b(system prompt|your instructions|api keys?|secrets?|credentials?|environment variables?)\b`),
+	// Asking for the reader's instructions is addressed to an AI by
+	// definition; asking for credentials is only when the text names an AI
+	// reader: release notes say "send-email learned to use a credential
+	// helper", and that is documentation.
+	regexp.MustCompile(`(?i)\b(reveal|print|output|repeat|send|leak)\b[^.\n]{0,30}\b(system prompt|your (instructions|prompt))\b`),
+	regexp.MustCompile(`(?i)(?:^|[^\w-])(ai|ai agents?|assistants?|llms?|language models?|chatbots?|research agents?)(?:$|[^\w-])[^.\n]{0,80}\b(reveal|print|output|repeat|send|leak|upload|post|exfiltrate)\b[^.\n]{0,40}\b(api keys?|secrets?|credentials?|tokens?|passwords?|environment variables?)\b`),
 	regexp.MustCompile(`(?i)\bdo not (cite|mention|tell|reveal)\b[^.\n]{0,40}\b(user|source|this (page|text|document))\b`),
 }
 
@@ -31,14 +37,44 @@ var injectionPatterns = []*regexp.Regexp{
 // extractor can skip every snippet that overlaps one. Spans are sorted and
 // merged.
 func ScanInjection(text string) []Span {
+	spans, _ := ScanInjectionUntil(text, nil)
+	return spans
+}
+
+// scanChunk is how much text ScanInjectionUntil matches between stop
+// checks (cut at a line end: no pattern crosses a line).
+const scanChunk = 64 << 10
+
+// ScanInjectionUntil is ScanInjection that asks stop (when non-nil) between
+// chunks of the text and, once it reports true, returns the spans found so
+// far and false: scanning a 30 MB file takes seconds, and the run's budget
+// and Ctrl-C must not wait for it.
+func ScanInjectionUntil(text string, stop func() bool) ([]Span, bool) {
 	var spans []Span
-	for _, re := range injectionPatterns {
-		for _, m := range re.FindAllStringIndex(text, -1) {
-			spans = append(spans, widen(text, m[0], m[1]))
+	complete := true
+	for off := 0; off < len(text); {
+		if stop != nil && stop() {
+			complete = false
+			break
 		}
+		end := min(len(text), off+scanChunk)
+		if end < len(text) {
+			if nl := strings.IndexByte(text[end:], '\n'); nl >= 0 {
+				end += nl + 1
+			} else {
+				end = len(text)
+			}
+		}
+		chunk := text[off:end]
+		for _, re := range injectionPatterns {
+			for _, m := range re.FindAllStringIndex(chunk, -1) {
+				spans = append(spans, widen(text, off+m[0], off+m[1]))
+			}
+		}
+		off = end
 	}
 	if len(spans) == 0 {
-		return nil
+		return nil, complete
 	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i].Start < spans[j].Start })
 	out := []Span{spans[0]}
@@ -50,7 +86,7 @@ func ScanInjection(text string) []Span {
 		}
 		out = append(out, s)
 	}
-	return out
+	return out, complete
 }
 
 // widen grows [lo, hi) to the enclosing line, bounded to 600 bytes each way

@@ -16,10 +16,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 
+	"copperhead/internal/carter/corpus"
+	"copperhead/internal/carter/evaluate"
 	"copperhead/internal/carter/orchestrator"
 	"copperhead/internal/carter/render"
 	"copperhead/internal/carter/retrieve"
@@ -39,14 +44,34 @@ type Case struct {
 	ExpectStop   []string `json:"expect_stop,omitempty"`
 	MaxSources   int      `json:"max_sources,omitempty"`
 	MaxToolCalls int      `json:"max_tool_calls,omitempty"`
+	// Corpus names one of the suite's Corpora; "" is the suite's Corpus.
+	Corpus string `json:"corpus,omitempty"`
+	// Kind is the question's kind (definitional, how-to, comparison,
+	// numeric, compound, unanswerable), for the table and the suite's
+	// balance; "unanswerable" cases must stop NO_EVIDENCE or NO_SOURCES.
+	Kind string `json:"kind,omitempty"`
+}
+
+// Kinds a case may have.
+var Kinds = []string{"definitional", "how-to", "comparison", "numeric", "compound", "unanswerable"}
+
+// CorpusSpec says where a named corpus comes from: a folder on the
+// machine, or man pages rendered with man(1) when the suite runs (the
+// pages belong to their Debian packages and are never committed).
+type CorpusSpec struct {
+	Dir      string   `json:"dir,omitempty"`       // $VARS expanded; $GOROOT falls back to `go env GOROOT`
+	ManPages []string `json:"man_pages,omitempty"` // rendered to <page>.txt in a temporary folder
+	// Needs says what installs it, for the skip message.
+	Needs string `json:"needs,omitempty"`
 }
 
 // Suite is a cases file.
 type Suite struct {
 	// Corpus is the folder the cases are asked over; relative paths are
 	// relative to the cases file, and $VARS are expanded.
-	Corpus string `json:"corpus"`
-	Cases  []Case `json:"cases"`
+	Corpus  string                `json:"corpus"`
+	Corpora map[string]CorpusSpec `json:"corpora,omitempty"`
+	Cases   []Case                `json:"cases"`
 }
 
 // Load reads and checks a cases file.
@@ -73,21 +98,92 @@ func Load(path string) (Suite, error) {
 			return s, fmt.Errorf("regression cases %s: case %s: empty question", path, c.Name)
 		case c.MinGrounding < 0 || c.MinGrounding > 1 || c.MinCoverage < 0 || c.MinCoverage > 1:
 			return s, fmt.Errorf("regression cases %s: case %s: minimums must be between 0 and 1", path, c.Name)
+		case c.Corpus != "" && s.Corpora[c.Corpus].Dir == "" && len(s.Corpora[c.Corpus].ManPages) == 0:
+			return s, fmt.Errorf("regression cases %s: case %s: corpus %q is not among the suite's corpora", path, c.Name, c.Corpus)
+		case c.Kind != "" && !contains(Kinds, c.Kind):
+			return s, fmt.Errorf("regression cases %s: case %s: kind %q is not one of %s", path, c.Name, c.Kind, strings.Join(Kinds, ", "))
 		}
 		names[c.Name] = true
 	}
-	if s.Corpus != "" {
-		s.Corpus = os.ExpandEnv(s.Corpus)
-		if !filepath.IsAbs(s.Corpus) {
-			s.Corpus = filepath.Join(filepath.Dir(path), s.Corpus)
+	resolve := func(dir string) string {
+		dir = os.Expand(dir, expandVar)
+		if dir != "" && !filepath.IsAbs(dir) {
+			dir = filepath.Join(filepath.Dir(path), dir)
 		}
+		return dir
+	}
+	s.Corpus = resolve(s.Corpus)
+	for name, cs := range s.Corpora {
+		cs.Dir = resolve(cs.Dir)
+		s.Corpora[name] = cs
 	}
 	return s, nil
+}
+
+// expandVar reads an environment variable; GOROOT, when unset, is asked of
+// the go command (the Go distribution's docs are a shipped corpus).
+func expandVar(name string) string {
+	if v := os.Getenv(name); v != "" || name != "GOROOT" {
+		return v
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Materialize returns the folder a named corpus is read from: its Dir, or
+// a folder under tmp with its man pages rendered as text (MANWIDTH=100,
+// no hyphenation or justification, overstrikes removed, tabs expanded).
+// skip is non-empty when the corpus is not on this machine, saying what is
+// missing and what installs it.
+func Materialize(ctx context.Context, name string, cs CorpusSpec, tmp string) (dir, skip string, err error) {
+	needs := cs.Needs
+	if needs == "" {
+		needs = "scripts/setup.sh"
+	}
+	if cs.Dir != "" {
+		if _, err := os.Stat(cs.Dir); err != nil {
+			return "", fmt.Sprintf("corpus %s: %s is not on this machine (%s installs it)", name, cs.Dir, needs), nil
+		}
+		return cs.Dir, "", nil
+	}
+	if _, err := exec.LookPath("man"); err != nil {
+		return "", fmt.Sprintf("corpus %s: man(1) is not installed", name), nil
+	}
+	dir = filepath.Join(tmp, "corpus-"+name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	var missing []string
+	for _, page := range cs.ManPages {
+		cmd := exec.CommandContext(ctx, "sh", "-c", `man --no-hyphenation --no-justification "$1" 2>/dev/null | col -bx`, "man", page)
+		cmd.Env = append(os.Environ(), "MANWIDTH=100", "MANPAGER=cat", "PAGER=cat", "LC_ALL=C.UTF-8", "MAN_KEEP_FORMATTING=")
+		out, err := cmd.Output()
+		if err != nil || len(strings.TrimSpace(string(out))) == 0 {
+			if ctx.Err() != nil {
+				return "", "", ctx.Err()
+			}
+			missing = append(missing, page)
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, page+".txt"), out, 0o644); err != nil {
+			return "", "", err
+		}
+	}
+	if len(missing) > 0 {
+		return "", fmt.Sprintf("corpus %s: man pages %s are not installed (%s installs them)", name, strings.Join(missing, ", "), needs), nil
+	}
+	return dir, "", nil
 }
 
 // Outcome is one case's result.
 type Outcome struct {
 	Case          string   `json:"case"`
+	Kind          string   `json:"kind,omitempty"`
+	Corpus        string   `json:"corpus,omitempty"`
+	Skipped       string   `json:"skipped,omitempty"` // why the case did not run (its corpus is not on this machine)
 	RunID         string   `json:"run_id"`
 	StopReason    string   `json:"stop_reason"`
 	Coverage      float64  `json:"coverage"`
@@ -108,11 +204,15 @@ type Outcome struct {
 
 // Config is what Run needs besides the cases.
 type Config struct {
-	Retriever retrieve.Retriever
-	Synth     func() synth.Synthesizer // a fresh synthesizer per case
-	Model     string
-	OutDir    string
-	Options   func(*orchestrator.Options) // test hook: clock, progress
+	Retriever retrieve.Retriever // the suite's default corpus
+	// Retrievers serve the named corpora; Skips says why a named corpus
+	// has none (its cases are reported skipped, not failed).
+	Retrievers map[string]retrieve.Retriever
+	Skips      map[string]string
+	Synth      func() synth.Synthesizer // a fresh synthesizer per case
+	Model      string
+	OutDir     string
+	Options    func(*orchestrator.Options) // test hook: clock, progress
 }
 
 // Run runs every case and checks it.
@@ -121,6 +221,10 @@ func Run(ctx context.Context, s Suite, cfg Config) ([]Outcome, error) {
 	for _, c := range s.Cases {
 		if err := ctx.Err(); err != nil {
 			return outs, err
+		}
+		if why, ok := cfg.Skips[c.Corpus]; ok {
+			outs = append(outs, Outcome{Case: c.Name, Kind: c.Kind, Corpus: c.Corpus, Skipped: why, Pass: true, Problems: []string{}, MissingFacts: []string{}, ReplayOK: true})
+			continue
 		}
 		o, err := runCase(ctx, c, cfg)
 		if err != nil {
@@ -132,12 +236,19 @@ func Run(ctx context.Context, s Suite, cfg Config) ([]Outcome, error) {
 }
 
 func runCase(ctx context.Context, c Case, cfg Config) (Outcome, error) {
-	out := Outcome{Case: c.Name, Problems: []string{}, MissingFacts: []string{}, FactsTotal: len(c.RequiredFacts)}
+	out := Outcome{Case: c.Name, Kind: c.Kind, Corpus: c.Corpus, Problems: []string{}, MissingFacts: []string{}, FactsTotal: len(c.RequiredFacts)}
+	ret := cfg.Retriever
+	if c.Corpus != "" {
+		ret = cfg.Retrievers[c.Corpus]
+	}
+	if ret == nil {
+		return out, fmt.Errorf("no retriever for corpus %q", c.Corpus)
+	}
 	spec, err := task.Normalize(task.Spec{Question: c.Question, Constraints: task.Constraints{MaxSources: c.MaxSources, MaxToolCalls: c.MaxToolCalls}})
 	if err != nil {
 		return out, err
 	}
-	o := orchestrator.Options{Spec: spec, Retriever: cfg.Retriever, Synth: cfg.Synth(), Model: cfg.Model, OutDir: cfg.OutDir}
+	o := orchestrator.Options{Spec: spec, Retriever: ret, Synth: cfg.Synth(), Model: cfg.Model, OutDir: cfg.OutDir}
 	if cfg.Options != nil {
 		cfg.Options(&o)
 	}
@@ -169,6 +280,9 @@ func runCase(ctx context.Context, c Case, cfg Config) (Outcome, error) {
 	}
 	if rep.StopReason == "" {
 		problem("no stop reason")
+	}
+	if c.Kind == "unanswerable" && rep.StopReason != evaluate.StopNoEvidence && rep.StopReason != evaluate.StopNoSources {
+		problem("an unanswerable question stopped with %s, want NO_EVIDENCE or NO_SOURCES", rep.StopReason)
 	}
 	if len(c.ExpectStop) > 0 && !contains(c.ExpectStop, rep.StopReason) {
 		problem("stopped with %s, want one of %s", rep.StopReason, strings.Join(c.ExpectStop, ", "))
@@ -260,13 +374,18 @@ func quoteAll(xs []string) []string {
 	return out
 }
 
-// Table renders outcomes as a fixed-width table, one row per case and a
-// totals line.
+// Table renders outcomes as a fixed-width table, one row per case, a
+// totals line, and the time per brief (p50/p90) for each corpus.
 func Table(outs []Outcome) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-28s %-20s %8s %9s %9s %6s %5s %6s  %s\n", "case", "stop", "coverage", "grounding", "quotes", "facts", "calls", "replay", "result")
-	pass := 0
+	pass, skipped := 0, 0
 	for _, o := range outs {
+		if o.Skipped != "" {
+			skipped++
+			fmt.Fprintf(&b, "%-28s %-20s %8s %9s %9s %6s %5s %6s  SKIP: %s\n", clip(o.Case, 28), "-", "-", "-", "-", "-", "-", "-", o.Skipped)
+			continue
+		}
 		res := "PASS"
 		if o.Pass {
 			pass++
@@ -280,8 +399,54 @@ func Table(outs []Outcome) string {
 		fmt.Fprintf(&b, "%-28s %-20s %8.2f %9.2f %9s %6s %5d %6s  %s\n", clip(o.Case, 28), o.StopReason, o.Coverage, o.Grounding,
 			fmt.Sprintf("%d/%d", o.QuotesExact, o.QuotesTotal), fmt.Sprintf("%d/%d", o.FactsFound, o.FactsTotal), o.ToolCalls, replay, res)
 	}
-	fmt.Fprintf(&b, "%d passed, %d failed\n", pass, len(outs)-pass)
+	fmt.Fprintf(&b, "%d passed, %d failed", pass, len(outs)-pass-skipped)
+	if skipped > 0 {
+		fmt.Fprintf(&b, ", %d skipped", skipped)
+	}
+	b.WriteString("\n")
+	for _, t := range Timings(outs) {
+		fmt.Fprintf(&b, "time per brief, corpus %s: p50 %d ms, p90 %d ms (%d briefs)\n", t.Corpus, t.P50MS, t.P90MS, t.Briefs)
+	}
 	return b.String()
+}
+
+// Timing is the time per brief over one corpus's cases.
+type Timing struct {
+	Corpus       string
+	Briefs       int
+	P50MS, P90MS int64
+}
+
+// Timings returns the p50 and p90 of the cases' elapsed time per corpus
+// ("default" for the suite's own), in corpus name order.
+func Timings(outs []Outcome) []Timing {
+	by := map[string][]int64{}
+	for _, o := range outs {
+		if o.Skipped != "" {
+			continue
+		}
+		name := o.Corpus
+		if name == "" {
+			name = "default"
+		}
+		by[name] = append(by[name], o.ElapsedMS)
+	}
+	var out []Timing
+	for name, ms := range by {
+		sort.Slice(ms, func(i, j int) bool { return ms[i] < ms[j] })
+		out = append(out, Timing{Corpus: name, Briefs: len(ms), P50MS: percentile(ms, 0.5), P90MS: percentile(ms, 0.9)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Corpus < out[j].Corpus })
+	return out
+}
+
+// percentile is the nearest-rank percentile of sorted values.
+func percentile(sorted []int64, p float64) int64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
 }
 
 func clip(s string, n int) string {
@@ -293,3 +458,43 @@ func clip(s string, n int) string {
 
 // ErrFailed is returned by callers when any case failed.
 var ErrFailed = errors.New("regression cases failed")
+
+// OpenCorpora materializes (see Materialize) and loads every named corpus
+// the suite's cases use, each once. A corpus not on this machine is not an
+// error: its name maps to the reason in skips, and its cases are reported
+// skipped. progress gets one line per corpus (nil: none).
+func OpenCorpora(ctx context.Context, s Suite, scratch string, progress func(string)) (map[string]retrieve.Retriever, map[string]string, error) {
+	rets := map[string]retrieve.Retriever{}
+	skips := map[string]string{}
+	if progress == nil {
+		progress = func(string) {}
+	}
+	for _, c := range s.Cases {
+		name := c.Corpus
+		if name == "" {
+			continue
+		}
+		if _, done := rets[name]; done {
+			continue
+		}
+		if _, done := skips[name]; done {
+			continue
+		}
+		dir, why, err := Materialize(ctx, name, s.Corpora[name], scratch)
+		if err != nil {
+			return nil, nil, fmt.Errorf("corpus %s: %w", name, err)
+		}
+		if why != "" {
+			skips[name] = why
+			progress(fmt.Sprintf("skipping the %s cases: %s", name, why))
+			continue
+		}
+		loaded, err := corpus.Load(ctx, dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("corpus %s: %w", name, err)
+		}
+		rets[name] = loaded
+		progress(fmt.Sprintf("corpus %s: %s: %d documents", name, loaded.Dir, len(loaded.Docs)))
+	}
+	return rets, skips, nil
+}

@@ -28,6 +28,8 @@ const (
 	// maxClaimRunes bounds one claim's text; longer quotes are cut at a
 	// word and the quote itself stays whole in claims.json.
 	maxClaimRunes = 400
+	// maxContextRunes bounds the context line put before a claim.
+	maxContextRunes = 80
 )
 
 // Extractive drafts claims without a model: each claim is an evidence
@@ -50,20 +52,19 @@ type group struct {
 // Synthesize drafts the claims.
 func (Extractive) Synthesize(_ context.Context, in Input) (Output, error) {
 	ev := append([]artifact.Evidence(nil), in.Evidence...)
-	sort.SliceStable(ev, func(i, j int) bool {
-		if ev[i].Relevance != ev[j].Relevance {
-			return ev[i].Relevance > ev[j].Relevance
-		}
-		if ev[i].SourceID != ev[j].SourceID {
-			return ev[i].SourceID < ev[j].SourceID
-		}
-		return ev[i].Start < ev[j].Start
-	})
+	// Most relevant first; ties keep the record's order, which is the
+	// search's rank of the source and the extractor's rank within it.
+	sort.SliceStable(ev, func(i, j int) bool { return ev[i].Relevance > ev[j].Relevance })
 	var groups []*group
 	for _, e := range ev {
 		text := ClaimText(e.Quote)
 		if text == "" {
 			continue
+		}
+		if e.Context != "" {
+			// A nested option or a far table row is stated under the line
+			// that says what it belongs to.
+			text = clip(strings.Join(strings.Fields(e.Context), " "), maxContextRunes) + ": " + text
 		}
 		stems := terms.Stems(text)
 		merged := false
@@ -83,7 +84,11 @@ func (Extractive) Synthesize(_ context.Context, in Input) (Output, error) {
 		}
 	}
 	aspects := terms.Content(in.Question)
-	groups = pickForCoverage(groups, aspects, maxFindings)
+	var weight func(string) float64
+	if len(in.Weights) > 0 {
+		weight = func(s string) float64 { return in.Weights[s] }
+	}
+	groups = pickForCoverage(groups, terms.SubQuestions(in.Question), weight, maxFindings)
 	var claims []artifact.Claim
 	for _, g := range groups {
 		tag := artifact.TagFinding
@@ -104,33 +109,27 @@ func (Extractive) Synthesize(_ context.Context, in Input) (Output, error) {
 }
 
 // pickForCoverage keeps at most n groups, most relevant first, but first
-// makes sure every aspect of the question some group addresses is addressed
-// by a kept one: ten findings that all repeat the best-matched words would
-// leave the rest of the question unanswered. Relevance order is kept.
-func pickForCoverage(groups []*group, aspects []string, n int) []*group {
+// makes sure every sub-question some group addresses is addressed by a
+// kept one (the best group for each, in question order): ten findings
+// about the first half of a compound question would leave the second half
+// unanswered. Relevance order is kept.
+func pickForCoverage(groups []*group, subs []terms.SubQuestion, weight func(string) float64, n int) []*group {
 	if len(groups) <= n {
 		return groups
 	}
 	keep := make([]bool, len(groups))
-	covered := map[string]bool{}
 	kept := 0
-	for i, g := range groups {
+	for _, sub := range subs {
 		if kept == n {
 			break
 		}
-		adds := false
-		for _, a := range aspects {
-			if g.stems[a] && !covered[a] {
-				adds = true
-			}
-		}
-		if adds {
-			keep[i] = true
-			kept++
-			for _, a := range aspects {
-				if g.stems[a] {
-					covered[a] = true
+		for i, g := range groups {
+			if terms.AddressesWeighted(sub, g.stems, weight) {
+				if !keep[i] {
+					keep[i] = true
+					kept++
 				}
+				break
 			}
 		}
 	}
@@ -244,6 +243,9 @@ func quantitiesConflict(a, b string) bool {
 func quantities(s string) map[string][]string {
 	out := map[string][]string{}
 	for _, q := range terms.Quantities(s) {
+		if q.Unit == "" {
+			continue // a bare number (a version, a year) is no measurement to disagree on
+		}
 		out[q.Unit] = append(out[q.Unit], q.Value)
 	}
 	return out

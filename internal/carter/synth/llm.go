@@ -97,8 +97,13 @@ func Prompt(in Input) (prompt string, alias map[string]string) {
 	for i, e := range ev {
 		a := fmt.Sprintf("E%d", i+1)
 		alias[a] = e.ID
-		fmt.Fprintf(&b, "<evidence id=%q source=%q>\n%s\n</evidence>\n\n",
-			a, strings.ReplaceAll(title[e.SourceID], `"`, "'"), neutralize(e.Quote))
+		under := ""
+		if e.Context != "" {
+			// The line a nested option or a far table row belongs under.
+			under = fmt.Sprintf(" under=%q", strings.ReplaceAll(strings.Join(strings.Fields(neutralize(e.Context)), " "), `"`, "'"))
+		}
+		fmt.Fprintf(&b, "<evidence id=%q source=%q%s>\n%s\n</evidence>\n\n",
+			a, strings.ReplaceAll(title[e.SourceID], `"`, "'"), under, neutralize(e.Quote))
 	}
 	b.WriteString("Reply with the JSON object only.")
 	return b.String(), alias

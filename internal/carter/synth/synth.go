@@ -26,6 +26,7 @@ type Input struct {
 	Question string
 	Sources  []artifact.Source
 	Evidence []artifact.Evidence
+	Weights  map[string]float64 // the question words' collection weights (the record's); nil: unweighted
 }
 
 // Output is a synthesizer's draft and what it cost.

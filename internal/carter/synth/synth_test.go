@@ -150,6 +150,29 @@ func TestPromptNeutralizesClosingTags(t *testing.T) {
 	}
 }
 
+// TestPromptShowsContext: a nested option's parent line reaches the model
+// next to the quote, so "-e" is known to be set's.
+func TestPromptShowsContext(t *testing.T) {
+	in := input()
+	in.Evidence[0].Context = "set [-abefhkmn] \"x\""
+	p, _ := Prompt(in)
+	if !strings.Contains(p, `under="set [-abefhkmn] 'x'"`) {
+		t.Errorf("prompt:\n%s", p)
+	}
+}
+
+// TestExtractiveClaimUnderContext: the extractive claim of a nested option
+// names what it belongs to.
+func TestExtractiveClaimUnderContext(t *testing.T) {
+	in := input()
+	in.Evidence = in.Evidence[:1]
+	in.Evidence[0].Context = "set [-abefhkmn]"
+	out, _ := Extractive{}.Synthesize(context.Background(), in)
+	if len(out.Claims) == 0 || !strings.HasPrefix(out.Claims[0].Text, "set [-abefhkmn]: ") {
+		t.Errorf("claims %+v", out.Claims)
+	}
+}
+
 // FuzzParseClaims: the reply parser never panics, and what it returns is
 // clean: non-empty one-line text, known tags, confidence in [0, 1].
 func FuzzParseClaims(f *testing.F) {

@@ -3,10 +3,12 @@
 // only when it cites at least one evidence id, every id it cites resolves to
 // a snippet whose quote is exactly its source's stored text at its offsets,
 // that source was actually retrieved (retrieved_at and content hash present,
-// stored text intact), and every number-with-unit the claim states appears in
-// one of its quotes. A claim citing nothing is moved to "Speculation /
-// Hypotheses"; one whose citations do not check out is removed; one stating
-// a number its quotes do not is moved to speculation. Every decision is
+// stored text intact), and every quantity the claim states (a number with or
+// without a unit, each end of a range, a percentage, a size, a bit width, a
+// duration) appears in one of its quotes. A claim citing nothing is moved to
+// "Speculation / Hypotheses"; one with any citation that does not check out
+// is removed; one stating a quantity its quotes do not is moved to
+// speculation. Every decision is
 // counted for the run report.
 //
 // verify may import artifact, terms and the standard library; it must never
@@ -108,25 +110,23 @@ func Run(in Input) Result {
 			res.Speculation = append(res.Speculation, c)
 			continue
 		}
+		if len(bad) > 0 {
+			// Any citation that does not check out removes the claim, even
+			// when others hold: a drafter that invents one evidence id has
+			// not read the ones it got right either.
+			res.Decisions = append(res.Decisions, Decision{c.ID, c.Text, ActionRemoved, badReason(bad, res.BadEvidence)})
+			res.Removed++
+			continue
+		}
 		if len(good) == 0 {
-			if len(bad) > 0 {
-				res.Decisions = append(res.Decisions, Decision{c.ID, c.Text, ActionRemoved, badReason(bad, res.BadEvidence)})
-				res.Removed++
-				continue
-			}
 			res.Decisions = append(res.Decisions, Decision{c.ID, c.Text, ActionMoved, "cites no evidence"})
 			res.Moved++
 			res.Speculation = append(res.Speculation, speculation(c, nil))
 			continue
 		}
-		if len(bad) > 0 {
-			// Some citations hold and some do not: the claim stands on the
-			// ones that hold, and the report says which were dropped.
-			res.Decisions = append(res.Decisions, Decision{c.ID, c.Text, "citations-dropped", badReason(bad, res.BadEvidence)})
-		}
 		quotes := make([]string, 0, len(good))
 		for _, id := range good {
-			quotes = append(quotes, valid[id].Quote)
+			quotes = append(quotes, valid[id].Quote+"\n"+valid[id].Context)
 		}
 		if q, ok := missingQuantity(c.Text, quotes); ok {
 			res.Decisions = append(res.Decisions, Decision{c.ID, c.Text, ActionMoved, fmt.Sprintf("states %q, which none of its quotes contains", q)})
@@ -217,6 +217,12 @@ func checkEvidence(e artifact.Evidence, sources map[string]artifact.Source, text
 	if t[e.Start:e.End] != e.Quote {
 		return "quote differs from the text at its offsets"
 	}
+	if e.Context != "" {
+		if e.ContextStart < 0 || e.ContextEnd > len(t) || e.ContextStart >= e.ContextEnd ||
+			!boundary(t, e.ContextStart) || !boundary(t, e.ContextEnd) || t[e.ContextStart:e.ContextEnd] != e.Context {
+			return "context differs from the text at its offsets"
+		}
+	}
 	return ""
 }
 
@@ -224,7 +230,7 @@ func boundary(s string, i int) bool {
 	return i == len(s) || utf8.RuneStart(s[i])
 }
 
-// missingQuantity returns the first number-with-unit of claim that no quote
+// missingQuantity returns the first quantity of claim that no quote
 // states.
 func missingQuantity(claim string, quotes []string) (string, bool) {
 	for _, q := range terms.Quantities(claim) {

@@ -51,13 +51,14 @@ func TestRun(t *testing.T) {
 		}
 		return strings.Join(out, ",")
 	}
-	if got := ids(res.Grounded); got != "C1,C7" {
+	// C7 cites one valid and one invalid id: removed (the README's rule).
+	if got := ids(res.Grounded); got != "C1" {
 		t.Errorf("grounded = %s", got)
 	}
 	if got := ids(res.Speculation); got != "C4,C5,C6" {
 		t.Errorf("speculation = %s", got)
 	}
-	if res.Removed != 3 || res.Moved != 2 {
+	if res.Removed != 4 || res.Moved != 2 {
 		t.Errorf("removed %d moved %d, decisions %+v", res.Removed, res.Moved, res.Decisions)
 	}
 	for id, want := range map[string]string{"E2": "quote differs", "E3": "not retrieved", "E5": "outside the", "E6": "does not resolve", "E7": "split"} {
@@ -70,9 +71,6 @@ func TestRun(t *testing.T) {
 	}
 	if len(res.References) != 1 || res.References[0].ID != "S1" || res.Unretrieved != 0 {
 		t.Errorf("references %+v unretrieved %d", res.References, res.Unretrieved)
-	}
-	if res.Grounded[1].EvidenceIDs[0] != "E1" || len(res.Grounded[1].EvidenceIDs) != 1 {
-		t.Errorf("C7 kept bad citations: %v", res.Grounded[1].EvidenceIDs)
 	}
 	var moved string
 	for _, d := range res.Decisions {
@@ -124,4 +122,54 @@ func FuzzCitations(f *testing.F) {
 		}
 		_ = CheckBrief(brief)
 	})
+}
+
+// TestEveryQuantityMustBeQuoted: bare numbers, sizes, bit widths,
+// durations and percentages a claim states must be in its quotes; the old
+// check knew only a few electrical units.
+func TestEveryQuantityMustBeQuoted(t *testing.T) {
+	const doc = "The priority of a magic rule ranges from 0 to 100. Pages are 4 KB. Words are 32-bit. Logs are kept 2 years. About 10% fail."
+	src := artifact.Source{ID: "S1", URL: "file:///m.txt", RetrievedAt: "t", ContentHash: "h", TextHash: "th", TextStored: true}
+	ev := artifact.Evidence{ID: "E1", SourceID: "S1", Quote: doc, Start: 0, End: len(doc)}
+	for _, tt := range []struct {
+		claim string
+		kept  bool
+	}{
+		{"The maximum priority of a magic rule is 255.", false},
+		{"The maximum priority of a magic rule is 100.", true},
+		{"Pages are 8 KB.", false},
+		{"Pages are 4KB.", true},
+		{"Words are 64-bit.", false},
+		{"Logs are kept 3 years.", false},
+		{"About 20 percent fail.", false},
+		{"About 10 percent fail.", true},
+	} {
+		res := Run(Input{Claims: []artifact.Claim{{ID: "C1", Text: tt.claim, EvidenceIDs: []string{"E1"}, Tags: []string{"finding"}}},
+			Evidence: []artifact.Evidence{ev}, Sources: []artifact.Source{src}, Text: func(string) (string, error) { return doc, nil }})
+		if kept := len(res.Grounded) == 1; kept != tt.kept {
+			t.Errorf("%q kept=%v, want %v (%+v)", tt.claim, kept, tt.kept, res.Decisions)
+		}
+	}
+}
+
+// TestContextMustMatch: a quote's context line is checked against the
+// stored text like the quote itself.
+func TestContextMustMatch(t *testing.T) {
+	const doc = "set [-e]\n  -e  Exit on error, immediately and always."
+	src := artifact.Source{ID: "S1", URL: "file:///m.txt", RetrievedAt: "t", ContentHash: "h", TextHash: "th", TextStored: true}
+	quote := "-e  Exit on error, immediately and always."
+	start := strings.Index(doc, quote)
+	for _, tt := range []struct {
+		ctx  string
+		cs   int
+		ce   int
+		kept bool
+	}{{"set [-e]", 0, 8, true}, {"set [-x]", 0, 8, false}, {"set [-e]", 1, 9, false}} {
+		ev := artifact.Evidence{ID: "E1", SourceID: "S1", Quote: quote, Start: start, End: start + len(quote), Context: tt.ctx, ContextStart: tt.cs, ContextEnd: tt.ce}
+		res := Run(Input{Claims: []artifact.Claim{{ID: "C1", Text: "set -e exits on error.", EvidenceIDs: []string{"E1"}, Tags: []string{"finding"}}},
+			Evidence: []artifact.Evidence{ev}, Sources: []artifact.Source{src}, Text: func(string) (string, error) { return doc, nil }})
+		if kept := len(res.Grounded) == 1; kept != tt.kept {
+			t.Errorf("context %q [%d:%d]: kept %v (%v)", tt.ctx, tt.cs, tt.ce, kept, res.BadEvidence)
+		}
+	}
 }

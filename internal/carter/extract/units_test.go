@@ -1,0 +1,214 @@
+package extract
+
+import (
+	"strings"
+	"testing"
+
+	"copperhead/internal/carter/terms"
+)
+
+const manPage = `SORT(1)                          User Commands                         SORT(1)
+
+NAME
+       sort - sort lines of text files
+
+DESCRIPTION
+       Write sorted concatenation of all FILE(s) to standard output.
+
+       -n, --numeric-sort
+              compare according to string numerical value
+
+       -r, --reverse
+              reverse the result of comparisons
+
+       -u, --unique
+              with -c, check for strict ordering; without -c, output only
+              the first of an equal run
+`
+
+const specText = `The predeclared architecture-independent numeric types are:
+
+uint8       the set of all unsigned  8-bit integers (0 to 255)
+int8        the set of all signed  8-bit integers (-128 to 127)
+float64     the set of all IEEE 754 64-bit floating-point numbers
+
+| Setting | Default | Meaning |
+|---|---|---|
+| http2client | 1 | use HTTP/2 for clients |
+| panicnil | 0 | panic(nil) becomes a runtime error |
+
+Options of the tool:
+
+-v, --verbose   print every file name as it is processed
+-q, --quiet     print nothing but errors
+
+Garbage collection
+
+The collector runs concurrently with the program and needs no pauses longer than a millisecond.
+
+- First item of a list that says something.
+- Second item that wraps
+  onto a continuation line.
+`
+
+func unitTexts(text string, kind Kind) []string {
+	var out []string
+	for _, u := range Units(text) {
+		if u.Kind == kind {
+			out = append(out, strings.Join(strings.Fields(text[u.Start:u.End]), " "))
+		}
+	}
+	return out
+}
+
+func TestUnits(t *testing.T) {
+	tests := []struct {
+		text string
+		kind Kind
+		want string
+	}{
+		{manPage, KindOption, "-n, --numeric-sort compare according to string numerical value|-r, --reverse reverse the result of comparisons|-u, --unique with -c, check for strict ordering; without -c, output only the first of an equal run"},
+		// A man page section heading with its indented body.
+		{manPage, KindDefinition, "NAME sort - sort lines of text files|DESCRIPTION Write sorted concatenation of all FILE(s) to standard output."},
+		{specText, KindTableRow, "uint8 the set of all unsigned 8-bit integers (0 to 255)|int8 the set of all signed 8-bit integers (-128 to 127)|float64 the set of all IEEE 754 64-bit floating-point numbers|" +
+			"| Setting | Default | Meaning | |---|---|---| | http2client | 1 | use HTTP/2 for clients |" + "|" +
+			"| Setting | Default | Meaning | |---|---|---| | http2client | 1 | use HTTP/2 for clients | | panicnil | 0 | panic(nil) becomes a runtime error |"},
+		{specText, KindOption, "-v, --verbose print every file name as it is processed|-q, --quiet print nothing but errors"},
+		{specText, KindHeading, "Garbage collection The collector runs concurrently with the program and needs no pauses longer than a millisecond."},
+		// strace stacks an option's aliases at one indent over its text.
+		{"       -f\n       --follow-forks\n                   Trace child processes as they are created.\n       -ff\n                   Write each process trace to its own file.\n", KindOption,
+			"-f --follow-forks Trace child processes as they are created.|-ff Write each process trace to its own file."},
+		{specText, KindListItem, "- First item of a list that says something.|- Second item that wraps onto a continuation line."},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(unitTexts(tt.text, tt.kind), "|"); got != tt.want {
+			t.Errorf("%s units:\n got %s\nwant %s", tt.kind, got, tt.want)
+		}
+	}
+	for _, text := range []string{manPage, specText, "", "\n\n", "x"} {
+		for _, u := range Units(text) {
+			if u.Start < 0 || u.End > len(text) || u.Start >= u.End || strings.TrimSpace(text[u.Start:u.End]) != text[u.Start:u.End] {
+				t.Errorf("bad unit %+v in %q", u, text)
+			}
+		}
+	}
+}
+
+// TestSnippetsQuoteStructure: option entries and table rows are evidence
+// though they end in no period (the old sentence filter dropped them all).
+func TestSnippetsQuoteStructure(t *testing.T) {
+	q := "How do I sort lines numerically in reverse order?"
+	got := Snippets(manPage, Options{Subs: stemsOf(q)})
+	var quotes []string
+	for _, s := range got {
+		quotes = append(quotes, strings.Join(strings.Fields(manPage[s.Start:s.End]), " "))
+	}
+	joined := strings.Join(quotes, "|")
+	if !strings.Contains(joined, "-n, --numeric-sort compare according to string numerical value") {
+		t.Errorf("no -n entry in %q", joined)
+	}
+	got = Snippets(specText, Options{Subs: stemsOf("What is the range of int8 integers?")})
+	if len(got) == 0 || !strings.Contains(specText[got[0].Start:got[0].End], "(-128 to 127)") || got[0].Kind != KindTableRow {
+		t.Errorf("int8 row not quoted: %+v", got)
+	}
+}
+
+func stemsOf(q string) [][]string {
+	var out [][]string
+	for _, s := range terms.SubQuestions(q) {
+		out = append(out, s.Stems)
+	}
+	return out
+}
+
+// TestSnippetsPerSubQuestion: each half of a compound question gets its own
+// evidence; with one relevance bar over the whole question neither half's
+// passages qualified.
+func TestSnippetsPerSubQuestion(t *testing.T) {
+	text := "A data race is a write to a memory location concurrent with another access to it.\n\n" +
+		"The memory model guarantees that programs without data races behave as if sequentially consistent.\n\n" +
+		"Each GODEBUG setting changes one runtime behavior, such as panicnil=1 restoring the old panic behavior.\n\n" +
+		"Unrelated paragraph about the compiler's inlining budget and nothing else of note here."
+	q := "What does the Go memory model guarantee for programs with data races, and how can GODEBUG settings change runtime behaviour?"
+	got := Snippets(text, Options{Subs: stemsOf(q)})
+	subs := map[int]bool{}
+	for _, s := range got {
+		for _, k := range s.Subs {
+			subs[k] = true
+		}
+	}
+	if !subs[0] || !subs[1] {
+		t.Fatalf("sub-questions with evidence: %v (%+v)", subs, got)
+	}
+	if old := Snippets(text, Options{Aspects: terms.Content(q)}); len(old) != 0 {
+		t.Logf("whole-question bar still finds %d", len(old))
+	}
+}
+
+// TestAbsentWordsDoNotCount: a question word the collection never uses
+// weighs nothing, so a passage with every other word is fully relevant.
+func TestAbsentWordsDoNotCount(t *testing.T) {
+	text := "The colour of a selected footprint is set in the layer manager panel.\n"
+	weight := func(s string) float64 {
+		if s == "hue" {
+			return 0
+		}
+		return 1
+	}
+	got := Snippets(text, Options{Subs: stemsOf("Which hue or colour does a selected footprint have?"), Weight: weight})
+	if len(got) != 1 || got[0].Relevance != 1 {
+		t.Errorf("got %+v", got)
+	}
+	// But one shared word does not answer a question the corpus lacks.
+	if got := Snippets(text, Options{Subs: stemsOf("What is the boiling point of liquid footprint?"), Weight: func(s string) float64 {
+		if s == "footprint" {
+			return 1
+		}
+		return 0
+	}}); len(got) != 0 {
+		t.Errorf("one shared word made evidence: %+v", got)
+	}
+}
+
+// A builtin's option list inside its description: each option is an entry
+// of its own, its context the builtin's synopsis line, and an entry too
+// long to quote is summarized by its term and first sentence.
+const builtin = `       set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]
+              Without options, display the name and value of each shell variable in a
+              format that can be reused as input.  Options, if specified, have the following meanings:
+              -a      Each variable or function that is created or modified is given the export
+                      attribute and marked for export to the environment of subsequent commands.
+              -e      Exit immediately if a pipeline (which may consist of a single simple
+                      command), a list, or a compound command, exits with a non-zero status.
+                      The shell does not exit if the command that fails is part of the command
+                      list immediately following a while or until keyword, part of the test
+                      following the if or elif reserved words, part of any command executed in a
+                      && or || list except the command following the final && or ||, any command
+                      in a pipeline but the last, or if the command's return value is being
+                      inverted with !.  A trap on ERR, if set, is executed before the shell exits.
+`
+
+func TestUnitsNestedOptions(t *testing.T) {
+	var got []string
+	for _, u := range Units(builtin) {
+		if u.Kind != KindOption {
+			continue
+		}
+		ctx := ""
+		if u.CtxEnd > u.CtxStart {
+			ctx = builtin[u.CtxStart:u.CtxEnd] + " => "
+		}
+		got = append(got, ctx+strings.Join(strings.Fields(builtin[u.Start:u.End]), " "))
+	}
+	want := []string{
+		"set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...] => -a Each variable or function that is created or modified is given the export attribute and marked for export to the environment of subsequent commands.",
+		"set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...] => -e Exit immediately if a pipeline (which may consist of a single simple command), a list, or a compound command, exits with a non-zero status.",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("options:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	snips := Snippets(builtin, Options{Subs: stemsOf("What does bash set -e do?")})
+	if len(snips) == 0 || !strings.HasPrefix(builtin[snips[0].Start:snips[0].End], "-e      Exit immediately") || snips[0].CtxEnd == 0 {
+		t.Errorf("set -e not the best snippet: %+v", snips)
+	}
+}
