@@ -169,7 +169,7 @@ func TestLoadConfig(t *testing.T) {
 func TestReadmeExplainsEveryConfigKey(t *testing.T) {
 	readme := string(GenerateReadme())
 	keys := []string{"schematic", "board", "docs", "model", "baseURL", "apiKeyEnv", "maxTurns", "maxRepairCycles",
-		"stageMaxTurns", "budgets", "generated", "forbidden", "affects", "deferred", "source", "runs/",
+		"stageMaxTurns", "budgets", "generated", "baseline", "forbidden", "affects", "deferred", "source", "runs/",
 		"research", "enabled", "allowHosts", "fetchPages", "maxPdfMB", "stalenessDays", "sourcing.<refdes>", "stockTotal", "price1k", "VERIFIED(datasheet)"}
 	for _, k := range keys {
 		if !strings.Contains(readme, "`"+k+"`") {
