@@ -41,7 +41,6 @@ const (
 	sarifVersion = "2.1.0"
 	ercHelp      = "https://docs.kicad.org/9.0/en/eeschema/eeschema.html#electrical-rules-check"
 	drcHelp      = "https://docs.kicad.org/9.0/en/pcbnew/pcbnew.html#design-rule-checking"
-	toolURI      = "https://github.com/copperhead-eda/copperhead"
 	fingerprint  = "copperhead/v1"
 )
 
@@ -62,10 +61,9 @@ type sarifTool struct {
 }
 
 type sarifDriver struct {
-	Name           string      `json:"name"`
-	InformationURI string      `json:"informationUri"`
-	Version        string      `json:"version,omitempty"`
-	Rules          []sarifRule `json:"rules"`
+	Name    string      `json:"name"`
+	Version string      `json:"version,omitempty"`
+	Rules   []sarifRule `json:"rules"`
 }
 
 type sarifMessage struct {
@@ -159,7 +157,7 @@ func SARIF(w io.Writer, r *verify.Result, p Project) error {
 	}
 
 	run := sarifRun{
-		Tool:       sarifTool{Driver: sarifDriver{Name: "copperhead", InformationURI: toolURI, Version: p.Version, Rules: b.rules}},
+		Tool:       sarifTool{Driver: sarifDriver{Name: "copperhead", Version: numericVersion(p.Version), Rules: b.rules}},
 		Results:    b.results,
 		Properties: map[string]any{"ok": r.OK},
 	}
@@ -332,12 +330,13 @@ func violationMessage(v kicadcli.Violation) string {
 	return msg + fmt.Sprintf("at %.2f, %.2f mm)", v.Pos.X, v.Pos.Y)
 }
 
-// numericVersion is v without a leading "v" when it then starts with a
-// digit (SARIF wants comparable versions), else "" (a development build).
+// numericVersion is v as SARIF wants it, starting with a digit: a leading
+// "v" dropped, and a development build ("devel", "devel+1a2b3c4") as
+// "0.0.0-devel...".
 func numericVersion(v string) string {
 	v = strings.TrimPrefix(v, "v")
 	if v == "" || v[0] < '0' || v[0] > '9' {
-		return ""
+		return "0.0.0-" + cmpOr(v, "devel")
 	}
 	return v
 }

@@ -59,7 +59,7 @@ a moved board still matches; positions only pair up identical findings.
 				a.json = true
 			}
 			if a.json && format != "" && format != "json" {
-				return usagef("--json and --format %s: choose one", format)
+				return usagef("--format %s and --json are two outputs: pick one", format)
 			}
 			opt := checkOptions{strict: strict, strictSourcing: strictSourcing, noCache: noCache, baseline: baseline, baselineFromConfig: true}
 			res, w, err := a.runCheckIn(cmd.Context(), opt)
@@ -159,7 +159,8 @@ func (a *app) runCheckIn(ctx context.Context, opt checkOptions) (_ *verify.Resul
 		if opt.strict {
 			bar = kicadcli.SeverityWarning
 		}
-		verify.ApplyBaseline(res, baseRes, verify.BaselineInfo{Rev: rev, Commit: base.commit}, bar)
+		cached := baseRes.ERC.Cached && (baseRes.DRC.Cached || baseRes.DRC.Skipped != "")
+		verify.ApplyBaseline(res, baseRes, verify.BaselineInfo{Rev: rev, Commit: base.commit, Cached: cached}, bar)
 	}
 	return res, w, nil
 }

@@ -21,6 +21,8 @@ const (
 type BaselineInfo struct {
 	Rev    string `json:"rev"`    // as the user named it ("HEAD", "main")
 	Commit string `json:"commit"` // the full hash it resolved to
+	// Cached says the revision's kicad-cli results all came from the cache.
+	Cached bool `json:"cached"`
 }
 
 // ApplyBaseline marks every ERC/DRC violation, drift mismatch and constraint
