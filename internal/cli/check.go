@@ -118,13 +118,13 @@ func (a *app) runCheckIn(ctx context.Context, opt checkOptions) (_ *verify.Resul
 	if err != nil {
 		return nil, nil, err
 	}
-	rev := opt.baseline
+	rev, label := opt.baseline, "--baseline"
 	if rev == "" && opt.baselineFromConfig {
-		rev = w.cfg.Baseline
+		rev, label = w.cfg.Baseline, `"baseline" in `+design.ConfigPath+":"
 	}
 	var base *baselineSide
 	if rev != "" {
-		if base, err = a.openBaseline(ctx, w, rev); err != nil {
+		if base, err = a.openBaseline(ctx, w, label, rev); err != nil {
 			return nil, nil, err
 		}
 		defer func() {

@@ -24,14 +24,15 @@ type baselineSide struct {
 }
 
 // openBaseline resolves rev and checks it out. A folder outside git or a rev
-// naming no commit is a usage error (exit 2) naming it.
-func (a *app) openBaseline(ctx context.Context, w *workspace, rev string) (*baselineSide, error) {
+// naming no commit is a usage error (exit 2) naming it; label says where
+// rev came from ("--baseline", or config.json's key).
+func (a *app) openBaseline(ctx context.Context, w *workspace, label, rev string) (*baselineSide, error) {
 	if !gitrepo.IsRepo(ctx, w.repo) {
-		return nil, usagef("--baseline %s: %s is not in a git repository", rev, w.repo)
+		return nil, usagef("%s %s: %s is not in a git repository", label, rev, w.repo)
 	}
 	commit, err := gitrepo.ResolveCommit(ctx, w.repo, rev)
 	if err != nil {
-		return nil, usagef("--baseline %v", err)
+		return nil, usagef("%s %v", label, err)
 	}
 	s, err := gitrepo.NewScratchAt(ctx, w.repo, commit)
 	if err != nil {
