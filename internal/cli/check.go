@@ -143,10 +143,16 @@ func (a *app) runCheckIn(ctx context.Context, opt checkOptions) (_ *verify.Resul
 	)
 	// The baseline's checks run beside the working tree's; an unchanged
 	// revision's kicad-cli results come from the cache.
+	baseCtx, cancelBase := context.WithCancel(ctx)
+	defer cancelBase()
 	if base != nil {
-		wg.Go(func() { baseRes, baseErr = base.check(ctx, opt) })
+		wg.Go(func() { baseRes, baseErr = base.check(baseCtx, opt) })
 	}
-	res, resErr = verify.Run(ctx, in)
+	// A working tree that cannot be checked ends the baseline's run too:
+	// its error is the one reported.
+	if res, resErr = verify.Run(ctx, in); resErr != nil {
+		cancelBase()
+	}
 	wg.Wait()
 	if resErr != nil {
 		return nil, nil, failf("%v", w.relErr(resErr))
