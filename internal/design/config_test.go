@@ -325,3 +325,38 @@ func TestConfigMarshalResearch(t *testing.T) {
 		t.Errorf("enabled research not written:\n%s", c.Marshal())
 	}
 }
+
+// TestConfigBaseline: "baseline" names the git revision check compares
+// against; it round-trips through Marshal and refuses what git would read as
+// an option or what cannot be a revision.
+func TestConfigBaseline(t *testing.T) {
+	for _, tt := range []struct {
+		in, want, err string
+	}{
+		{`{}`, "", ""},
+		{`{"baseline": "origin/main"}`, "origin/main", ""},
+		{`{"baseline": "HEAD~2"}`, "HEAD~2", ""},
+		{`{"baseline": "--all"}`, "", `key "baseline": "--all" is not a git revision`},
+		{`{"baseline": " HEAD"}`, "", `key "baseline": " HEAD" is not a git revision`},
+		{`{"baseline": 3}`, "", `"baseline"`},
+	} {
+		c, err := ParseConfig([]byte(tt.in), "config.json")
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: err = %v, want it to say %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || c.Baseline != tt.want {
+			t.Errorf("%s: Baseline = %q, %v; want %q", tt.in, c.Baseline, err, tt.want)
+			continue
+		}
+		back, err := ParseConfig(c.Marshal(), "config.json")
+		if err != nil || back.Baseline != tt.want {
+			t.Errorf("%s: round trip Baseline = %q, %v", tt.in, back.Baseline, err)
+		}
+		if tt.want == "" && strings.Contains(string(c.Marshal()), `"baseline"`) {
+			t.Errorf("%s: an unset baseline is written", tt.in)
+		}
+	}
+}
