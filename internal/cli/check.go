@@ -166,7 +166,8 @@ func (a *app) runCheckIn(ctx context.Context, opt checkOptions) (_ *verify.Resul
 			bar = kicadcli.SeverityWarning
 		}
 		cached := baseRes.ERC.Cached && (baseRes.DRC.Cached || baseRes.DRC.Skipped != "")
-		verify.ApplyBaseline(res, baseRes, verify.BaselineInfo{Rev: rev, Commit: base.commit, Cached: cached}, bar)
+		info := verify.BaselineInfo{Rev: rev, Commit: base.commit, Cached: cached, BoardUnchanged: base.boardUnchanged()}
+		verify.ApplyBaseline(res, baseRes, info, bar)
 	}
 	return res, w, nil
 }

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"copperhead/internal/design"
 	"copperhead/internal/gitrepo"
@@ -74,6 +76,34 @@ func (b *baselineSide) check(ctx context.Context, opt checkOptions) (*verify.Res
 	t.NoCache = opt.noCache
 	return verify.Run(ctx, verify.Input{Repo: b.root, Config: cfg, Schematic: sch, Board: brd, Tool: t,
 		Strict: opt.strict, StrictSourcing: opt.strictSourcing, SkipOpenSpec: true})
+}
+
+// boardUnchanged reports whether the working tree's board, and the design
+// rules and project file beside it, hold the same bytes as the revision's.
+func (b *baselineSide) boardUnchanged() bool {
+	if b.w.proj.Board == "" {
+		return false
+	}
+	stem := strings.TrimSuffix(b.w.proj.Board, filepath.Ext(b.w.proj.Board))
+	for _, f := range []string{b.w.proj.Board, stem + ".kicad_dru", stem + ".kicad_pro"} {
+		base, err := b.path(f)
+		if err != nil {
+			return false
+		}
+		cur, curErr := os.ReadFile(f)
+		if base == "" {
+			// Absent on both sides is the same; on one side only is not.
+			if !errors.Is(curErr, fs.ErrNotExist) {
+				return false
+			}
+			continue
+		}
+		old, err := os.ReadFile(base)
+		if err != nil || curErr != nil || !bytes.Equal(old, cur) {
+			return false
+		}
+	}
+	return true
 }
 
 // path maps a working-tree file to the checkout; "" when it is not there.

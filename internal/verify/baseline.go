@@ -23,6 +23,13 @@ type BaselineInfo struct {
 	Commit string `json:"commit"` // the full hash it resolved to
 	// Cached says the revision's kicad-cli results all came from the cache.
 	Cached bool `json:"cached"`
+	// BoardUnchanged says the board, its design rules (.kicad_dru) and its
+	// project file are byte for byte the revision's: DRC's design rule
+	// violations and unconnected items cannot be new then, whatever KiCad
+	// reports (its DRC leaves out one of several clearance violations
+	// between the same items now and then). Parity issues, which depend on
+	// the schematic, are still matched.
+	BoardUnchanged bool `json:"board_unchanged"`
 }
 
 // ApplyBaseline marks every ERC/DRC violation, drift mismatch and constraint
@@ -41,8 +48,8 @@ type BaselineInfo struct {
 // severity at which a new ERC/DRC finding fails (warning under --strict).
 func ApplyBaseline(cur, base *Result, info BaselineInfo, bar kicadcli.Severity) {
 	cur.Baseline = &info
-	markTool(&cur.ERC, &base.ERC, bar)
-	markTool(&cur.DRC, &base.DRC, bar)
+	markTool(&cur.ERC, &base.ERC, bar, false)
+	markTool(&cur.DRC, &base.DRC, bar, info.BoardUnchanged)
 
 	dk := func(m design.Mismatch) finding { return finding{key: MismatchKey(m)} }
 	states := matchStates(mapSlice(cur.Drift.Mismatches, dk), mapSlice(base.Drift.Mismatches, dk))
@@ -68,18 +75,27 @@ func ApplyBaseline(cur, base *Result, info BaselineInfo, bar kicadcli.Severity) 
 
 // markTool marks one ERC or DRC gate group by group (a violation never
 // matches an unconnected item or a parity issue) and recomputes its OK.
-func markTool(cur, base *ToolGate, bar kicadcli.Severity) {
+// With boardSame, violations and unconnected items are all existing.
+func markTool(cur, base *ToolGate, bar kicadcli.Severity, boardSame bool) {
 	if cur.Skipped != "" {
 		return
 	}
 	limit := max(rank(bar), 1)
 	cur.OK = true
-	for _, g := range []struct{ cur, base []kicadcli.Violation }{
-		{cur.Violations, base.Violations},
-		{cur.Unconnected, base.Unconnected},
-		{cur.Parity, base.Parity},
+	for _, g := range []struct {
+		cur, base []kicadcli.Violation
+		same      bool
+	}{
+		{cur.Violations, base.Violations, boardSame},
+		{cur.Unconnected, base.Unconnected, boardSame},
+		{cur.Parity, base.Parity, false},
 	} {
 		states := matchStates(mapSlice(g.cur, violationFinding), mapSlice(g.base, violationFinding))
+		if g.same {
+			for i := range states {
+				states[i] = StateExisting
+			}
+		}
 		for i := range g.cur {
 			g.cur[i].BaselineState = states[i]
 			if states[i] == StateNew && rank(g.cur[i].Severity) >= limit {

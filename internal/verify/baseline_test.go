@@ -205,3 +205,30 @@ func TestNormText(t *testing.T) {
 		t.Error("ViolationKey drops the pin")
 	}
 }
+
+// TestApplyBaselineBoardUnchanged: with the board's bytes as at the
+// revision, a DRC violation KiCad reports only now (its DRC omits one of
+// several clearances between the same items now and then) is existing; a
+// parity issue, which follows the schematic, is still new.
+func TestApplyBaselineBoardUnchanged(t *testing.T) {
+	a := drcClear(10, 10, "1", "0.4", "1 [3V3]", "t1")
+	b := drcClear(20, 10, "2", "0.3", "2 [KEY_DIT]", "t2")
+	for _, tt := range []struct {
+		same   bool
+		want   []string
+		parity string
+		ok     bool
+	}{
+		{false, []string{"existing", "new"}, "new", false},
+		{true, []string{"existing", "existing"}, "new", true},
+	} {
+		parity := pinNC("", "9", 0, 0)
+		parity.Severity = kicadcli.SeverityWarning
+		cur := &Result{DRC: ToolGate{Violations: []kicadcli.Violation{a, b}, Parity: []kicadcli.Violation{parity}}}
+		base := &Result{DRC: ToolGate{Violations: []kicadcli.Violation{a}}}
+		ApplyBaseline(cur, base, BaselineInfo{BoardUnchanged: tt.same}, kicadcli.SeverityError)
+		if got := states(cur.DRC.Violations); !slices.Equal(got, tt.want) || cur.DRC.Parity[0].BaselineState != tt.parity || cur.DRC.OK != tt.ok {
+			t.Errorf("BoardUnchanged %v: violations %v parity %s ok %v; want %v %s %v", tt.same, got, cur.DRC.Parity[0].BaselineState, cur.DRC.OK, tt.want, tt.parity, tt.ok)
+		}
+	}
+}
