@@ -5,12 +5,15 @@
 #   kicad-cli 9 (package kicad), kicad-symbols, kicad-footprints, kicad-demos (bookworm-backports)
 #   poppler-utils (pdftotext), git, strace, jq, curl (used by the test suite)
 #   Node >= 20 and the OpenSpec CLI pinned below
+#   the SARIF validator (@microsoft/sarif-multitool, pinned below; the test suite
+#   validates check --format sarif with it)
 #
 # The backports mirror is derived from the machine's existing apt sources, so the
 # script works behind whatever mirror the machine already trusts.
 set -euo pipefail
 
 OPENSPEC_VERSION="1.13.2"
+SARIF_MULTITOOL_VERSION="5.7.0"
 # Debian ships kicad-cli inside the "kicad" package; kicad-demos holds the real
 # projects the test suite runs against.
 KICAD_PKGS=(kicad kicad-symbols kicad-footprints kicad-demos kicad-doc-en)
@@ -111,4 +114,11 @@ if [ "$have_openspec" != "$OPENSPEC_VERSION" ]; then
 	$SUDO npm install -g --no-fund --no-audit --loglevel=error "@fission-ai/openspec@$OPENSPEC_VERSION" >/dev/null
 fi
 
-say "ready: $(kicad-cli version | head -n1) kicad-cli, openspec $(openspec --version), $(git --version), node $(node --version), $(pdftotext -v 2>&1 | head -n1)"
+have_sarif=""
+if command -v sarif-multitool >/dev/null 2>&1; then have_sarif=$(sarif-multitool --version 2>&1 | sed -n 's/^SARIF Multitool \([0-9.]*\).*/\1/p' || true); fi
+if [ "$have_sarif" != "$SARIF_MULTITOOL_VERSION" ]; then
+	say "installing @microsoft/sarif-multitool@$SARIF_MULTITOOL_VERSION"
+	$SUDO npm install -g --no-fund --no-audit --loglevel=error "@microsoft/sarif-multitool@$SARIF_MULTITOOL_VERSION" >/dev/null
+fi
+
+say "ready: $(kicad-cli version | head -n1) kicad-cli, openspec $(openspec --version), sarif-multitool $SARIF_MULTITOOL_VERSION, $(git --version), node $(node --version), $(pdftotext -v 2>&1 | head -n1)"

@@ -75,6 +75,10 @@ func TestScripts(t *testing.T) {
 			case "strace":
 				_, err := exec.LookPath("strace")
 				return err == nil, nil
+			case "sarif":
+				// The official SARIF validator (scripts/setup.sh installs it).
+				_, err := exec.LookPath("sarif-multitool")
+				return err == nil, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +17,7 @@ import (
 
 func newCheckCmd(a *app) *cobra.Command {
 	var strict, strictSourcing, noCache bool
+	var baseline, format string
 	cmd := &cobra.Command{
 		Use:     "check",
 		Aliases: []string{"verify"},
@@ -35,18 +38,48 @@ func newCheckCmd(a *app) *cobra.Command {
 ERC and DRC run at the same time. Violations caused by KiCad libraries missing
 on this host are counted separately and never fail a check. Results of an
 unchanged project are reused from the cache. check makes no network
-connection and loads no model code.`,
+connection and loads no model code.
+
+--baseline REV (or "baseline" in .copperhead/config.json) runs the same
+checks on a clean checkout of REV outside the repository and fails only on
+findings that are new since then: ERC/DRC violations, drift and constraint
+findings present at REV are reported as existing. A finding matches by its
+rule and the items it names (references, pads, nets), never by position, so
+a moved board still matches; positions only pair up identical findings.
+
+--format sarif writes SARIF 2.1.0, --format junit JUnit XML, for CI.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			res, err := a.runCheck(cmd.Context(), checkOptions{strict: strict, strictSourcing: strictSourcing, noCache: noCache})
+			switch format {
+			case "", "text", "json", "sarif", "junit":
+			default:
+				return usagef("--format %q: want text, json, sarif or junit", format)
+			}
+			if format == "json" {
+				a.json = true
+			}
+			if a.json && format != "" && format != "json" {
+				return usagef("--format %s and --json are two outputs: pick one", format)
+			}
+			opt := checkOptions{strict: strict, strictSourcing: strictSourcing, noCache: noCache, baseline: baseline, baselineFromConfig: true}
+			res, w, err := a.runCheckIn(cmd.Context(), opt)
 			if err != nil {
 				return err
 			}
-			if a.mode() == modeJSON {
+			switch {
+			case format == "sarif":
+				if err := writeSARIF(a.io.Out, w, res); err != nil {
+					return failf("%v", err)
+				}
+			case format == "junit":
+				if err := writeJUnit(a.io.Out, res, strict); err != nil {
+					return failf("%v", err)
+				}
+			case a.mode() == modeJSON:
 				if err := writeJSON(a.io.Out, res); err != nil {
 					return err
 				}
-			} else {
+			default:
 				printCheck(a.io.Out, res)
 			}
 			if !res.OK {
@@ -58,6 +91,8 @@ connection and loads no model code.`,
 	cmd.Flags().BoolVar(&strict, "strict", false, "fail ERC/DRC on warnings too, not only on errors")
 	cmd.Flags().BoolVar(&strictSourcing, "strict-sourcing", false, "fail on stale and zero-stock sourcing snapshots, and on BOM MPNs without one")
 	cmd.Flags().BoolVar(&noCache, "no-cache", false, "always run kicad-cli, ignoring cached results")
+	cmd.Flags().StringVar(&baseline, "baseline", "", "fail only on findings new since git revision `REV` (default: \"baseline\" in config.json)")
+	cmd.Flags().StringVar(&format, "format", "", "output `format`: text, json (as --json), sarif (SARIF 2.1.0) or junit (JUnit XML)")
 	return cmd
 }
 
@@ -66,44 +101,117 @@ type checkOptions struct {
 	strict         bool // ERC/DRC warnings fail
 	strictSourcing bool // sourcing warnings fail; every MPN needs a snapshot
 	noCache        bool // always run kicad-cli
+	// baseline is the git revision whose findings do not fail (--baseline);
+	// with baselineFromConfig, config.json's "baseline" when it is "".
+	baseline           string
+	baselineFromConfig bool
 }
 
 func (a *app) runCheck(ctx context.Context, opt checkOptions) (*verify.Result, error) {
+	res, _, err := a.runCheckIn(ctx, opt)
+	return res, err
+}
+
+// runCheckIn is runCheck that also returns the workspace it checked.
+func (a *app) runCheckIn(ctx context.Context, opt checkOptions) (_ *verify.Result, _ *workspace, err error) {
 	w, tool, err := a.openKiCad(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	rev, label := opt.baseline, "--baseline"
+	if rev == "" && opt.baselineFromConfig {
+		rev, label = w.cfg.Baseline, `"baseline" in `+design.ConfigPath+":"
+	}
+	var base *baselineSide
+	if rev != "" {
+		if base, err = a.openBaseline(ctx, w, label, rev); err != nil {
+			return nil, nil, err
+		}
+		defer func() {
+			if rmErr := base.scratch.Remove(ctx); rmErr != nil && err == nil {
+				err = failf("%v", rmErr)
+			}
+		}()
 	}
 	tool.NoCache = opt.noCache
-	res, err := verify.Run(ctx, verify.Input{Repo: w.repo, Config: w.cfg, Schematic: w.proj.Schematic, Board: w.proj.Board, Tool: tool,
-		Strict: opt.strict, StrictSourcing: opt.strictSourcing})
-	if err != nil {
-		return nil, failf("%v", w.relErr(err))
+	in := verify.Input{Repo: w.repo, Config: w.cfg, Schematic: w.proj.Schematic, Board: w.proj.Board, Tool: tool,
+		Strict: opt.strict, StrictSourcing: opt.strictSourcing}
+	var (
+		res, baseRes    *verify.Result
+		resErr, baseErr error
+		wg              sync.WaitGroup
+	)
+	// The baseline's checks run beside the working tree's; an unchanged
+	// revision's kicad-cli results come from the cache.
+	baseCtx, cancelBase := context.WithCancel(ctx)
+	defer cancelBase()
+	if base != nil {
+		wg.Go(func() { baseRes, baseErr = base.check(baseCtx, opt) })
 	}
-	return res, nil
+	// A working tree that cannot be checked ends the baseline's run too:
+	// its error is the one reported.
+	if res, resErr = verify.Run(ctx, in); resErr != nil {
+		cancelBase()
+	}
+	wg.Wait()
+	if resErr != nil {
+		return nil, nil, failf("%v", w.relErr(resErr))
+	}
+	if baseErr != nil {
+		return nil, nil, failf("baseline %s: %v", rev, strings.ReplaceAll(baseErr.Error(), base.root+string(filepath.Separator), ""))
+	}
+	if base != nil {
+		bar := kicadcli.SeverityError
+		if opt.strict {
+			bar = kicadcli.SeverityWarning
+		}
+		cached := baseRes.ERC.Cached && (baseRes.DRC.Cached || baseRes.DRC.Skipped != "")
+		info := verify.BaselineInfo{Rev: rev, Commit: base.commit, Cached: cached, BoardUnchanged: base.boardUnchanged()}
+		verify.ApplyBaseline(res, baseRes, info, bar)
+	}
+	return res, w, nil
 }
 
 // printCheck writes one line per gate, then each problem indented beneath it.
 func printCheck(w io.Writer, r *verify.Result) {
-	printTool(w, "ERC", r.ERC)
-	printTool(w, "DRC", r.DRC)
-	if r.Drift.OK {
+	based := r.Baseline != nil
+	if based {
+		fmt.Fprintf(w, "baseline %s (%s)\n", r.Baseline.Rev, r.Baseline.Commit[:min(12, len(r.Baseline.Commit))])
+	}
+	printTool(w, "ERC", r.ERC, based)
+	printTool(w, "DRC", r.DRC, based)
+	drifts := make([]string, len(r.Drift.Mismatches))
+	for i, m := range r.Drift.Mismatches {
+		drifts[i] = m.BaselineState
+	}
+	switch {
+	case based && len(drifts) > 0:
+		fmt.Fprintf(w, "drift %s %s\n", checkMark(r.Drift.OK), baselineCount(drifts))
+	case r.Drift.OK:
 		fmt.Fprintln(w, "drift ✓")
-	} else {
+	default:
 		fmt.Fprintf(w, "drift ✗ %s\n", plural(len(r.Drift.Mismatches), "mismatch"))
 	}
 	for _, m := range r.Drift.Mismatches {
-		fmt.Fprintf(w, "  %s\n", m.Message)
+		fmt.Fprintf(w, "  %s\n", statePrefix(m.BaselineState)+m.Message)
 	}
 	for _, s := range r.Drift.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", s)
 	}
-	if r.Constraints.OK {
+	cons := make([]string, len(r.Constraints.Violations))
+	for i, v := range r.Constraints.Violations {
+		cons[i] = v.BaselineState
+	}
+	switch {
+	case based && len(cons) > 0:
+		fmt.Fprintf(w, "constraints %s %s\n", checkMark(r.Constraints.OK), baselineCount(cons))
+	case r.Constraints.OK:
 		fmt.Fprintln(w, "constraints ✓")
-	} else {
+	default:
 		fmt.Fprintf(w, "constraints ✗ %s\n", plural(len(r.Constraints.Violations), "violation"))
 	}
 	for _, v := range r.Constraints.Violations {
-		fmt.Fprintf(w, "  %s\n", v.Message)
+		fmt.Fprintf(w, "  %s\n", statePrefix(v.BaselineState)+v.Message)
 	}
 	switch {
 	case r.OpenSpec.Skipped != "":
@@ -157,19 +265,25 @@ func printSourcing(w io.Writer, g verify.SourcingGate) {
 	}
 }
 
-func printTool(w io.Writer, name string, g verify.ToolGate) {
+func printTool(w io.Writer, name string, g verify.ToolGate, baseline bool) {
 	var parts []string
-	if g.Errors > 0 {
-		parts = append(parts, plural(g.Errors, "error"))
-	}
-	if g.Warnings > 0 {
-		parts = append(parts, plural(g.Warnings, "warning"))
-	}
-	if n := len(g.Unconnected); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d unconnected", n))
-	}
-	if n := len(g.Parity); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d parity", n))
+	if baseline {
+		if n, old := g.BaselineCounts(); n+old > 0 {
+			parts = append(parts, fmt.Sprintf("%d new (%d existing)", n, old))
+		}
+	} else {
+		if g.Errors > 0 {
+			parts = append(parts, plural(g.Errors, "error"))
+		}
+		if g.Warnings > 0 {
+			parts = append(parts, plural(g.Warnings, "warning"))
+		}
+		if n := len(g.Unconnected); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d unconnected", n))
+		}
+		if n := len(g.Parity); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d parity", n))
+		}
 	}
 	mark := "✓"
 	if !g.OK {
@@ -185,21 +299,68 @@ func printTool(w io.Writer, name string, g verify.ToolGate) {
 		fmt.Fprintf(w, "%s %s %s\n", name, mark, strings.Join(parts, ", "))
 	}
 	// Every error is printed; warnings are capped so that a board with a
-	// hundred parity warnings still leaves its errors readable.
-	warned := 0
-	for _, group := range [][]kicadcli.Violation{g.Violations, g.Unconnected, g.Parity} {
-		for _, v := range group {
-			if v.Severity != kicadcli.SeverityError {
-				if warned++; warned > maxWarningLines {
+	// hundred parity warnings still leaves its errors readable. Under a
+	// baseline, new findings come first and existing ones are capped too:
+	// they are what the board already had.
+	warned, existing := 0, 0
+	for _, pass := range []string{verify.StateNew, verify.StateExisting} {
+		for _, group := range [][]kicadcli.Violation{g.Violations, g.Unconnected, g.Parity} {
+			for _, v := range group {
+				if v.BaselineState != pass && (baseline || pass != verify.StateNew) {
 					continue
 				}
+				switch {
+				case v.BaselineState == verify.StateExisting:
+					if existing++; existing > maxWarningLines {
+						continue
+					}
+				case v.Severity != kicadcli.SeverityError:
+					if warned++; warned > maxWarningLines {
+						continue
+					}
+				}
+				prefix := ""
+				if baseline {
+					prefix = v.BaselineState + " "
+				}
+				fmt.Fprintf(w, "  %s%s\n", prefix, violationLine(v))
 			}
-			fmt.Fprintf(w, "  %s\n", violationLine(v))
 		}
 	}
 	if warned > maxWarningLines {
 		fmt.Fprintf(w, "  ... and %d more warnings (--json lists all)\n", warned-maxWarningLines)
 	}
+	if existing > maxWarningLines {
+		fmt.Fprintf(w, "  ... and %d more existing (--json lists all)\n", existing-maxWarningLines)
+	}
+}
+
+func checkMark(ok bool) string {
+	if ok {
+		return "✓"
+	}
+	return "✗"
+}
+
+// baselineCount is "1 new (2 existing)" over a gate's baseline states.
+func baselineCount(states []string) string {
+	n, old := 0, 0
+	for _, s := range states {
+		if s == verify.StateExisting {
+			old++
+		} else {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d new (%d existing)", n, old)
+}
+
+// statePrefix is "new " or "existing " under a baseline, else "".
+func statePrefix(state string) string {
+	if state == "" {
+		return ""
+	}
+	return state + " "
 }
 
 // maxWarningLines caps the warnings printed per gate in plain output.

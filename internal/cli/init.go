@@ -39,11 +39,18 @@ var gitignoreEntries = []string{".env", ".copperhead/runs/"}
 const hookMarker = "# installed by copperhead init"
 
 // preCommitHook calls the installed CLI; it never copies check's logic, and
-// warns rather than blocks when copperhead is not on PATH.
+// warns rather than blocks when copperhead is not on PATH. It checks against
+// HEAD (check --baseline HEAD), so a board with accepted errors can still be
+// committed while a new violation blocks the commit.
 const preCommitHook = `#!/bin/sh
 ` + hookMarker + `: keeps docs, schematic and constraints in step.
 # Remove this file (or run 'copperhead init --no-hooks' in a new clone) to opt out.
+# Findings already committed (accepted upstream DRC errors) do not block a
+# commit: only what is new since HEAD does. The first commit has no HEAD.
 if command -v copperhead >/dev/null 2>&1; then
+	if git rev-parse --verify --quiet HEAD >/dev/null 2>&1; then
+		exec copperhead check --plain --baseline HEAD
+	fi
 	exec copperhead check --plain
 fi
 echo "copperhead pre-commit: copperhead is not on PATH; the design check did not run" >&2
@@ -62,7 +69,7 @@ and kicad-cli's netlist, and writes:
   docs/SPEC.md SUBSYSTEMS.md LAYOUT.md BOM.md PINOUT.md DECISIONS.md CHANGELOG.md
   .copperhead/config.json and .copperhead/README.md (every config key explained)
   .gitignore entries for .env and .copperhead/runs/
-  a git pre-commit hook running 'copperhead check' (unless --no-hooks)
+  a git pre-commit hook running 'copperhead check --baseline HEAD' (unless --no-hooks)
 
 Re-running changes nothing. A doc edited by hand since init wrote it is not
 overwritten unless --force is given; DECISIONS.md and CHANGELOG.md are
@@ -164,7 +171,7 @@ func (a *app) runInit(ctx context.Context, path string, force, noHooks bool) err
 	}
 	switch res.Hook {
 	case "installed":
-		fmt.Fprintln(out, "installed the git pre-commit hook (runs 'copperhead check')")
+		fmt.Fprintln(out, "installed the git pre-commit hook (runs 'copperhead check --baseline HEAD')")
 	case "foreign":
 		fmt.Fprintln(out, "left the existing git pre-commit hook alone; add 'copperhead check' to it yourself")
 	case "no-git":

@@ -44,6 +44,7 @@ type Config struct {
 	Budgets         map[string]float64 // free-form hard budgets, mirrored in SPEC.md ## Budgets
 	Generated       map[string]string  // doc path -> ContentHash of the doc as init last wrote it
 	Research        ResearchConfig     // the "research" block: part research tools and the sourcing checks
+	Baseline        string             // git revision check compares against (check --baseline wins); "" for none
 	Extra           map[string]json.RawMessage
 }
 
@@ -106,6 +107,7 @@ func ParseConfig(data []byte, name string) (cfg Config, err error) {
 		{"maxStageRetries", &cfg.MaxStageRetries},
 		{"budgets", &cfg.Budgets},
 		{"generated", &cfg.Generated},
+		{"baseline", &cfg.Baseline},
 	}); err != nil {
 		return Config{}, err
 	}
@@ -131,6 +133,9 @@ func ParseConfig(data []byte, name string) (cfg Config, err error) {
 		if n < 1 {
 			return Config{}, fmt.Errorf("%s: key \"stageMaxTurns\": stage %q must be at least 1, got %d", name, stage, n)
 		}
+	}
+	if b := cfg.Baseline; b != "" && (strings.TrimSpace(b) != b || strings.HasPrefix(b, "-")) {
+		return Config{}, fmt.Errorf("%s: key \"baseline\": %q is not a git revision", name, b)
 	}
 	for _, p := range []struct{ key, val string }{{"schematic", cfg.Schematic}, {"board", cfg.Board}, {"docs", cfg.Docs}} {
 		if p.val != "" && !repoRelative(p.val) {
@@ -224,6 +229,7 @@ func (c Config) Marshal() []byte {
 	putString("model", c.Model)
 	putString("baseURL", c.BaseURL)
 	putString("apiKeyEnv", c.APIKeyEnv)
+	putString("baseline", c.Baseline)
 	out["maxTurns"] = c.MaxTurns
 	out["maxRepairCycles"] = c.MaxRepairCycles
 	if len(c.StageMaxTurns) > 0 {

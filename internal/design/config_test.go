@@ -169,7 +169,7 @@ func TestLoadConfig(t *testing.T) {
 func TestReadmeExplainsEveryConfigKey(t *testing.T) {
 	readme := string(GenerateReadme())
 	keys := []string{"schematic", "board", "docs", "model", "baseURL", "apiKeyEnv", "maxTurns", "maxRepairCycles",
-		"stageMaxTurns", "budgets", "generated", "forbidden", "affects", "deferred", "source", "runs/",
+		"stageMaxTurns", "budgets", "generated", "baseline", "forbidden", "affects", "deferred", "source", "runs/",
 		"research", "enabled", "allowHosts", "fetchPages", "maxPdfMB", "stalenessDays", "sourcing.<refdes>", "stockTotal", "price1k", "VERIFIED(datasheet)"}
 	for _, k := range keys {
 		if !strings.Contains(readme, "`"+k+"`") {
@@ -323,5 +323,40 @@ func TestConfigMarshalResearch(t *testing.T) {
 	c.Research.Enabled = true
 	if !strings.Contains(string(c.Marshal()), `"enabled": true`) {
 		t.Errorf("enabled research not written:\n%s", c.Marshal())
+	}
+}
+
+// TestConfigBaseline: "baseline" names the git revision check compares
+// against; it round-trips through Marshal and refuses what git would read as
+// an option or what cannot be a revision.
+func TestConfigBaseline(t *testing.T) {
+	for _, tt := range []struct {
+		in, want, err string
+	}{
+		{`{}`, "", ""},
+		{`{"baseline": "origin/main"}`, "origin/main", ""},
+		{`{"baseline": "HEAD~2"}`, "HEAD~2", ""},
+		{`{"baseline": "--all"}`, "", `key "baseline": "--all" is not a git revision`},
+		{`{"baseline": " HEAD"}`, "", `key "baseline": " HEAD" is not a git revision`},
+		{`{"baseline": 3}`, "", `"baseline"`},
+	} {
+		c, err := ParseConfig([]byte(tt.in), "config.json")
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: err = %v, want it to say %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || c.Baseline != tt.want {
+			t.Errorf("%s: Baseline = %q, %v; want %q", tt.in, c.Baseline, err, tt.want)
+			continue
+		}
+		back, err := ParseConfig(c.Marshal(), "config.json")
+		if err != nil || back.Baseline != tt.want {
+			t.Errorf("%s: round trip Baseline = %q, %v", tt.in, back.Baseline, err)
+		}
+		if tt.want == "" && strings.Contains(string(c.Marshal()), `"baseline"`) {
+			t.Errorf("%s: an unset baseline is written", tt.in)
+		}
 	}
 }

@@ -159,6 +159,8 @@ type ConstraintViolation struct {
 	Kind    string `json:"kind"`    // one of the Violation* kinds
 	Message string `json:"message"` // names both sides and the governing source
 	Source  string `json:"source"`  // the constraint's source, or the file declaring the budget
+	// BaselineState is "new" or "existing" under check --baseline; "" otherwise.
+	BaselineState string `json:"baseline_state,omitempty"`
 }
 
 func (v ConstraintViolation) String() string { return v.Message }

@@ -35,6 +35,8 @@ type Mismatch struct {
 	Claim   string       `json:"claim"`
 	Actual  string       `json:"actual"`
 	Message string       `json:"message"`
+	// BaselineState is "new" or "existing" under check --baseline; "" otherwise.
+	BaselineState string `json:"baseline_state,omitempty"`
 }
 
 func (m Mismatch) String() string { return m.Message }

@@ -41,6 +41,9 @@ type Violation struct {
 	Sheet       string         `json:"sheet"`       // ERC: sheet instance path ("/", "/Power/"); DRC: ""
 	Pos         kicad.Point    `json:"pos_mm"`      // the marker: the first item's position
 	Items       []AffectedItem `json:"items"`       // in KiCad's order (main item first)
+	// BaselineState is "new" or "existing" when check compares against a
+	// baseline revision (verify.ApplyBaseline); "" (left out) otherwise.
+	BaselineState string `json:"baseline_state,omitempty"`
 }
 
 // AffectedItem is one schematic or board object a violation points at.

@@ -31,6 +31,9 @@ type Result struct {
 	OpenSpec    OpenSpecGate      `json:"openspec"`
 	Sourcing    SourcingGate      `json:"sourcing"`
 	Environment EnvironmentCounts `json:"environment"`
+	// Baseline is the revision findings were compared against (check
+	// --baseline); each violation then carries "baseline_state".
+	Baseline *BaselineInfo `json:"baseline,omitempty"`
 }
 
 // ToolGate is ERC or DRC as kicad-cli reported it.
@@ -99,6 +102,9 @@ type Input struct {
 	// fails on stale and zero-stock snapshots (check --strict-sourcing).
 	StrictSourcing bool
 	Now            time.Time // the clock snapshots are aged against; zero means time.Now()
+	// SkipOpenSpec leaves openspec validate out (the baseline side of
+	// check --baseline, whose OpenSpec result is never compared).
+	SkipOpenSpec bool
 }
 
 // Run checks every gate. Errors are for gates that could not run at all (an
@@ -126,7 +132,7 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 		schErr         error
 		spec           *openspec.Result
 		specErr        error
-		runSpec        = openspec.Present(in.Repo)
+		runSpec        = !in.SkipOpenSpec && openspec.Present(in.Repo)
 		bar            = kicadcli.SeverityError
 	)
 	if in.Strict {
