@@ -38,13 +38,13 @@ status=0
 # The end-to-end package runs real kicad-cli hundreds of times: well past go
 # test's default 10-minute limit on a busy 2-core machine.
 go test -count=1 -timeout 30m -v ./... >"$log" 2>&1 || status=$?
-grep -E '^(ok|FAIL|\?) ' "$log" || true
-passed=$(grep -cE '^\s*--- PASS' "$log" || true)
-failed=$(grep -cE '^\s*--- FAIL' "$log" || true)
-skipped=$(grep -cE '^\s*--- SKIP' "$log" || true)
+grep -aE '^(ok|FAIL|\?) ' "$log" || true
+passed=$(grep -acE '^\s*--- PASS' "$log" || true)
+failed=$(grep -acE '^\s*--- FAIL' "$log" || true)
+skipped=$(grep -acE '^\s*--- SKIP' "$log" || true)
 # A package that panics or times out has no "--- FAIL" line of its own: count it.
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
-	failed=$(grep -cE '^FAIL\s' "$log" || true)
+	failed=$(grep -acE '^FAIL\s' "$log" || true)
 	[ "$failed" -gt 0 ] || failed=1
 fi
 if [ "$status" -ne 0 ]; then
