@@ -64,6 +64,16 @@ MCU, no PINOUT.md, or the build failed; 2 usage.`,
 			if err != nil {
 				return failf("firmware: %v", err)
 			}
+			// The clock comes from the crystal on the MCU's oscillator
+			// pins, found in KiCad's netlist; without kicad-cli the
+			// family's default is kept and marked ASSUMED.
+			if tool, err := findKiCad(cmd.Context()); err != nil {
+				mcu.Clock = firmware.DetectClock(mcu, nil, "kicad-cli not found, no netlist to find a crystal in")
+			} else if nl, err := w.netlist(cmd.Context(), tool); err != nil {
+				mcu.Clock = firmware.DetectClock(mcu, nil, "no netlist: "+err.Error())
+			} else {
+				mcu.Clock = firmware.DetectClock(mcu, nl, "")
+			}
 			pinoutRel := w.cfg.DocPath(design.PinoutDoc)
 			pinout, err := design.ReadRepoFile(w.repo, pinoutRel)
 			if errors.Is(err, os.ErrNotExist) {
@@ -105,6 +115,12 @@ func renderFirmware(a *app, res *firmware.Result, pinout string) {
 	m := res.MCU
 	fmt.Fprintf(w, "MCU %s (%s): %s %s\n", m.Refdes, m.Value, m.Family, m.Target)
 	fmt.Fprintf(w, "  chosen: %s\n", m.Reason)
+	if m.Clock.Hz > 0 {
+		fmt.Fprintf(w, "clock %d Hz: %s\n", m.Clock.Hz, m.Clock.Source)
+	}
+	if m.Memory != "" {
+		fmt.Fprintf(w, "memory: %s\n", m.Memory)
+	}
 	fmt.Fprintf(w, "pins.h %s: %s from %s\n", res.PinsHeader, plural(len(res.Pins), "pin"), pinout)
 	fmt.Fprintf(w, "happy path: %s\n", res.HappyPath)
 	if len(res.Written) > 0 {

@@ -24,8 +24,8 @@ func TestDetectMCU(t *testing.T) {
 		{"ATmega328P-P", "MCU_Microchip_ATmega:ATmega328P-P", MCU{Family: FamilyAVR, Target: "atmega328p"}, false},
 		{"ATtiny85-20PU", "MCU_Microchip_ATtiny:ATtiny85-20PU", MCU{Family: FamilyAVR, Target: "attiny85"}, false},
 		{"ATmega32U4-AU", "MCU_Microchip_ATmega:ATmega32U4-AU", MCU{Family: FamilyAVR, Target: "atmega32u4"}, false},
-		{"STM32F103C8Tx", "MCU_ST_STM32F1:STM32F103C8Tx", MCU{Family: FamilyCortexM, Target: "stm32f1", CPU: "cortex-m3", FlashOrigin: 0x08000000, FlashKB: 64, RAMKB: 8}, false},
-		{"STM32G031K8Tx", "MCU_ST_STM32G0:STM32G031K8Tx", MCU{Family: FamilyCortexM, Target: "stm32g0", CPU: "cortex-m0plus", FlashOrigin: 0x08000000, FlashKB: 64, RAMKB: 4}, false},
+		{"STM32F103C8Tx", "MCU_ST_STM32F1:STM32F103C8Tx", MCU{Family: FamilyCortexM, Target: "stm32f1", CPU: "cortex-m3", FlashOrigin: 0x08000000, FlashKB: 64, RAMKB: 20}, false},
+		{"STM32G031K8Tx", "MCU_ST_STM32G0:STM32G031K8Tx", MCU{Family: FamilyCortexM, Target: "stm32g0", CPU: "cortex-m0plus", FlashOrigin: 0x08000000, FlashKB: 64, RAMKB: 8}, false},
 		{"RP2040", "MCU_RaspberryPi:RP2040", MCU{Family: FamilyCortexM, Target: "rp2040", CPU: "cortex-m0plus", FlashOrigin: 0x10000000, FlashKB: 2048, RAMKB: 264}, false},
 		{"ESP32-S3-WROOM-1", "RF_Module:ESP32-S3-WROOM-1", MCU{Family: FamilyESP32, Target: "esp32s3"}, false},
 		{"ESP32-WROOM-32E", "RF_Module:ESP32-WROOM-32E", MCU{Family: FamilyESP32, Target: "esp32"}, false},
@@ -50,7 +50,7 @@ func TestDetectMCU(t *testing.T) {
 			if !strings.Contains(got.Reason, "the only candidate") {
 				t.Errorf("reason %q", got.Reason)
 			}
-			got.Reason = ""
+			got.Reason, got.Memory = "", "" // TestPartMemory checks Memory
 			tc.want.Refdes, tc.want.Value, tc.want.LibID = "U7", tc.value, tc.libID
 			if got != tc.want {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)
@@ -426,5 +426,57 @@ func TestNoForbiddenImports(t *testing.T) {
 				t.Errorf("firmware depends on %s", dep)
 			}
 		}
+	}
+}
+
+// TestPartMemory: the linker script's sizes come from the part table by
+// part number (STM32F103C8 is 64 KB flash / 20 KB RAM, not the series'
+// smallest), and a part not in the table says its sizes are ASSUMED.
+func TestPartMemory(t *testing.T) {
+	tests := []struct {
+		part          string
+		flash, ram    int
+		memory        string // substring of MCU.Memory
+		wantLinkerRAM string // line of linker.ld ("" for AVR)
+	}{
+		{"STM32F103C8Tx", 64, 20, "part table (STM32F103X8)", "LENGTH = 20K"},
+		{"STM32F103CBTx", 128, 20, "part table (STM32F103XB)", "LENGTH = 20K"},
+		{"STM32F103RET", 512, 64, "part table (STM32F103XE)", "LENGTH = 64K"},
+		{"STM32F030F4Px", 16, 4, "part table (STM32F030X4)", "LENGTH = 4K"},
+		{"STM32F030C8Tx", 64, 8, "part table (STM32F030X8)", "LENGTH = 8K"},
+		{"STM32F401CCUx", 256, 64, "part table (STM32F401XC)", "LENGTH = 64K"},
+		{"STM32F411CEUx", 512, 128, "part table (STM32F411XE)", "LENGTH = 128K"},
+		{"RP2040", 2048, 264, "264 KB SRAM; the flash is the external QSPI chip, ASSUMED", "LENGTH = 264K"},
+		{"nRF52840-QIAA", 1024, 256, "part table (NRF52840)", "LENGTH = 256K"},
+		{"ATSAMD21G18A-AU", 256, 32, "part table (SAMD21X18)", "LENGTH = 32K"},
+		{"STM32L476RGTx", 1024, 8, "ASSUMED: STM32L476XG not in the part table", "LENGTH = 8K"},
+		{"ATmega328P-PU", 0, 0, "part table (ATMEGA328P): 32 KB flash, 2 KB SRAM", ""},
+		{"ATmega32U4-AU", 0, 0, "part table (ATMEGA32U4): 32 KB flash, 2.5 KB SRAM", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.part, func(t *testing.T) {
+			m, ok := classify(tc.part + " " + tc.part)
+			if !ok {
+				t.Fatalf("classify(%s) failed", tc.part)
+			}
+			if m.FlashKB != tc.flash || m.RAMKB != tc.ram || !strings.Contains(m.Memory, tc.memory) {
+				t.Errorf("%s: %d KB flash, %d KB RAM, %q; want %d, %d, %q", tc.part, m.FlashKB, m.RAMKB, m.Memory, tc.flash, tc.ram, tc.memory)
+			}
+			if tc.wantLinkerRAM == "" {
+				return
+			}
+			m.Refdes, m.Value = "U1", tc.part
+			repo := repoWith(t, "| Refdes | Pin | Name | Net |\n|---|---|---|---|\n")
+			if _, err := Generate(context.Background(), m, []byte("| Refdes | Pin | Name | Net |\n|---|---|---|---|\n"), Options{Repo: repo, Pinout: "docs/PINOUT.md", NoBuild: true}); err != nil {
+				t.Fatal(err)
+			}
+			ld, err := os.ReadFile(filepath.Join(repo, "firmware", "linker.ld"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(ld), "RAM   (rwx) : ORIGIN = 0x20000000, "+tc.wantLinkerRAM+"\n") || !strings.Contains(string(ld), tc.memory) {
+				t.Errorf("linker.ld lacks RAM %s or the memory note:\n%s", tc.wantLinkerRAM, ld)
+			}
+		})
 	}
 }

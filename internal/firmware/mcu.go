@@ -35,6 +35,12 @@ type MCU struct {
 	FlashOrigin uint32 `json:"flash_origin,omitempty"`
 	FlashKB     int    `json:"flash_kb,omitempty"`
 	RAMKB       int    `json:"ram_kb,omitempty"`
+	// Memory says where FlashKB and RAMKB come from: "part table (<key>)"
+	// when the part number is in partMemory, else an ASSUMED note.
+	Memory string `json:"memory,omitempty"`
+	// Clock is the core clock the scaffold is built for (AVR's F_CPU); see
+	// DetectClock.
+	Clock Clock `json:"clock"`
 	// Reason says why this part was chosen: what matched, its pins, and the
 	// other candidates when there were any.
 	Reason string `json:"reason"`
@@ -214,23 +220,24 @@ func refPrefix(ref string) string {
 func classify(s string) (MCU, bool) {
 	u := strings.ToUpper(s)
 	if m := avrRE.FindStringSubmatch(u); m != nil {
-		return MCU{Family: FamilyAVR, Target: strings.ToLower("at" + m[1] + m[2])}, true
+		return withMemory(MCU{Family: FamilyAVR, Target: strings.ToLower("at" + m[1] + m[2])}, u), true
 	}
 	if m := esp32RE.FindStringSubmatch(u); m != nil {
 		return MCU{Family: FamilyESP32, Target: strings.ToLower("esp32" + m[1])}, true
 	}
 	if strings.Contains(u, "RP2040") {
-		return MCU{Family: FamilyCortexM, Target: "rp2040", CPU: "cortex-m0plus", FlashOrigin: 0x10000000, FlashKB: 2048, RAMKB: 264}, true
+		return MCU{Family: FamilyCortexM, Target: "rp2040", CPU: "cortex-m0plus", FlashOrigin: 0x10000000, FlashKB: 2048, RAMKB: 264,
+			Memory: "part table (RP2040): 264 KB SRAM; the flash is the external QSPI chip, ASSUMED 2048 KB (W25Q16): set it from the board's flash part"}, true
 	}
 	if strings.Contains(u, "NRF52") {
-		return MCU{Family: FamilyCortexM, Target: "nrf52", CPU: "cortex-m4", FlashOrigin: 0, FlashKB: 192, RAMKB: 24}, true
+		return withMemory(MCU{Family: FamilyCortexM, Target: "nrf52", CPU: "cortex-m4", FlashOrigin: 0, FlashKB: 192, RAMKB: 24}, u), true
 	}
 	if m := samdRE.FindStringSubmatch(u); m != nil {
 		cpu := "cortex-m0plus"
 		if m[2] >= "51" {
 			cpu = "cortex-m4"
 		}
-		return MCU{Family: FamilyCortexM, Target: strings.ToLower("sam" + m[1] + m[2]), CPU: cpu, FlashOrigin: 0, FlashKB: 16, RAMKB: 4}, true
+		return withMemory(MCU{Family: FamilyCortexM, Target: strings.ToLower("sam" + m[1] + m[2]), CPU: cpu, FlashOrigin: 0, FlashKB: 16, RAMKB: 4}, u), true
 	}
 	if m := stm32RE.FindStringSubmatch(u); m != nil {
 		series := m[1] + m[2] // F1, G0, L4, H7 ...
@@ -246,7 +253,7 @@ func classify(s string) (MCU, bool) {
 		if cpu != "cortex-m0" && cpu != "cortex-m0plus" {
 			ram = 8
 		}
-		return MCU{Family: FamilyCortexM, Target: strings.ToLower("stm32" + series), CPU: cpu, FlashOrigin: 0x08000000, FlashKB: flash, RAMKB: ram}, true
+		return withMemory(MCU{Family: FamilyCortexM, Target: strings.ToLower("stm32" + series), CPU: cpu, FlashOrigin: 0x08000000, FlashKB: flash, RAMKB: ram}, u), true
 	}
 	return MCU{}, false
 }
@@ -264,4 +271,83 @@ var stm32CPU = map[string]string{
 // character after the pin-count letter: STM32F103C8 is 64 KB) to kilobytes.
 var stm32Flash = map[string]int{
 	"4": 16, "6": 32, "8": 64, "B": 128, "C": 256, "D": 384, "E": 512, "F": 768, "G": 1024, "H": 1536, "I": 2048,
+}
+
+// memSize is one part's on-chip memory, in KB.
+type memSize struct{ flashKB, ramKB int }
+
+// partMemory holds the memory of common parts by part number (the vendor
+// datasheets' ordering tables), an "x" standing for the pin-count letter of
+// an STM32 or SAMD part number (STM32F103C8 and STM32F103R8 are both
+// STM32F103x8). RAM is the contiguous SRAM at 0x20000000 the linker script
+// may use (STM32F407's 64 KB CCM is left out). Parts not listed fall back to
+// the smallest of their series, marked ASSUMED.
+var partMemory = map[string]memSize{
+	"STM32F103X4": {16, 6}, "STM32F103X6": {32, 10}, "STM32F103X8": {64, 20}, "STM32F103XB": {128, 20},
+	"STM32F103XC": {256, 48}, "STM32F103XD": {384, 64}, "STM32F103XE": {512, 64},
+	"STM32F030X4": {16, 4}, "STM32F030X6": {32, 4}, "STM32F030X8": {64, 8}, "STM32F030XC": {256, 32},
+	"STM32F042X6": {32, 6}, "STM32F072X8": {64, 16}, "STM32F072XB": {128, 16},
+	"STM32F401XB": {128, 64}, "STM32F401XC": {256, 64}, "STM32F401XD": {384, 96}, "STM32F401XE": {512, 96},
+	"STM32F411XC": {256, 128}, "STM32F411XE": {512, 128},
+	"STM32F407XE": {512, 128}, "STM32F407XG": {1024, 128},
+	"STM32G030X6": {32, 8}, "STM32G030X8": {64, 8}, "STM32G031X4": {16, 8}, "STM32G031X6": {32, 8}, "STM32G031X8": {64, 8},
+	"NRF52810": {192, 24}, "NRF52811": {192, 24}, "NRF52832": {512, 64}, "NRF52833": {512, 128}, "NRF52840": {1024, 256},
+	"SAMD21X15": {32, 4}, "SAMD21X16": {64, 8}, "SAMD21X17": {128, 16}, "SAMD21X18": {256, 32},
+	"SAMD51X19": {512, 192}, "SAMD51X20": {1024, 256},
+}
+
+// avrMemory describes common AVR parts (avr-gcc's -mmcu already sizes their
+// memory; this is for the record and the README).
+var avrMemory = map[string]string{
+	"ATMEGA328P": "32 KB flash, 2 KB SRAM, 1 KB EEPROM", "ATMEGA328": "32 KB flash, 2 KB SRAM, 1 KB EEPROM",
+	"ATMEGA168": "16 KB flash, 1 KB SRAM, 512 B EEPROM", "ATMEGA32U4": "32 KB flash, 2.5 KB SRAM, 1 KB EEPROM",
+	"ATMEGA16U2": "16 KB flash, 512 B SRAM, 512 B EEPROM", "ATMEGA2560": "256 KB flash, 8 KB SRAM, 4 KB EEPROM",
+	"ATMEGA1284P": "128 KB flash, 16 KB SRAM, 4 KB EEPROM", "ATTINY85": "8 KB flash, 512 B SRAM, 512 B EEPROM",
+}
+
+var (
+	stm32PartRE = regexp.MustCompile(`STM32[A-Z][0-9A-Z][0-9A-Z]{2}[A-Z][0-9A-Z]`)
+	samdPartRE  = regexp.MustCompile(`SAM[DE][0-9]{2}[A-Z][0-9]{2}`)
+	nrfPartRE   = regexp.MustCompile(`NRF528[0-9]{2}`)
+	avrPartRE   = regexp.MustCompile(`\bAT(?:MEGA|TINY)[0-9]+[A-Z]*[0-9]*[A-Z]*`)
+)
+
+// memoryKey is the partMemory key a part number falls under, "" when it is
+// not one the table can name.
+func memoryKey(u string) string {
+	if p := stm32PartRE.FindString(u); p != "" {
+		return p[:9] + "X" + p[10:]
+	}
+	if p := samdPartRE.FindString(u); p != "" {
+		return p[:6] + "X" + p[7:]
+	}
+	if p := nrfPartRE.FindString(u); p != "" {
+		return p
+	}
+	if p := avrPartRE.FindString(u); p != "" {
+		// ATMEGA328P-PU, ATMEGA32U4-AU: the package suffix is not in the match.
+		return p
+	}
+	return ""
+}
+
+// withMemory sets m's memory from partMemory when the part number is there
+// (the AVR sizes only describe: avr-gcc's -mmcu already knows them), and
+// marks the series fallback ASSUMED otherwise.
+func withMemory(m MCU, u string) MCU {
+	key := memoryKey(u)
+	if m.Family == FamilyAVR {
+		m.Memory = "avr-gcc -mmcu=" + m.Target + " sizes it"
+		if d, ok := avrMemory[key]; ok {
+			m.Memory = fmt.Sprintf("part table (%s): %s; %s", key, d, m.Memory)
+		}
+		return m
+	}
+	if ms, ok := partMemory[key]; ok {
+		m.FlashKB, m.RAMKB = ms.flashKB, ms.ramKB
+		m.Memory = fmt.Sprintf("part table (%s): %d KB flash, %d KB RAM", key, ms.flashKB, ms.ramKB)
+		return m
+	}
+	m.Memory = fmt.Sprintf("ASSUMED: %s not in the part table, the smallest of the series (%d KB flash, %d KB RAM); set them from the datasheet", firstNonEmpty(key, m.Target), m.FlashKB, m.RAMKB)
+	return m
 }

@@ -77,9 +77,47 @@ func locate(name string, m MCU) (port string, bit, gpio int, ok bool) {
 				n, _ := strconv.Atoi(p[1])
 				return "", n, n, true
 			}
+			if n, ok := altGPIO[m.Target][alt]; ok {
+				return "", n, n, true
+			}
 		}
 	}
 	return "", 0, 0, false
+}
+
+// altGPIO maps the alternate-function names a chip's (or module's) symbol
+// gives some GPIOs to their GPIO numbers, per target: the ESP32-S3 module
+// names GPIO43 TXD0, not IO43. Numbers are from Espressif's datasheets (the
+// pin-definition and IO MUX tables); only names whose GPIO is unambiguous
+// are listed. Names not here (SPI flash pins, analog-only SENSOR pins of
+// parts where they are inputs only, ...) stay out of pins.h.
+var altGPIO = map[string]map[string]int{
+	// ESP32-S3 (and S2, which shares this part of the pin map): U0TXD
+	// GPIO43, U0RXD GPIO44, USB D-/D+ GPIO19/20, JTAG GPIO39-42, 32 kHz
+	// crystal GPIO15/16.
+	"esp32s3": esp32S3Alt,
+	"esp32s2": esp32S3Alt,
+	// ESP32-C3: U0TXD GPIO21, U0RXD GPIO20, USB D-/D+ GPIO18/19, JTAG GPIO4-7.
+	"esp32c3": {
+		"TXD0": 21, "U0TXD": 21, "TXD": 21, "RXD0": 20, "U0RXD": 20, "RXD": 20,
+		"USB_D-": 18, "USB_D+": 19, "D-": 18, "D+": 19,
+		"MTMS": 4, "MTDI": 5, "MTCK": 6, "MTDO": 7,
+	},
+	// ESP32: U0TXD GPIO1, U0RXD GPIO3, JTAG GPIO12-15, SENSOR_VP/VN
+	// GPIO36/39 (input only), 32 kHz crystal GPIO32/33.
+	"esp32": {
+		"TXD0": 1, "U0TXD": 1, "TXD": 1, "RXD0": 3, "U0RXD": 3, "RXD": 3,
+		"MTDI": 12, "MTCK": 13, "MTMS": 14, "MTDO": 15,
+		"SENSOR_VP": 36, "SENSOR_VN": 39, "SVP": 36, "SVN": 39,
+		"32K_XP": 32, "32K_XN": 33,
+	},
+}
+
+var esp32S3Alt = map[string]int{
+	"TXD0": 43, "U0TXD": 43, "TXD": 43, "RXD0": 44, "U0RXD": 44, "RXD": 44,
+	"USB_D-": 19, "USB_D+": 20, "D-": 19, "D+": 20,
+	"MTCK": 39, "MTDO": 40, "MTDI": 41, "MTMS": 42,
+	"XTAL_32K_P": 15, "XTAL_32K_N": 16,
 }
 
 // PinDefs reads the MCU's pins from a PINOUT.md: one PinDef per net on a
@@ -195,7 +233,11 @@ func PinsHeader(m MCU, source string, defs []PinDef) []byte {
 		if len(d.Also) > 0 {
 			also = "; also on " + strings.Join(d.Also, ", ")
 		}
-		w("/* %s: %s pin %s %s%s */\n", d.Net, d.Refdes, d.Pin, d.Name, also)
+		alt := ""
+		if m.Family == FamilyESP32 && d.GPIO >= 0 && !gpioPinRE.MatchString(strings.ToUpper(d.Name)) && !strings.Contains(d.Name, "/") {
+			alt = fmt.Sprintf(" (GPIO%d)", d.GPIO)
+		}
+		w("/* %s: %s pin %s %s%s%s */\n", d.Net, d.Refdes, d.Pin, d.Name, alt, also)
 		switch {
 		case m.Family == FamilyAVR:
 			w("#define %s P%s%d\n", d.Macro, d.Port, d.Bit)

@@ -83,6 +83,12 @@ func Generate(ctx context.Context, m MCU, pinoutDoc []byte, o Options) (*Result,
 	if err != nil {
 		return nil, err
 	}
+	if m.Clock.Source == "" {
+		m.Clock = DetectClock(m, nil, "")
+	}
+	if m.Memory == "" {
+		m.Memory = "ASSUMED: set the sizes from the datasheet"
+	}
 	dir := o.Dir
 	if dir == "" {
 		dir = filepath.Join(o.Repo, DefaultDir)
