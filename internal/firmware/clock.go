@@ -71,12 +71,10 @@ func isCrystal(c kicad.NetComponent) bool {
 // isXtalPin says whether an MCU pin name (or one "/" alternative of it) is a
 // crystal-oscillator pin.
 func isXtalPin(name string) bool {
-	for _, alt := range strings.Split(strings.ToUpper(name), "/") {
-		alt = strings.TrimSpace(alt)
-		if i := strings.LastIndexAny(alt, "-_"); i > 0 && strings.HasPrefix(alt, "P") && !xtalPinRE.MatchString(alt) {
-			alt = alt[i+1:] // PD0-OSC_IN style: the function after the port pin
-		}
-		if xtalPinRE.MatchString(alt) {
+	// "/" separates alternatives (PB6/XTAL1), "-" a port pin from its
+	// function (STM32's PD0-OSC_IN).
+	for _, alt := range strings.FieldsFunc(strings.ToUpper(name), func(r rune) bool { return r == '/' || r == '-' }) {
+		if xtalPinRE.MatchString(strings.TrimSpace(alt)) {
 			return true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -195,6 +196,25 @@ func TestPinDefs(t *testing.T) {
 			header: []string{"/* UART_TX: U3 pin 2 GPIO0; also on GPIO1 */", "#define PIN_UART_TX 0", "#define APP_LED_GPIO PIN_UART_TX", "#define APP_HAS_BUTTON 0"},
 		},
 		{
+			// The ESP32-S3 module's symbol names GPIO43/44/19/20 by their
+			// UART and USB functions: they are GPIOs all the same.
+			name: "ESP32-S3 alternate-function names",
+			doc: "| Refdes | Pin | Name | Net |\n|---|---|---|---|\n| U1 | 13 | USB_D- | USB_D- |\n| U1 | 14 | USB_D+ | USB_D+ |\n" +
+				"| U1 | 36 | RXD0 | UART_RX |\n| U1 | 37 | TXD0 | UART_TX |\n| U1 | 6 | IO6 | LED_R |\n| U1 | 3 | EN | EN |\n",
+			mcu:   MCU{Refdes: "U1", Family: FamilyESP32, Target: "esp32s3"},
+			want:  "PIN_USB_DN=/19/19/ PIN_USB_DP=/20/20/ PIN_UART_RX=/44/44/ PIN_UART_TX=/43/43/ PIN_LED_R=/6/6/led",
+			happy: "blink LED_R (IO6)",
+			header: []string{"/* UART_TX: U1 pin 37 TXD0 (GPIO43) */", "#define PIN_UART_TX 43", "#define PIN_UART_RX 44",
+				"#define PIN_USB_DN 19", "#define PIN_USB_DP 20", "/* LED_R: U1 pin 6 IO6 */"},
+		},
+		{
+			name:  "ESP32-C3 alternate-function names",
+			doc:   "| Refdes | Pin | Name | Net |\n|---|---|---|---|\n| U2 | 27 | TXD0 | TX |\n| U2 | 28 | RXD0 | RX |\n| U2 | 25 | USB_D+ | DP |\n",
+			mcu:   MCU{Refdes: "U2", Family: FamilyESP32, Target: "esp32c3"},
+			want:  "PIN_TX=/21/21/ PIN_RX=/20/20/ PIN_DP=/19/19/",
+			happy: "blink TX (TXD0)",
+		},
+		{
 			name:   "STM32 port pins as numbers",
 			doc:    "| Refdes | Pin | Name | Net |\n|---|---|---|---|\n| U1 | 10 | PA5 | LED |\n| U1 | 20 | PB12 | KEY |\n",
 			mcu:    MCU{Refdes: "U1", Family: FamilyCortexM, Target: "stm32f1"},
@@ -263,11 +283,53 @@ func TestGenerateBuildsAndDrifts(t *testing.T) {
 		header    string // firmware-relative pins.h
 		edit      [2]string
 		wantStale string
+		files     map[string][]string // firmware-relative file -> lines it must hold
+		objdump   string              // the toolchain's objdump
+		disasm    []string            // regexps the compiled firmware.elf's disassembly must match
+		notDisasm []string            // and must not
 	}{
 		{
 			name: "AVR ATmega328P", mcu: atmega, pinout: avrPinout, toolchain: "avr-gcc", header: "src/pins.h",
 			edit:      [2]string{"| PB5 | LED_STATUS |", "| PB5 | NC |"},
 			wantStale: "PIN_LED_STATUS removed",
+			files:     map[string][]string{"Makefile": {"F_CPU      := 1000000UL", "# ASSUMED: the factory clock, the internal 8 MHz RC divided by 8 (no netlist)."}},
+			objdump:   "avr-objdump",
+			// The happy path is in main: DDRB bit 5 (LED_STATUS, PB5) made
+			// an output, PIND (0x09) read for BTN_USER, PORTB (0x05)
+			// toggled; the 20 ms debounce at 1 MHz is a 16-bit count.
+			disasm:    []string{`sbi\s+0x04, 5`, `in\s+r[0-9]+, 0x09`, `out\s+0x05, r[0-9]+`},
+			notDisasm: []string{`ldi\s+r[0-9]+, 0xF9`},
+		},
+		{
+			// A 16 MHz crystal on XTAL1/XTAL2: F_CPU follows it, and the
+			// compiled debounce delay is 16 times longer in cycles
+			// (20 ms * 16 MHz / 5 cycles a turn = 0xF9FF).
+			name: "AVR ATmega328P with a 16 MHz crystal", mcu: withClock(atmega, avrCrystalNetlist("Y1", "16MHz", true)), pinout: avrPinout, toolchain: "avr-gcc", header: "src/pins.h",
+			edit:      [2]string{"| PB5 | LED_STATUS |", "| PB5 | NC |"},
+			wantStale: "PIN_LED_STATUS removed",
+			files: map[string][]string{
+				"Makefile":  {"F_CPU      := 16000000UL", "# From the board: Y1 (16MHz) on U1 PB6/XTAL1, PB7/XTAL2. The fuses must select the"},
+				"README.md": {"- `F_CPU` in the Makefile is 16000000 Hz, from the crystal: Y1 (16MHz) on U1 PB6/XTAL1, PB7/XTAL2."},
+			},
+			objdump: "avr-objdump",
+			disasm:  []string{`sbi\s+0x04, 5`, `out\s+0x05, r[0-9]+`, `ldi\s+r[0-9]+, 0xF9`},
+		},
+		{
+			// STM32F103C8: the linker script has its 20 KB of RAM, and
+			// board.c drives the pins through RCC and GPIO registers: main
+			// makes PC13 (GPIO 45) an output and reads PB12 (GPIO 28).
+			name:      "Cortex-M STM32F103C8",
+			mcu:       mustClassify(t, "U2", "STM32F103C8Tx"),
+			pinout:    "| Refdes | Pin | Name | Net |\n|---|---|---|---|\n| U2 | 2 | PC13 | LED |\n| U2 | 25 | PB12 | KEY |\n",
+			toolchain: "arm-none-eabi-gcc", header: "src/pins.h",
+			edit:      [2]string{"| PC13 | LED |", "| PC14 | LED |"},
+			wantStale: "PIN_LED 45 -> 46",
+			files: map[string][]string{
+				"linker.ld":   {"	RAM   (rwx) : ORIGIN = 0x20000000, LENGTH = 20K", "	FLASH (rx)  : ORIGIN = 0x08000000, LENGTH = 64K"},
+				"src/board.c": {"#define RCC_APB2ENR REG(0x40021018u)"},
+			},
+			objdump: "arm-none-eabi-objdump",
+			disasm:  []string{`movs\s+r0, #45.*\n.*bl\s+[0-9a-f]+ <gpio_output>`, `movs\s+r0, #28.*\n.*bl\s+[0-9a-f]+ <gpio_input_pullup>`, `\.word\s+0x40021000`},
 		},
 		{
 			name:      "Cortex-M RP2040",
@@ -302,6 +364,22 @@ func TestGenerateBuildsAndDrifts(t *testing.T) {
 				if !strings.HasPrefix(res.Build.Line(), "compiled with ") {
 					t.Errorf("status line %q", res.Build.Line())
 				}
+				if tc.objdump != "" && have(tc.objdump) {
+					out, err := exec.Command(tc.objdump, "-d", filepath.Join(repo, "firmware", "build", "firmware.elf")).CombinedOutput()
+					if err != nil {
+						t.Fatalf("%s: %v\n%s", tc.objdump, err, out)
+					}
+					for _, re := range tc.disasm {
+						if !regexp.MustCompile(re).Match(out) {
+							t.Errorf("firmware.elf's disassembly has no %s", re)
+						}
+					}
+					for _, re := range tc.notDisasm {
+						if regexp.MustCompile(re).Match(out) {
+							t.Errorf("firmware.elf's disassembly has %s", re)
+						}
+					}
+				}
 			} else {
 				if res.Build.State != NotCompiled || !strings.Contains(res.Build.Line(), "not compiled here: ") {
 					t.Errorf("without %s: status %+v, want not compiled here", tc.toolchain, res.Build)
@@ -310,6 +388,17 @@ func TestGenerateBuildsAndDrifts(t *testing.T) {
 			}
 			if err := res.Build.Gate(); err != nil {
 				t.Errorf("gate: %v", err)
+			}
+			for f, lines := range tc.files {
+				src, err := os.ReadFile(filepath.Join(repo, "firmware", f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, l := range lines {
+					if !strings.Contains(string(src), l+"\n") {
+						t.Errorf("%s lacks %q:\n%s", f, l, src)
+					}
+				}
 			}
 
 			// Regenerating changes nothing and keeps the user's files.
@@ -479,4 +568,77 @@ func TestPartMemory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// avrCrystalNetlist is an ATmega328P (U1) board's netlist: a crystal Y1 on
+// XTAL1/XTAL2 with its load caps, valued value.
+func avrCrystalNetlist(ref, value string, xtalPins bool) *kicad.Netlist {
+	n1, n2 := "PB6/XTAL1", "PB7/XTAL2"
+	if !xtalPins {
+		n1, n2 = "PD6", "PD7" // the crystal hangs on plain GPIOs: it clocks nothing
+	}
+	return &kicad.Netlist{
+		Components: []kicad.NetComponent{
+			{Refdes: "U1", Value: "ATmega328P-P", LibID: "MCU_Microchip_ATmega:ATmega328P-P"},
+			{Refdes: ref, Value: value, LibID: "Device:Crystal"},
+			{Refdes: "C1", Value: "22pF", LibID: "Device:C"},
+		},
+		Nets: []kicad.Net{
+			{Name: "/XT1", Nodes: []kicad.NetNode{{Refdes: "U1", Pin: "9", PinFunction: n1}, {Refdes: ref, Pin: "1"}, {Refdes: "C1", Pin: "1"}}},
+			{Name: "/XT2", Nodes: []kicad.NetNode{{Refdes: "U1", Pin: "10", PinFunction: n2}, {Refdes: ref, Pin: "2"}}},
+			{Name: "GND", Nodes: []kicad.NetNode{{Refdes: "U1", Pin: "8", PinFunction: "GND"}, {Refdes: "C1", Pin: "2"}}},
+		},
+	}
+}
+
+// TestDetectClock: the clock is the crystal on the MCU's oscillator pins,
+// read through the netlist; otherwise the factory default, marked ASSUMED.
+func TestDetectClock(t *testing.T) {
+	stm := MCU{Refdes: "U1", Family: FamilyCortexM, Target: "stm32f1"}
+	stmNL := &kicad.Netlist{
+		Components: []kicad.NetComponent{{Refdes: "U1", Value: "STM32F103C8Tx"}, {Refdes: "X1", Value: "8MHz", LibID: "Device:Crystal_GND24"}, {Refdes: "Y2", Value: "32.768kHz"}},
+		Nets: []kicad.Net{
+			{Name: "HSE_IN", Nodes: []kicad.NetNode{{Refdes: "U1", Pin: "5", PinFunction: "PD0-OSC_IN"}, {Refdes: "X1", Pin: "1"}}},
+			{Name: "HSE_OUT", Nodes: []kicad.NetNode{{Refdes: "U1", Pin: "6", PinFunction: "PD1-OSC_OUT"}, {Refdes: "X1", Pin: "3"}}},
+			{Name: "LSE_IN", Nodes: []kicad.NetNode{{Refdes: "U1", Pin: "3", PinFunction: "PC14-OSC32_IN"}, {Refdes: "Y2", Pin: "1"}}},
+		},
+	}
+	tests := []struct {
+		name    string
+		mcu     MCU
+		nl      *kicad.Netlist
+		hz      int64
+		assumed bool
+		source  string
+	}{
+		{"16 MHz crystal on XTAL1/XTAL2", atmega, avrCrystalNetlist("Y1", "16MHz", true), 16_000_000, false, "Y1 (16MHz) on U1 PB6/XTAL1, PB7/XTAL2"},
+		{"X refdes, spaced value", atmega, avrCrystalNetlist("X1", "8 MHz", true), 8_000_000, false, "X1 (8 MHz) on U1"},
+		{"decimal value with load", atmega, avrCrystalNetlist("Y1", "18.432MHz 20pF", true), 18_432_000, false, "Y1 (18.432MHz 20pF)"},
+		{"crystal on plain GPIOs", atmega, avrCrystalNetlist("Y1", "16MHz", false), 1_000_000, true, "ASSUMED: the factory clock, the internal 8 MHz RC divided by 8 (U1 has no crystal-oscillator pin on a net)"},
+		{"no frequency in the value", atmega, avrCrystalNetlist("Y1", "Crystal", true), 1_000_000, true, "crystal Y1 on the oscillator pins names no frequency"},
+		{"no netlist", atmega, nil, 1_000_000, true, "ASSUMED: the factory clock, the internal 8 MHz RC divided by 8 (kicad-cli not found)"},
+		{"STM32 HSE, not the 32 kHz LSE", stm, stmNL, 8_000_000, false, "X1 (8MHz) on U1 PD0-OSC_IN, PD1-OSC_OUT"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DetectClock(tc.mcu, tc.nl, map[bool]string{true: "kicad-cli not found"}[tc.nl == nil])
+			if c.Hz != tc.hz || c.Assumed != tc.assumed || !strings.Contains(c.Source, tc.source) {
+				t.Errorf("DetectClock = %+v; want %d Hz, assumed %v, source containing %q", c, tc.hz, tc.assumed, tc.source)
+			}
+		})
+	}
+}
+
+func withClock(m MCU, nl *kicad.Netlist) MCU {
+	m.Clock = DetectClock(m, nl, "")
+	return m
+}
+
+func mustClassify(t *testing.T, ref, part string) MCU {
+	m, ok := classify(part)
+	if !ok {
+		t.Fatalf("classify(%s) failed", part)
+	}
+	m.Refdes, m.Value = ref, part
+	return m
 }
