@@ -37,7 +37,16 @@ pins.h is generated from docs/PINOUT.md, the single source of truth: one
 PB5, for AVR; the GPIO number for the others). It is rewritten on every run;
 'copperhead check' reports one that no longer matches PINOUT.md. Every other
 file is written once and then left to you. main() is one happy path: a
-button net (KEY, BTN, SW...) toggling an LED net, else a blink.
+button net (KEY, BTN, SW...) toggling an LED net, else a blink. Pins the
+MCU's symbol names by an alternate function (ESP32 TXD0, RXD0, USB_D+/-)
+are mapped to their GPIO numbers.
+
+The clock is the crystal (Y*/X* reference or Crystal symbol, value like
+16MHz) on the MCU's oscillator pins (XTAL1/XTAL2, OSC_IN/OSC_OUT ...), found
+in kicad-cli's netlist: AVR's F_CPU follows it. Without one (or without
+kicad-cli) the factory clock is kept and marked ASSUMED. Memory sizes for
+the linker script come from a per-part table (STM32F103C8: 64 KB flash,
+20 KB RAM); a part not in it is marked ASSUMED.
 
 The scaffold is then built with the vendor toolchain (make) when it is
 installed; when it is not, the status says "not compiled here: <toolchain>

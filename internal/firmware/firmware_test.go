@@ -481,7 +481,8 @@ func TestESP32FixtureAgreesWithSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"#define PIN_KEY_DIT 4\n", "#define PIN_KEY_DAH 5\n", "#define PIN_LED_B 15\n", "#define PIN_CHG_STAT 16\n"} {
+	for _, want := range []string{"#define PIN_KEY_DIT 4\n", "#define PIN_KEY_DAH 5\n", "#define PIN_LED_B 15\n", "#define PIN_CHG_STAT 16\n",
+		"#define PIN_USB_DN 19\n", "#define PIN_USB_DP 20\n"} {
 		if !strings.Contains(string(hdr), want) {
 			t.Errorf("pins.h lacks %q", want)
 		}
