@@ -18,6 +18,9 @@ type Clock struct {
 	// on, or why the family's default was kept (then Assumed is true).
 	Source  string `json:"source"`
 	Assumed bool   `json:"assumed"`
+	// Pins are the MCU pin numbers the crystal is on: they clock the chip
+	// and are left out of pins.h.
+	Pins []string `json:"pins,omitempty"`
 }
 
 // defaultClock is a family's clock out of reset: AVR's factory fuses run
@@ -104,10 +107,12 @@ func DetectClock(m MCU, nl *kicad.Netlist, why string) Clock {
 	}
 	// The MCU's oscillator pins, by net.
 	xtalNets := map[string][]string{}
+	pinNum := map[string]string{} // pin name -> number
 	for _, n := range nl.Nets {
 		for _, node := range n.Nodes {
 			if node.Refdes == m.Refdes && isXtalPin(node.PinFunction) {
 				xtalNets[n.Name] = append(xtalNets[n.Name], node.PinFunction)
+				pinNum[node.PinFunction] = node.Pin
 			}
 		}
 	}
@@ -160,7 +165,11 @@ func DetectClock(m MCU, nl *kicad.Netlist, why string) Clock {
 			continue
 		}
 		slices.Sort(h.pins)
-		return Clock{Hz: hz, Source: fmt.Sprintf("%s (%s) on %s %s", h.comp.Refdes, h.comp.Value, m.Refdes, strings.Join(h.pins, ", "))}
+		var nums []string
+		for _, p := range h.pins {
+			nums = append(nums, pinNum[p])
+		}
+		return Clock{Hz: hz, Source: fmt.Sprintf("%s (%s) on %s %s", h.comp.Refdes, h.comp.Value, m.Refdes, strings.Join(h.pins, ", ")), Pins: nums}
 	}
 	if len(refs) > 0 {
 		def.Source += fmt.Sprintf(" (crystal %s on the oscillator pins names no frequency of 1 MHz or more)", strings.Join(refs, ", "))

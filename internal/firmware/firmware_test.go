@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -53,7 +54,7 @@ func TestDetectMCU(t *testing.T) {
 			}
 			got.Reason, got.Memory = "", "" // TestPartMemory checks Memory
 			tc.want.Refdes, tc.want.Value, tc.want.LibID = "U7", tc.value, tc.libID
-			if got != tc.want {
+			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)
 			}
 		})
@@ -208,6 +209,17 @@ func TestPinDefs(t *testing.T) {
 				"#define PIN_USB_DN 19", "#define PIN_USB_DP 20", "/* LED_R: U1 pin 6 IO6 */"},
 		},
 		{
+			// PB6/PB7 carry the 16 MHz crystal: they clock the chip and
+			// are no GPIOs, though PINOUT.md names nets on them.
+			name: "AVR crystal pins left out",
+			doc: "| Refdes | Pin | Name | Net |\n|---|---|---|---|\n| U1 | 9 | XTAL1/PB6 | XT1 |\n| U1 | 10 | XTAL2/PB7 | XT2 |\n" +
+				"| U1 | 19 | PB5 | LED_STATUS |\n",
+			mcu:    withClock(atmega, avrCrystalNetlist("Y1", "16MHz", true)),
+			want:   "PIN_LED_STATUS=B5/-1/led",
+			happy:  "blink LED_STATUS (PB5)",
+			header: []string{"/* U1 pins 9, 10 drive the crystal that clocks it: not GPIOs here. */"},
+		},
+		{
 			name:  "ESP32-C3 alternate-function names",
 			doc:   "| Refdes | Pin | Name | Net |\n|---|---|---|---|\n| U2 | 27 | TXD0 | TX |\n| U2 | 28 | RXD0 | RX |\n| U2 | 25 | USB_D+ | DP |\n",
 			mcu:   MCU{Refdes: "U2", Family: FamilyESP32, Target: "esp32c3"},
@@ -338,6 +350,11 @@ func TestGenerateBuildsAndDrifts(t *testing.T) {
 			toolchain: "arm-none-eabi-gcc", header: "src/pins.h",
 			edit:      [2]string{"| GPIO25 | LED |", "| GPIO24 | LED |"},
 			wantStale: "PIN_LED 25 -> 24",
+			// board.c drives SIO: GPIO25 made an output (GPIO_OE_SET) and
+			// set/cleared (GPIO_OUT_SET/CLR).
+			objdump: "arm-none-eabi-objdump",
+			disasm: []string{`movs\s+r0, #25.*\n.*bl\s+[0-9a-f]+ <gpio_output>`, `\.word\s+0xd0000024`, `\.word\s+0xd0000014`, `\.word\s+0xd0000018`,
+				`\.word\s+0x4000c008`},
 		},
 	}
 	for _, tc := range tests {

@@ -134,6 +134,9 @@ func PinDefs(pinoutDoc []byte, m MCU) ([]PinDef, error) {
 		if r.Refdes != m.Refdes || r.Net == design.NCMarker || strings.HasPrefix(r.Net, "unconnected-(") {
 			continue
 		}
+		if !m.Clock.Assumed && slices.Contains(m.Clock.Pins, r.Pin) {
+			continue // the crystal is on it: it clocks the chip, no GPIO
+		}
 		port, bit, gpio, ok := locate(r.Name, m)
 		if !ok {
 			continue
@@ -214,7 +217,7 @@ func HappyPath(defs []PinDef) string {
 // Drift reads it back.
 const markerPrefix = "copperhead:pins "
 
-var markerRE = regexp.MustCompile(`copperhead:pins family=(\S+) target=(\S+) refdes=(\S+) source=(\S+) sha256=([0-9a-f]{64})`)
+var markerRE = regexp.MustCompile(`copperhead:pins family=(\S+) target=(\S+) refdes=(\S+) source=(\S+)(?: osc=([^\s,]+(?:,[^\s,]+)*))? sha256=([0-9a-f]{64})`)
 
 // PinsHeader renders pins.h for m from its pin definitions. The header is a
 // pure function of (m.Family, m.Target, m.Refdes, source, defs): Drift
@@ -227,6 +230,10 @@ func PinsHeader(m MCU, source string, defs []PinDef) []byte {
 	w("#ifndef COPPERHEAD_PINS_H\n#define COPPERHEAD_PINS_H\n\n")
 	if m.Family == FamilyAVR {
 		w("#include <avr/io.h>\n\n")
+	}
+	osc := oscPins(m)
+	if osc != "" {
+		w("/* %s pins %s drive the crystal that clocks it: not GPIOs here. */\n", m.Refdes, strings.ReplaceAll(osc, ",", ", "))
 	}
 	for _, d := range defs {
 		also := ""
@@ -275,8 +282,11 @@ func PinsHeader(m MCU, source string, defs []PinDef) []byte {
 	fmt.Fprintf(&out, " * Do not edit: %s is the single source of truth. Change it, then run\n", source)
 	out.WriteString(" * `copperhead firmware` to regenerate this file; `copperhead check` reports\n")
 	out.WriteString(" * a pins.h that no longer matches it.\n")
-	fmt.Fprintf(&out, " * %sfamily=%s target=%s refdes=%s source=%s sha256=%s\n */\n",
-		markerPrefix, m.Family, m.Target, m.Refdes, source, hex.EncodeToString(sum[:]))
+	if osc != "" {
+		osc = " osc=" + osc
+	}
+	fmt.Fprintf(&out, " * %sfamily=%s target=%s refdes=%s source=%s%s sha256=%s\n */\n",
+		markerPrefix, m.Family, m.Target, m.Refdes, source, osc, hex.EncodeToString(sum[:]))
 	out.Write(body.Bytes())
 	return out.Bytes()
 }
@@ -296,9 +306,9 @@ func readMarker(src []byte) (headerMarker, bool) {
 		return headerMarker{}, false
 	}
 	return headerMarker{
-		mcu:    MCU{Family: Family(m[1]), Target: string(m[2]), Refdes: string(m[3])},
+		mcu:    MCU{Family: Family(m[1]), Target: string(m[2]), Refdes: string(m[3]), Clock: oscClock(string(m[5]))},
 		source: string(m[4]),
-		sum:    string(m[5]),
+		sum:    string(m[6]),
 	}, true
 }
 
@@ -309,4 +319,22 @@ func bodyOf(src []byte) []byte {
 		return nil
 	}
 	return body
+}
+
+// oscPins is the marker's spelling of the MCU pins a crystal is on ("9,10"),
+// "" when the clock is assumed.
+func oscPins(m MCU) string {
+	if m.Clock.Assumed || len(m.Clock.Pins) == 0 {
+		return ""
+	}
+	return strings.Join(m.Clock.Pins, ",")
+}
+
+// oscClock is the clock a marker's osc= field implies: enough for PinDefs
+// and PinsHeader to leave the crystal's pins out again.
+func oscClock(osc string) Clock {
+	if osc == "" {
+		return Clock{Assumed: true}
+	}
+	return Clock{Pins: strings.Split(osc, ",")}
 }
