@@ -420,6 +420,15 @@ func generateFirmware(ctx context.Context, in Input, pr *project.Project) (strin
 		// firmware: that is a finding for DEVPLAN.md, not a failure.
 		st.Build = "no firmware: " + err.Error()
 	} else {
+		// The clock follows the board's crystal (F_CPU, README), as
+		// `copperhead firmware` does.
+		if in.KiCad == nil {
+			mcu.Clock = firmware.DetectClock(mcu, nil, "kicad-cli not found, no netlist to find a crystal in")
+		} else if nl, nerr := in.KiCad.Netlist(ctx, pr.Schematic); nerr != nil {
+			mcu.Clock = firmware.DetectClock(mcu, nil, "no netlist: "+nerr.Error())
+		} else {
+			mcu.Clock = firmware.DetectClock(mcu, nl, "")
+		}
 		pinout, err := os.ReadFile(in.docPath(design.PinoutDoc))
 		if err != nil {
 			return "", fmt.Errorf("firmware: %w", err)
