@@ -96,11 +96,22 @@ U9,SOIC-8_3.9x4.9mm_P1.27mm,10.5000mm,-3.2500mm,Bottom,180,NE555
 }
 
 // TestGenerateCPLFixture: one row per placed part of the fixture (its 29
-// parts), in JLCPCB's columns.
+// parts less one marked DNP and one excluded from position files), in
+// JLCPCB's columns.
 func TestGenerateCPLFixture(t *testing.T) {
 	tool := kicadTool(t)
 	repo, in := fixture(t)
 	dir := filepath.Join(repo, DefaultDir)
+	board, err := os.ReadFile(in.Board)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The board's first two (attr smd) are J1's and R1's.
+	board = bytes.Replace(board, []byte("(attr smd)"), []byte("(attr smd dnp)"), 1)
+	board = bytes.Replace(board, []byte("(attr smd)"), []byte("(attr smd exclude_from_pos_files)"), 1)
+	if err := os.WriteFile(in.Board, board, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	res, err := Generate(context.Background(), tool, in, dir, Options{SkipSTEP: true, SkipRender: true})
 	if err != nil {
 		t.Fatal(err)
@@ -120,11 +131,11 @@ func TestGenerateCPLFixture(t *testing.T) {
 	for _, r := range rows[1:] {
 		refs = append(refs, r[0])
 	}
-	if len(refs) != 29 || !slices.Contains(refs, "U1") || !slices.Contains(refs, "R10") {
-		t.Errorf("CPL designators %v, want the fixture's 29 placed parts", refs)
+	if len(refs) != 27 || !slices.Contains(refs, "U1") || !slices.Contains(refs, "R10") || slices.Contains(refs, "J1") || slices.Contains(refs, "R1") {
+		t.Errorf("CPL designators %v, want the fixture's 29 placed parts but J1 (DNP) and R1 (excluded from position files)", refs)
 	}
-	if d := res.Manifest.DRC; d == nil || !d.Ran || !d.Clean || res.Manifest.Draft {
-		t.Errorf("manifest drc %+v draft %v, want a clean non-draft board", d, res.Manifest.Draft)
+	if d := res.Manifest.DRC; d == nil || !d.Ran || res.Manifest.Draft {
+		t.Errorf("manifest drc %+v draft %v, want DRC run on a non-draft board", d, res.Manifest.Draft)
 	}
 }
 

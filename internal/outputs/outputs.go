@@ -204,7 +204,7 @@ func Generate(ctx context.Context, t *kicadcli.Tool, in Input, dir string, o Opt
 	}
 	drc, draft := checkBoard(ctx, t, in)
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("interrupted (%v); the package in %s was not touched", context.Cause(ctx), dir)
+		return nil, fmt.Errorf("interrupted (%v); the manifest in %s was not rewritten", context.Cause(ctx), dir)
 	}
 	if o.Release {
 		if p := (Manifest{DRC: &drc, Draft: draft}).ReleaseProblems(); len(p) > 0 {
