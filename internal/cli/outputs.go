@@ -22,7 +22,7 @@ type OutputsResult struct {
 
 func newOutputsCmd(a *app) *cobra.Command {
 	var fab, supplier, out string
-	var noStep, noRender bool
+	var noStep, noRender, release bool
 	cmd := &cobra.Command{
 		Use:   "outputs",
 		Short: "Produce the fab/output package: Gerbers + drill zip, DXF, STEP, SVGs, 3D render, ordering BOM",
@@ -38,15 +38,28 @@ outputs/ (or --out):
   board.svg            copper, silkscreen and outline
   board-3d.png         a ray-traced top view (kicad-cli pcb render)
   bom-<supplier>.csv   the ordering BOM (see 'copperhead export bom')
+  cpl-<fab>.csv        pick-and-place: every placed part (not DNP, not
+                       excluded from position files), both sides, mm, in the
+                       fab's column names
   manifest.json        every file with its size and sha256, the kicad-cli
-                       version, and each artifact's status
+                       version, each artifact's status, the board's DRC
+                       result and whether it is a copperhead layout draft
+
+The board's DRC runs first. A board that is not DRC-clean or is a draft
+gets a warning line: the package is for review, not an order. --release
+refuses such a board (exit 1) before writing anything.
+
+The new package is built in outputs/.staging-* and moved in only when
+complete: Ctrl-C or a refusal keeps the previous package as it was, and
+staging folders a killed run left are removed by the next run.
 
 A failing artifact does not stop the others; its reason, in kicad-cli's
 words, goes into the manifest. Files are written atomically and the manifest
 last. No network, no model.
 
 Exit codes: 0 every artifact was produced (or skipped by --no-step or
---no-render); 1 an artifact failed; 2 usage, or kicad-cli missing.`,
+--no-render); 1 an artifact failed, or --release refused; 2 usage, or
+kicad-cli missing.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			prof, err := outputs.Profile(fab)
@@ -76,7 +89,7 @@ Exit codes: 0 every artifact was produced (or skipped by --no-step or
 				Repo:      w.repo,
 			}
 			res, gateErr := outputs.Generate(cmd.Context(), t, in, dir, outputs.Options{
-				Fab: prof.Name, Supplier: supplier, SkipSTEP: noStep, SkipRender: noRender,
+				Fab: prof.Name, Supplier: supplier, SkipSTEP: noStep, SkipRender: noRender, Release: release,
 			})
 			if res == nil {
 				return failf("outputs: %v", w.relErr(gateErr))
@@ -104,6 +117,7 @@ Exit codes: 0 every artifact was produced (or skipped by --no-step or
 	f.StringVar(&supplier, "supplier", "", "BOM supplier: "+strings.Join(outputs.SupplierNames(), ", ")+" (default: the fab's: jlcpcb for jlcpcb, digikey for pcbway)")
 	f.StringVar(&out, "out", "", "output `folder` (default: outputs/ in the repository)")
 	f.BoolVar(&noStep, "no-step", false, "skip the STEP export (recorded as skipped in the manifest)")
+	f.BoolVar(&release, "release", false, "refuse (exit 1, nothing written) unless the board is DRC-clean and not a copperhead layout draft")
 	f.BoolVar(&noRender, "no-render", false, "skip the 3D PNG render (recorded as skipped in the manifest)")
 	return cmd
 }
@@ -150,6 +164,9 @@ func renderOutputs(a *app, res *outputs.Result, rel string) {
 		for _, warn := range art.Warnings {
 			fmt.Fprintf(w, "  warning: %s\n", warn)
 		}
+	}
+	for _, p := range res.Manifest.ReleaseProblems() {
+		fmt.Fprintf(w, "warning: %s: this package is for review, not an order ('outputs --release' refuses it)\n", p)
 	}
 	fmt.Fprintf(w, "%s in %s/ · fab %s · supplier %s · kicad-cli %s · %s\n",
 		plural(len(res.Manifest.Files), "file"), rel, res.Manifest.Fab, res.Manifest.Supplier,

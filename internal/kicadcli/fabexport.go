@@ -49,6 +49,28 @@ type STEPResult struct {
 	// not find ("Could not add 3D model for J1."): the STEP still holds the
 	// board, but those parts are absent from it. Sorted, unique.
 	MissingModels []string
+	// BoardOnly says a model kicad-cli could not convert stopped the export
+	// with models, so the STEP holds the board body and no parts at all.
+	BoardOnly bool
+}
+
+// PosOptions are the `kicad-cli pcb export pos` settings: always CSV in
+// millimetres, both sides.
+type PosOptions struct {
+	ExcludeDNP bool // leave out footprints marked Do Not Populate
+}
+
+// ExportPos writes the board's placement (pick-and-place) file as CSV in
+// millimetres, both sides, at outFile. kicad-cli leaves out footprints
+// excluded from position files by their attributes; with ExcludeDNP it also
+// leaves out DNP ones. Its columns are Ref,Val,Package,PosX,PosY,Rot,Side.
+func (t *Tool) ExportPos(ctx context.Context, board, outFile string, o PosOptions) error {
+	args := []string{"pcb", "export", "pos", "--format", "csv", "--units", "mm", "--side", "both"}
+	if o.ExcludeDNP {
+		args = append(args, "--exclude-dnp")
+	}
+	_, err := t.exportToFile(ctx, board, outFile, args)
+	return err
 }
 
 // ExportGerbers plots the board's Gerbers into outDir, which must not exist
@@ -111,12 +133,27 @@ func (t *Tool) ExportDXF(ctx context.Context, board, outFile string, layers []st
 // ExportSTEP writes the board as a STEP model at outFile. Parts whose 3D
 // model file is missing on this machine are listed in the result, not
 // treated as a failure: the board body is still a valid enclosure reference.
+// STEP models replace VRML ones of the same name (--subst-models, KiCad's
+// own default): kicad-cli 9 cannot put a VRML model into a STEP and exits 2
+// with "Cannot load any VRML model for this export." on a board such as the
+// pic_programmer demo. When that still happens (a VRML model with no STEP
+// twin), the export is retried without any component models and
+// STEPResult.BoardOnly says so.
 func (t *Tool) ExportSTEP(ctx context.Context, board, outFile string) (STEPResult, error) {
-	out, err := t.exportToFile(ctx, board, outFile, []string{"pcb", "export", "step", "--force"})
-	if err != nil {
-		return STEPResult{}, err
-	}
+	out, err := t.exportToFile(ctx, board, outFile, []string{"pcb", "export", "step", "--force", "--subst-models"})
 	var res STEPResult
+	if err != nil {
+		if ctx.Err() != nil || !strings.Contains(err.Error(), vrmlFailure) {
+			return STEPResult{}, err
+		}
+		first := err.Error()
+		out, err = t.exportToFile(ctx, board, outFile, []string{"pcb", "export", "step", "--force", "--no-components"})
+		if err != nil {
+			return STEPResult{}, err
+		}
+		res.BoardOnly = true
+		out.stderr = append(out.stderr, "\n"+first...)
+	}
 	for _, m := range missingModelRE.FindAllStringSubmatch(string(out.stdout)+"\n"+string(out.stderr), -1) {
 		if !slices.Contains(res.MissingModels, m[1]) {
 			res.MissingModels = append(res.MissingModels, m[1])
@@ -125,6 +162,9 @@ func (t *Tool) ExportSTEP(ctx context.Context, board, outFile string) (STEPResul
 	slices.SortFunc(res.MissingModels, kicad.CompareRefdes)
 	return res, nil
 }
+
+// vrmlFailure is kicad-cli 9's words when a VRML model stops a STEP export.
+const vrmlFailure = "Cannot load any VRML model"
 
 // missingModelRE finds kicad-cli's report of a 3D model it could not load:
 // "Could not add 3D model for J1."

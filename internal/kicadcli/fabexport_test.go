@@ -91,3 +91,44 @@ func TestFabExportErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestExportSTEPVRMLFallback: kicad-cli 9 exits 2 with "Cannot load any VRML
+// model" when a model it cannot convert is on the board; ExportSTEP then
+// writes the board body alone and says so, and lists the missing models.
+func TestExportSTEPVRMLFallback(t *testing.T) {
+	fakeKicadCLI(t, "echo 9.0.8", `out=; subst=; for a in "$@"; do [ "$prev" = --output ] && out="$a"; [ "$a" = --subst-models ] && subst=1; prev="$a"; done
+if [ -n "$subst" ]; then echo "Could not add 3D model for C1."; echo "Cannot load any VRML model for this export." >&2; exit 2; fi
+echo "ISO-10303-21;" > "$out"`)
+	tool, err := Find(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	board := filepath.Join(t.TempDir(), "b.kicad_pcb")
+	if err := os.WriteFile(board, []byte("(kicad_pcb)"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := tool.ExportSTEP(context.Background(), board, filepath.Join(t.TempDir(), "b.step"))
+	if err != nil {
+		t.Fatalf("ExportSTEP = %v, want the board-only retry to succeed", err)
+	}
+	if !res.BoardOnly || !slices.Equal(res.MissingModels, []string{"C1"}) {
+		t.Errorf("ExportSTEP = %+v, want BoardOnly and C1 missing", res)
+	}
+}
+
+// TestExportPosFixture: CSV, mm, both sides, kicad-cli's columns.
+func TestExportPosFixture(t *testing.T) {
+	tool := kicadTool(t)
+	dir := copyFixture(t)
+	out := filepath.Join(t.TempDir(), "pos.csv")
+	if err := tool.ExportPos(context.Background(), filepath.Join(dir, "open-telegraph.kicad_pcb"), out, PosOptions{ExcludeDNP: true}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(data), "Ref,Val,Package,PosX,PosY,Rot,Side\n") || !strings.Contains(string(data), `"U1","ESP32-S3-WROOM-1","ESP32-S3-WROOM-1",149.500000,-73.500000,0.000000,top`) {
+		t.Errorf("position file:\n%s", data)
+	}
+}

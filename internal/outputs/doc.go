@@ -10,12 +10,20 @@
 //	  board-3d.png         kicad-cli's ray-traced top view
 //	  bom-<supplier>.csv   ordering BOM: grouped refdes, qty, value, footprint,
 //	                       manufacturer, MPN, supplier part number, search link
+//	  cpl-<fab>.csv        pick-and-place: every placed part, both sides, mm,
+//	                       in the fab's column names (cpl.go)
 //	  manifest.json        every file with its size and sha256, the kicad-cli
-//	                       version, and each artifact's status and reason
+//	                       version, each artifact's status and reason, the
+//	                       board's DRC result and its draft flag
 //
+// The board's DRC runs first; Options.Release refuses a board that is not
+// DRC-clean or is a copperhead layout draft before anything is written.
 // Every export runs through kicadcli (the one kicad-cli wrapper) into a
-// staging folder; files reach outputs/ by atomic rename, and the manifest is
-// written last, so a reader never sees a manifest naming half-written files.
+// staging folder (outputs/.staging-*) that holds the whole new package; only
+// when it is complete are its files renamed into outputs/, and the manifest
+// is written last, so an interrupted run keeps the previous package and a
+// reader never sees a manifest naming half-written files. Staging folders a
+// killed run left are removed by the next run.
 // Verify is the stage's completion gate: it re-reads the folder and checks the
 // manifest against the bytes on disk, never trusting the run's own claim.
 //

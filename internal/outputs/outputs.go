@@ -29,6 +29,7 @@ const (
 	ArtifactBoardSVG     = "board_svg"
 	ArtifactRender       = "render_png"
 	ArtifactBOM          = "bom_csv"
+	ArtifactCPL          = "cpl_csv"
 )
 
 // Artifact statuses.
@@ -54,6 +55,49 @@ type Options struct {
 	// is still an enclosure reference; the missing parts are listed).
 	SkipSTEP   bool
 	SkipRender bool
+	// Release refuses, before anything is written, a board that is not
+	// DRC-clean or is still a copperhead draft (ErrNotReleasable).
+	Release bool
+}
+
+// ErrNotReleasable is Generate's refusal under Options.Release.
+var ErrNotReleasable = errors.New("not releasable")
+
+// DRC is the design-rules result of the board as packaged, in manifest.json.
+type DRC struct {
+	Ran         bool `json:"ran"`
+	Clean       bool `json:"clean"` // no error-severity violation, no unconnected item, no parity error
+	Errors      int  `json:"errors"`
+	Warnings    int  `json:"warnings"`
+	Unconnected int  `json:"unconnected"`
+	Parity      int  `json:"parity"`
+	// Reason says why DRC did not run (no board, kicad-cli failed).
+	Reason string `json:"reason,omitempty"`
+}
+
+// draftMarker is the title-block comment internal/draft/layout writes into
+// every board it drafts (layout.DraftMarker; a test keeps them equal).
+const draftMarker = "Layout draft by copperhead draft layout"
+
+// ReleaseProblems says why a package is not order-ready: a board that is
+// not DRC-clean, or one copperhead drafted. Empty when it is.
+func (m Manifest) ReleaseProblems() []string {
+	var p []string
+	switch {
+	case m.DRC == nil || !m.DRC.Ran:
+		reason := "DRC did not run"
+		if m.DRC != nil && m.DRC.Reason != "" {
+			reason += ": " + m.DRC.Reason
+		}
+		p = append(p, reason)
+	case !m.DRC.Clean:
+		p = append(p, fmt.Sprintf("the board is not DRC-clean (%d errors, %d unconnected, %d parity issues, %d warnings)",
+			m.DRC.Errors, m.DRC.Unconnected, m.DRC.Parity, m.DRC.Warnings))
+	}
+	if m.Draft {
+		p = append(p, "the board is a copperhead layout draft (see LAYOUT.md Draft quality)")
+	}
+	return p
 }
 
 // Input is the project Generate works on. Paths are absolute.
@@ -73,6 +117,8 @@ type Manifest struct {
 	KiCadCLIVersion string     `json:"kicad_cli_version"`
 	Fab             string     `json:"fab"`
 	Supplier        string     `json:"supplier"`
+	DRC             *DRC       `json:"drc"`
+	Draft           bool       `json:"draft"` // the board carries copperhead's layout-draft marker
 	Artifacts       []Artifact `json:"artifacts"`
 	Files           []File     `json:"files"` // every file but the manifest, sorted by path
 }
@@ -116,7 +162,7 @@ func (m Manifest) Gate() error {
 			problems = append(problems, a.Name+": no files")
 		}
 	}
-	for _, want := range []string{ArtifactGerbers, ArtifactOutline, ArtifactSTEP, ArtifactSchematicSVG, ArtifactBoardSVG, ArtifactRender, ArtifactBOM} {
+	for _, want := range []string{ArtifactGerbers, ArtifactOutline, ArtifactSTEP, ArtifactSchematicSVG, ArtifactBoardSVG, ArtifactRender, ArtifactBOM, ArtifactCPL} {
 		if !slices.ContainsFunc(m.Artifacts, func(a Artifact) bool { return a.Name == want }) {
 			problems = append(problems, want+": missing from the manifest")
 		}
@@ -156,17 +202,31 @@ func Generate(ctx context.Context, t *kicadcli.Tool, in Input, dir string, o Opt
 			return nil, fmt.Errorf("read %s: %w", in.BOMDoc, err)
 		}
 	}
+	drc, draft := checkBoard(ctx, t, in)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("interrupted (%v); the manifest in %s was not rewritten", context.Cause(ctx), dir)
+	}
+	if o.Release {
+		if p := (Manifest{DRC: &drc, Draft: draft}).ReleaseProblems(); len(p) > 0 {
+			return nil, fmt.Errorf("--release: %w: %s; nothing was written", ErrNotReleasable, strings.Join(p, "; "))
+		}
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
-	// Staging lives inside dir so the final renames never cross a filesystem.
-	stage, err := os.MkdirTemp(dir, ".staging-")
+	cleanStaging(dir)
+	// The new package is built whole in a staging folder beside the old one
+	// (inside dir, so the final renames never cross a filesystem) and moved
+	// in only once complete: an interrupted or refused run leaves the old
+	// package as it was. Leftovers of a killed run are removed above.
+	stage, err := os.MkdirTemp(dir, stagingPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("create staging folder in %s: %w", dir, err)
 	}
 	defer os.RemoveAll(stage)
+	pkg := filepath.Join(stage, "package")
 
-	g := &generator{ctx: ctx, t: t, in: in, dir: dir, stage: stage, took: map[string]time.Duration{}}
+	g := &generator{ctx: ctx, t: t, in: in, pkg: pkg, stage: stage, took: map[string]time.Duration{}}
 	g.run(ArtifactGerbers, g.gerbers(prof))
 	g.run(ArtifactOutline, g.boardFile("board-outline.dxf", func(out string) error {
 		return t.ExportDXF(ctx, in.Board, out, []string{"Edge.Cuts"})
@@ -192,16 +252,17 @@ func Generate(ctx context.Context, t *kicadcli.Tool, in Input, dir string, o Opt
 		}
 		return g.place("bom-"+sup.Name+".csv", BOMCSV(lines, sup))
 	})
+	g.run(ArtifactCPL, g.cpl(prof))
 
-	// An interrupted run (Ctrl-C, SIGTERM) stops here: the old manifest and
-	// the files it lists are not replaced by a manifest of cancelled steps.
+	// An interrupted run (Ctrl-C, SIGTERM) stops here: the old package and
+	// its manifest are not replaced by a package of cancelled steps.
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("interrupted (%v); the manifest in %s was not rewritten", context.Cause(ctx), dir)
 	}
-	m := Manifest{Project: in.Name, KiCadCLIVersion: t.Version(), Fab: prof.Name, Supplier: sup.Name, Artifacts: g.artifacts, Files: []File{}}
+	m := Manifest{Project: in.Name, KiCadCLIVersion: t.Version(), Fab: prof.Name, Supplier: sup.Name, DRC: &drc, Draft: draft, Artifacts: g.artifacts, Files: []File{}}
 	for _, a := range m.Artifacts {
 		for _, f := range a.Files {
-			fi, sum, err := hashFile(filepath.Join(dir, filepath.FromSlash(f)))
+			fi, sum, err := hashFile(filepath.Join(pkg, filepath.FromSlash(f)))
 			if err != nil {
 				return nil, err
 			}
@@ -209,6 +270,16 @@ func Generate(ctx context.Context, t *kicadcli.Tool, in Input, dir string, o Opt
 		}
 	}
 	slices.SortFunc(m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	// The swap: a few renames, not interruptible (it ignores ctx), manifest last.
+	for _, f := range m.Files {
+		dst := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return nil, fmt.Errorf("create %s: %w", filepath.Dir(dst), err)
+		}
+		if err := os.Rename(filepath.Join(pkg, filepath.FromSlash(f.Path)), dst); err != nil {
+			return nil, fmt.Errorf("move %s into %s: %w", f.Path, dir, err)
+		}
+	}
 	if err := removeStale(dir, m); err != nil {
 		return nil, err
 	}
@@ -218,12 +289,61 @@ func Generate(ctx context.Context, t *kicadcli.Tool, in Input, dir string, o Opt
 	return &Result{Dir: dir, Manifest: m, Took: g.took}, m.Gate()
 }
 
+// stagingPrefix names Generate's staging folders inside the outputs folder.
+const stagingPrefix = ".staging-"
+
+// cleanStaging removes staging folders a killed run left in dir. Only
+// folders named .staging-* are touched.
+func cleanStaging(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), stagingPrefix) {
+			_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// checkBoard runs DRC on the board as packaged and says whether it is a
+// copperhead layout draft.
+func checkBoard(ctx context.Context, t *kicadcli.Tool, in Input) (DRC, bool) {
+	if in.Board == "" {
+		return DRC{Reason: "the project has no .kicad_pcb"}, false
+	}
+	data, err := readDesignFile(in.Repo, in.Board)
+	if err != nil {
+		return DRC{Reason: oneLine(err.Error())}, false
+	}
+	draft := IsDraftBoard(data)
+	rep, err := t.DRC(ctx, in.Board)
+	if err != nil {
+		return DRC{Reason: oneLine(err.Error())}, draft
+	}
+	return summarizeDRC(rep), draft
+}
+
+// summarizeDRC is a DRC report as the manifest records it.
+func summarizeDRC(rep *kicadcli.Report) DRC {
+	c := rep.Counts()
+	d := DRC{Ran: true, Errors: c.Errors, Warnings: c.Warnings, Unconnected: len(rep.Unconnected), Parity: len(rep.Parity)}
+	d.Clean = !rep.Failed() && d.Unconnected == 0
+	return d
+}
+
+// IsDraftBoard reports whether board bytes carry the title-block comment
+// `copperhead draft layout` writes into every board it drafts.
+func IsDraftBoard(board []byte) bool {
+	return bytes.Contains(board, []byte(draftMarker))
+}
+
 // generator carries one Generate run's state.
 type generator struct {
 	ctx       context.Context
 	t         *kicadcli.Tool
 	in        Input
-	dir       string
+	pkg       string // the new package, inside stage
 	stage     string
 	artifacts []Artifact
 	took      map[string]time.Duration
@@ -261,14 +381,18 @@ func (g *generator) needBoard() error {
 	return nil
 }
 
-// place writes data to rel inside the outputs folder, atomically, and
+// place writes data to rel inside the new package, and
 // returns the artifact holding it. An empty file is an error: the gate
 // requires every file to hold something.
 func (g *generator) place(rel string, data []byte) (Artifact, error) {
 	if len(data) == 0 {
 		return Artifact{}, fmt.Errorf("%s would be empty", rel)
 	}
-	if err := atomicfile.Write(filepath.Join(g.dir, filepath.FromSlash(rel)), data, 0o644); err != nil {
+	p := filepath.Join(g.pkg, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return Artifact{}, err
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
 		return Artifact{}, err
 	}
 	return Artifact{Files: []string{rel}}, nil
@@ -365,12 +489,54 @@ func (g *generator) step() func() (Artifact, error) {
 			return Artifact{}, err
 		}
 		a, err := g.place("board.step", data)
+		if res.BoardOnly {
+			a.Warnings = append(a.Warnings, "a 3D model kicad-cli cannot convert to STEP (\"Cannot load any VRML model\") stopped the export with parts, so board.step holds the board body only")
+		}
 		if len(res.MissingModels) > 0 {
-			a.Warnings = []string{fmt.Sprintf("3D models not found on this machine, so absent from the STEP (the board body and any other parts are there; Debian packages KiCad's models as kicad-packages3d): %s",
-				strings.Join(res.MissingModels, ", "))}
+			a.Warnings = append(a.Warnings, fmt.Sprintf("3D models not found on this machine, so absent from the STEP (the board body and any other parts are there; Debian packages KiCad's models as kicad-packages3d): %s",
+				strings.Join(res.MissingModels, ", ")))
 		}
 		return a, err
 	}
+}
+
+// cpl writes the pick-and-place file in the fab's columns: every placed
+// part, both sides, DNP parts and footprints excluded from position files
+// left out (kicad-cli pcb export pos).
+func (g *generator) cpl(prof FabProfile) func() (Artifact, error) {
+	return func() (Artifact, error) {
+		if err := g.needBoard(); err != nil {
+			return Artifact{}, err
+		}
+		out := filepath.Join(g.stage, "pos.csv")
+		if err := g.t.ExportPos(g.ctx, g.in.Board, out, kicadcli.PosOptions{ExcludeDNP: true}); err != nil {
+			return Artifact{}, err
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			return Artifact{}, err
+		}
+		csv, notes, err := CPLCSV(prof.Name, data)
+		if err != nil {
+			return Artifact{}, err
+		}
+		a, err := g.place("cpl-"+prof.Name+".csv", csv)
+		if len(notes) > 0 {
+			a.Warnings = append(a.Warnings, fmt.Sprintf("rotation offsets ASSUMED (%s; %s documents none): %s; check the fab's placement preview",
+				assumedSource(prof.Name), prof.Label, strings.Join(notes, ", ")))
+		}
+		if strings.HasPrefix(cplColumns[prof.Name].Source, "ASSUMED") {
+			a.Warnings = append(a.Warnings, "column names "+cplColumns[prof.Name].Source)
+		}
+		return a, err
+	}
+}
+
+func assumedSource(fab string) string {
+	for _, r := range rotationRules[fab] {
+		return strings.TrimPrefix(r.Source, "ASSUMED: ")
+	}
+	return ""
 }
 
 // schematicSVG plots every sheet into schematic/.
