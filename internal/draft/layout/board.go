@@ -21,8 +21,9 @@ const (
 )
 
 // DraftMarker is written into every drafted board's title block. The engine
-// overwrites a board carrying it (an earlier draft) without asking; any other
-// board with footprints is somebody's work and needs Options.Force.
+// overwrites a board carrying it there (an earlier draft) without asking; any
+// other existing file, footprints or not, may be somebody's work and needs
+// Options.Force.
 const DraftMarker = "Layout draft by copperhead draft layout"
 
 // uuidFor derives a stable UUID from the project and what the object is
