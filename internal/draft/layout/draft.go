@@ -275,7 +275,10 @@ func notDraftReason(data []byte) string {
 	for range root.All("module") {
 		n++
 	}
-	if n > 0 {
+	switch {
+	case n == 1:
+		return "it holds a layout (1 footprint)"
+	case n > 1:
 		return fmt.Sprintf("it holds a layout (%d footprints)", n)
 	}
 	return "its title block has no copperhead draft mark"

@@ -279,7 +279,7 @@ func TestDraftRefusesForeignBoard(t *testing.T) {
 		}
 		if why := map[string]string{
 			"empty file": "the file is empty", "random bytes": "the file is not a KiCad board",
-			"KiCad 5 module syntax": "it holds a layout (1 footprints)", "board without footprints": "its title block has no copperhead draft mark",
+			"KiCad 5 module syntax": "it holds a layout (1 footprint)", "board without footprints": "its title block has no copperhead draft mark",
 		}[tc.name]; why != "" && (err == nil || !strings.HasSuffix(err.Error(), ": "+why)) {
 			t.Errorf("%s: err = %v, want the reason %q", tc.name, err, why)
 		}
