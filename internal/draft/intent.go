@@ -242,8 +242,8 @@ func Validate(in *Intent, name string, opts Options) (*resolved, error) {
 			continue
 		}
 		if why, fix := netNameProblem(n.Name); why != "" {
+			// Its pins are still read, so they are not reported as in no net.
 			add(where, "net name %q %s: name it %s", n.Name, why, fix)
-			continue
 		}
 		if seenNet[n.Name] {
 			add(where, "net %s is listed twice: merge the two lists", n.Name)

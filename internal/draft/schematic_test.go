@@ -275,6 +275,8 @@ func TestValidateNetNames(t *testing.T) {
 				t.Errorf("Validate(%q) = %v, want ok", c.name, err)
 			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 				t.Errorf("Validate(%q) = %v, want %q", c.name, err, c.want)
+			case c.want != "" && strings.Contains(err.Error(), "in no net"):
+				t.Errorf("Validate(%q): the refused net's pins are reported as in no net too: %v", c.name, err)
 			}
 		})
 	}
