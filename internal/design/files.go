@@ -159,21 +159,22 @@ func HandEdited(onDisk Files, cfg Config) []string {
 }
 
 // handEdited reports whether a generated doc's content is not what init
-// last recorded. A hash of the whole doc (what init recorded before the
-// Draft quality section was left out) still counts as init's own.
+// last recorded (docHash: LAYOUT.md's Draft quality section aside).
 func handEdited(name, docPath string, content []byte, cfg Config) bool {
 	recorded := cfg.Generated[docPath]
-	return recorded == "" || recorded != docHash(name, content) && recorded != ContentHash(content)
+	return recorded == "" || recorded != docHash(name, content)
 }
 
 // docHash is the hash init records in config.json "generated" for a
 // generated doc: its ContentHash, except that LAYOUT.md's ## Draft quality
-// section is left out. The layout engine (draft layout, create) owns that
-// section and rewrites it after every draft, so a change there is never a
-// hand edit.
+// section is hashed as init writes it, whatever it says now. The layout
+// engine (draft layout, create) owns that section and rewrites it after every
+// draft, so a change there is never a hand edit; and since init's own
+// section is the same for every project, the hash of a doc init just wrote
+// is its plain ContentHash (hashes recorded before this rule still match).
 func docHash(name string, content []byte) string {
 	if name == LayoutDoc {
-		content = withoutSection(content, DraftQualityHeading)
+		content = keepSection(content, GenerateLayout("", DefaultConfig()), DraftQualityHeading)
 	}
 	return ContentHash(content)
 }
@@ -206,16 +207,6 @@ func mdLines(md []byte) []string {
 		out = append(out, l)
 	}
 	return out
-}
-
-// withoutSection is md without its "## title" section.
-func withoutSection(md []byte, title string) []byte {
-	lines := mdLines(md)
-	start, end := sectionLines(lines, title)
-	if start < 0 {
-		return md
-	}
-	return []byte(strings.Join(slices.Concat(lines[:start], lines[end:]), ""))
 }
 
 // keepSection is next with its "## title" section replaced by old's, when

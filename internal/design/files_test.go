@@ -182,6 +182,9 @@ func TestPlanInitKeepsDraftQuality(t *testing.T) {
 	disk := apply(Files{}, PlanInit(p, Files{}))
 	p.Config, _ = ParseConfig(disk[ConfigPath], ConfigPath)
 	const lp = "docs/LAYOUT.md"
+	if p.Config.Generated[lp] != ContentHash(disk[lp]) {
+		t.Error("the hash of a LAYOUT.md init just wrote must be its ContentHash, as configs written before recorded it")
+	}
 	layout := string(disk[lp])
 	i := strings.Index(layout, "## "+DraftQualityHeading)
 	if i < 0 {
