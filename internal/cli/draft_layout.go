@@ -8,17 +8,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"copperhead/internal/atomicfile"
 	"copperhead/internal/design"
 	"copperhead/internal/draft/layout"
 	"copperhead/internal/kicad/kigen"
 	"copperhead/internal/project"
+	"copperhead/internal/repofs"
 )
 
 // newDraftLayoutCmd is `copperhead draft layout`: the deterministic layout
 // draft engine (create stage 5) run directly, with no model.
 func newDraftLayoutCmd(a *app) *cobra.Command {
 	var board string
-	var force bool
+	var force, strict bool
 	cmd := &cobra.Command{
 		Use:   "layout",
 		Short: "Draft a DRC-clean first layout from the schematic and LAYOUT.md (no model needed)",
@@ -34,9 +36,17 @@ any track it faults is unrouted again. The ## Draft quality section of
 LAYOUT.md is rewritten with exactly what is fine and what a human or an
 autorouter must redo.
 
+The drafted board is recorded in .copperhead/config.json ("board"), so check
+runs DRC on it, outputs finds it and init keeps it; init does not count the
+## Draft quality section as a hand edit. While the board is a draft its
+unrouted nets are DRC warnings (the project's .kicad_pro sets
+unconnected_items to warning, and the redo list says to set it back);
+--strict leaves them errors.
+
 The same schematic and LAYOUT.md always give the same board, byte for byte.
-A board that holds footprints and was not drafted by copperhead is never
-overwritten without --force.
+An existing board copperhead did not draft (no draft mark in its title
+block: a hand layout, KiCad 5 (module ...) syntax, an empty or unreadable
+file) is never overwritten without --force.
 
 Exit codes: 0 the gate passed (DRC shows nothing but unconnected items and
 the Draft quality section is written); 1 the gate failed, the board would be
@@ -70,6 +80,7 @@ overwritten, or footprints are missing; 2 usage or environment (kicad-cli).`,
 				LayoutDoc: filepath.Join(w.repo, filepath.FromSlash(w.cfg.DocPath(design.LayoutDoc))),
 				Force:     force,
 				Display:   w.proj.Rel,
+				MarkDraft: !strict,
 			}
 			rep, err := layout.Draft(ctx, t, opts)
 			if errors.Is(err, layout.ErrNotDraft) {
@@ -78,15 +89,23 @@ overwritten, or footprints are missing; 2 usage or environment (kicad-cli).`,
 			if err != nil {
 				return failf("draft layout: %v", w.relErr(err))
 			}
+			recorded, err := recordBoard(w, boardPath)
+			if err != nil {
+				return failf("draft layout: %v", w.relErr(err))
+			}
 			if a.mode() == modeJSON {
 				if err := writeJSON(a.io.Out, struct {
-					OK bool `json:"ok"`
+					OK            bool   `json:"ok"`
+					RecordedBoard string `json:"recorded_board,omitempty"`
 					*layout.Report
-				}{rep.OK(), rep}); err != nil {
+				}{rep.OK(), recorded, rep}); err != nil {
 					return err
 				}
 			} else {
 				printDraftLayout(a, rep)
+				if recorded != "" {
+					fmt.Fprintf(a.io.Out, "recorded board %s in %s\n", recorded, design.ConfigPath)
+				}
 			}
 			if !rep.OK() {
 				return quietf(ExitFailed, "draft layout: the draft does not pass (see LAYOUT.md ## Draft quality)")
@@ -96,6 +115,7 @@ overwritten, or footprints are missing; 2 usage or environment (kicad-cli).`,
 	}
 	cmd.Flags().StringVar(&board, "board", "", "the .kicad_pcb `file` to write (default: the project's board)")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite a board copperhead did not draft")
+	cmd.Flags().BoolVar(&strict, "strict", false, "leave unconnected items DRC errors in the .kicad_pro (by default a draft's unrouted nets are warnings, listed in Draft quality)")
 	return cmd
 }
 
@@ -183,4 +203,38 @@ func printDraftLayout(a *app, rep *layout.Report) {
 		return
 	}
 	fmt.Fprintf(out, "gate: failed: %s\n", strings.Join(rep.Gate, "; "))
+}
+
+// recordBoard names the drafted board in .copperhead/config.json ("board"),
+// so check runs DRC on it, outputs finds it and a later init keeps it. It
+// returns the repo-relative path it recorded, or "" when nothing changed:
+// the config already names it, the repo has no config yet (a project found
+// by search finds the board beside its schematic), or the board lies
+// outside the repository.
+func recordBoard(w *workspace, board string) (string, error) {
+	if !w.cfgFound {
+		return "", nil
+	}
+	rel, err := filepath.Rel(w.repo, board)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", nil
+	}
+	rel = filepath.ToSlash(rel)
+	cfg, found, err := design.LoadConfig(w.repo)
+	if err != nil || !found {
+		return "", err
+	}
+	if cfg.Board == rel {
+		return "", nil
+	}
+	cfg.Board = rel
+	target, err := repofs.Resolve(w.repo, filepath.Join(w.repo, filepath.FromSlash(design.ConfigPath)))
+	if err != nil {
+		return "", fmt.Errorf("record the board: %w", repofs.Renamed(err, design.ConfigPath))
+	}
+	if err := atomicfile.Write(target, cfg.Marshal(), 0o644); err != nil {
+		return "", fmt.Errorf("record the board in %s: %w", design.ConfigPath, err)
+	}
+	w.cfg.Board = rel
+	return rel, nil
 }

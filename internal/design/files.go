@@ -101,17 +101,21 @@ func PlanInit(p Project, onDisk Files) InitPlan {
 	for _, name := range GeneratedDocs {
 		docPath := p.Config.DocPath(name)
 		next := gen[docPath]
-		nextHash := ContentHash(next)
-		plan.Config.Generated[docPath] = nextHash
 		old, exists := onDisk[docPath]
+		if exists && name == LayoutDoc {
+			// The layout engine's assessment survives a regeneration.
+			next = keepSection(next, old, DraftQualityHeading)
+		}
+		nextHash := docHash(name, next)
+		plan.Config.Generated[docPath] = nextHash
 		switch {
 		case !exists:
 			plan.Writes[docPath] = next
-		case ContentHash(old) == nextHash:
+		case docHash(name, old) == nextHash:
 			plan.Unchanged = append(plan.Unchanged, docPath)
 		default:
 			plan.Writes[docPath] = next
-			if handEdited(docPath, old, p.Config) {
+			if handEdited(name, docPath, old, p.Config) {
 				plan.HandEdited = append(plan.HandEdited, docPath)
 			}
 		}
@@ -146,7 +150,7 @@ func HandEdited(onDisk Files, cfg Config) []string {
 	var out []string
 	for _, name := range GeneratedDocs {
 		docPath := cfg.DocPath(name)
-		if old, exists := onDisk[docPath]; exists && handEdited(docPath, old, cfg) {
+		if old, exists := onDisk[docPath]; exists && handEdited(name, docPath, old, cfg) {
 			out = append(out, docPath)
 		}
 	}
@@ -154,7 +158,76 @@ func HandEdited(onDisk Files, cfg Config) []string {
 	return out
 }
 
-func handEdited(docPath string, content []byte, cfg Config) bool {
+// handEdited reports whether a generated doc's content is not what init
+// last recorded (docHash: LAYOUT.md's Draft quality section aside).
+func handEdited(name, docPath string, content []byte, cfg Config) bool {
 	recorded := cfg.Generated[docPath]
-	return recorded == "" || recorded != ContentHash(content)
+	return recorded == "" || recorded != docHash(name, content)
+}
+
+// docHash is the hash init records in config.json "generated" for a
+// generated doc: its ContentHash, except that LAYOUT.md's ## Draft quality
+// section is hashed as init writes it, whatever it says now. The layout
+// engine (draft layout, create) owns that section and rewrites it after every
+// draft, so a change there is never a hand edit; and since init's own
+// section is the same for every project, the hash of a doc init just wrote
+// is its plain ContentHash (hashes recorded before this rule still match).
+func docHash(name string, content []byte) string {
+	if name == LayoutDoc {
+		content = keepSection(content, GenerateLayout("", DefaultConfig()), DraftQualityHeading)
+	}
+	return ContentHash(content)
+}
+
+// sectionLines finds the "## title" section of md as a line range [start,
+// end): from its heading to the next heading of level 1 or 2 (deeper
+// headings belong to it), the bounds the layout engine's ReplaceSection
+// uses. start is -1 when md has no such section.
+func sectionLines(lines []string, title string) (start, end int) {
+	start, end = -1, len(lines)
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if start < 0 {
+			if h, ok := strings.CutPrefix(t, "## "); ok && strings.TrimSpace(strings.TrimRight(h, "# ")) == title {
+				start = i
+			}
+			continue
+		}
+		if strings.HasPrefix(t, "# ") || strings.HasPrefix(t, "## ") {
+			end = i
+			break
+		}
+	}
+	return start, end
+}
+
+func mdLines(md []byte) []string {
+	var out []string
+	for l := range strings.Lines(string(md)) {
+		out = append(out, l)
+	}
+	return out
+}
+
+// keepSection is next with its "## title" section replaced by old's, when
+// both have one; otherwise next unchanged.
+func keepSection(next, old []byte, title string) []byte {
+	ol := mdLines(old)
+	oStart, oEnd := sectionLines(ol, title)
+	nl := mdLines(next)
+	ns, ne := sectionLines(nl, title)
+	if oStart < 0 || ns < 0 {
+		return next
+	}
+	kept := slices.Clone(ol[oStart:oEnd])
+	if ne < len(nl) {
+		// Keep a blank line before the heading that follows.
+		if last := kept[len(kept)-1]; !strings.HasSuffix(last, "\n") {
+			kept[len(kept)-1] = last + "\n"
+		}
+		if strings.TrimSpace(kept[len(kept)-1]) != "" {
+			kept = append(kept, "\n")
+		}
+	}
+	return []byte(strings.Join(slices.Concat(nl[:ns], kept, nl[ne:]), ""))
 }

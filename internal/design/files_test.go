@@ -45,7 +45,7 @@ func TestPlanInitFresh(t *testing.T) {
 	}
 	for _, name := range GeneratedDocs {
 		p := "docs/" + name
-		if plan.Config.Generated[p] != ContentHash(plan.Writes[p]) {
+		if plan.Config.Generated[p] != docHash(name, plan.Writes[p]) {
 			t.Errorf("%s: recorded hash is not the written content's", p)
 		}
 	}
@@ -169,5 +169,65 @@ func TestReadFiles(t *testing.T) {
 	}
 	if reg, err := LoadConstraints(t.TempDir()); err != nil || reg == nil {
 		t.Errorf("missing constraints.json = %v, %v; want empty registry", reg, err)
+	}
+}
+
+// TestPlanInitKeepsDraftQuality: the layout engine rewrites LAYOUT.md's
+// ## Draft quality section after init; that is not a hand edit, init keeps
+// the section when it regenerates the doc, and an edit elsewhere in
+// LAYOUT.md still is one.
+func TestPlanInitKeepsDraftQuality(t *testing.T) {
+	p := keyerProject()
+	p.Config.Board = "" // init ran before the board was drafted
+	disk := apply(Files{}, PlanInit(p, Files{}))
+	p.Config, _ = ParseConfig(disk[ConfigPath], ConfigPath)
+	const lp = "docs/LAYOUT.md"
+	if p.Config.Generated[lp] != ContentHash(disk[lp]) {
+		t.Error("the hash of a LAYOUT.md init just wrote must be its ContentHash, as configs written before recorded it")
+	}
+	layout := string(disk[lp])
+	i := strings.Index(layout, "## "+DraftQualityHeading)
+	if i < 0 {
+		t.Fatalf("LAYOUT.md has no Draft quality section:\n%s", layout)
+	}
+	assessed := "## " + DraftQualityHeading + "\n\n- DRC: no violations other than 3 unconnected items.\n- Route the 3 unrouted nets: A, B, C.\n"
+	drafted := apply(disk, InitPlan{Writes: Files{lp: []byte(layout[:i] + assessed)}})
+
+	plan := PlanInit(p, drafted)
+	if len(plan.HandEdited) != 0 {
+		t.Errorf("hand-edited = %v after the engine rewrote Draft quality", plan.HandEdited)
+	}
+	if _, ok := plan.Writes[lp]; ok || !slices.Contains(plan.Unchanged, lp) {
+		t.Errorf("LAYOUT.md: want it left unchanged, writes %v", sortedKeys(plan.Writes))
+	}
+	if got := HandEdited(drafted, p.Config); len(got) != 0 {
+		t.Errorf("HandEdited = %v", got)
+	}
+
+	// The board recorded since: LAYOUT.md regenerates, the assessment stays.
+	p.Config.Board = "hardware/keyer.kicad_pcb"
+	plan = PlanInit(p, drafted)
+	next, ok := plan.Writes[lp]
+	switch {
+	case len(plan.HandEdited) != 0:
+		t.Errorf("hand-edited = %v", plan.HandEdited)
+	case !ok:
+		t.Error("LAYOUT.md names the board now: want it rewritten")
+	case !strings.Contains(string(next), assessed) || strings.Contains(string(next), DraftQualityPlaceholder):
+		t.Errorf("the Draft quality assessment was lost:\n%s", next)
+	case !strings.Contains(string(next), "`hardware/keyer.kicad_pcb`"):
+		t.Errorf("the board is not named:\n%s", next)
+	}
+	p2 := p
+	p2.Config = plan.Config
+	if again := PlanInit(p2, apply(drafted, plan)); len(again.Writes) != 0 || len(again.HandEdited) != 0 {
+		t.Errorf("a re-run after that writes %v, hand-edited %v", sortedKeys(again.Writes), again.HandEdited)
+	}
+
+	// An edit outside the section is still a hand edit.
+	p.Config.Board = ""
+	edited := apply(drafted, InitPlan{Writes: Files{lp: []byte(strings.Replace(layout[:i], "Connectors on the board edges.", "Connectors on the left edge.", 1) + assessed)}})
+	if plan := PlanInit(p, edited); !slices.Equal(plan.HandEdited, []string{lp}) {
+		t.Errorf("hand-edited = %v, want [%s]", plan.HandEdited, lp)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"copperhead/internal/kicad/kigen"
@@ -177,7 +178,9 @@ func InstalledLibrary() *kigen.Library {
 // footprints (with the closest names), power symbols used as parts,
 // duplicate references, unknown pins (with the part's pins), pins in two
 // nets, nets with one end, pins left in no net and not flagged no-connect,
-// stacked pins split across nets, and BOM mismatches.
+// stacked pins split across nets (unit-0 pins stack with every unit),
+// net names KiCad reads as a bus or escapes (D[0..3], {A B}, A/B), and BOM
+// mismatches.
 func Validate(in *Intent, name string, opts Options) (*resolved, error) {
 	lib := opts.library()
 	var fs []Finding
@@ -237,6 +240,10 @@ func Validate(in *Intent, name string, opts Options) (*resolved, error) {
 		if strings.ContainsAny(n.Name, "\n\r\t") || strings.HasPrefix(n.Name, "Net-(") || strings.HasPrefix(n.Name, "unconnected-(") {
 			add(where, "bad net name %q", n.Name)
 			continue
+		}
+		if why, fix := netNameProblem(n.Name); why != "" {
+			// Its pins are still read, so they are not reported as in no net.
+			add(where, "net name %q %s: name it %s", n.Name, why, fix)
 		}
 		if seenNet[n.Name] {
 			add(where, "net %s is listed twice: merge the two lists", n.Name)
@@ -318,7 +325,12 @@ func Validate(in *Intent, name string, opts Options) (*resolved, error) {
 				}
 			}
 			if len(nets) > 1 {
-				add(p.Ref, "pins %s are stacked at one point but put on nets %s", strings.Join(st, ", "), strings.Join(slices.Sorted(mapKeys(nets)), ", "))
+				var pins []string
+				for _, num := range st {
+					pins = append(pins, pinLabel(p, num))
+				}
+				add(p.Ref, "pins %s are stacked at one point of the symbol, so KiCad joins them, but the intent puts them on nets %s: drawing them would join those nets; put the stacked pins on one net",
+					strings.Join(pins, ", "), strings.Join(slices.Sorted(mapKeys(nets)), ", "))
 			}
 		}
 	}
@@ -343,6 +355,62 @@ func Validate(in *Intent, name string, opts Options) (*resolved, error) {
 		return nil, &FindingsError{Name: name, Findings: fs}
 	}
 	return r, nil
+}
+
+// busVectorRE is KiCad's vector bus syntax, PREFIX[M..N].
+var busVectorRE = regexp.MustCompile(`\[[^\]]*\.\.[^\]]*\]`)
+
+// netNameProblem says why KiCad would not read name as one plain net, and
+// the name to use instead; why is "" for a fine name (USB_D+, +3V3, ~RESET).
+// KiCad reads D[0..3] as a bus of four nets and {A B} (or ~{X}, X_{1}) as a
+// bus group or text markup, and writes a '/' as {slash} in the board while
+// its netlist shows '/', which is also its sheet-path separator: each fails
+// ERC or the board's schematic parity after drawing.
+func netNameProblem(name string) (why, fix string) {
+	switch {
+	case busVectorRE.MatchString(name):
+		m := busVectorRE.FindString(name)
+		prefix := strings.TrimSpace(strings.Replace(name, m, "", 1))
+		if prefix == "" {
+			prefix = "D"
+		}
+		return "is KiCad's bus syntax (a vector bus " + m + " is several nets, not one)",
+			fmt.Sprintf("once per signal instead, e.g. %s0, %s1 as separate nets", prefix, prefix)
+	case strings.ContainsAny(name, "{}"):
+		return "has braces, which KiCad reads as a bus group or text markup (~{X} overbar, _{X} subscript)",
+			strconv.Quote(plainNetName(name))
+	case strings.Contains(name, "/"):
+		return "has a '/', KiCad's sheet-path separator, which it escapes as {slash} in the board",
+			strconv.Quote(plainNetName(name))
+	}
+	return "", ""
+}
+
+// plainNetName is name with bus and escape syntax replaced: '/' and spaces
+// become '_', braces and brackets go, a leading "~{X}" overbar becomes X_N.
+func plainNetName(name string) string {
+	inv := false
+	if rest, ok := strings.CutPrefix(name, "~{"); ok {
+		if inner, ok := strings.CutSuffix(rest, "}"); ok && !strings.ContainsAny(inner, "{}") {
+			name, inv = inner, true
+		}
+	}
+	out := strings.Map(func(r rune) rune {
+		switch r {
+		case '/', ' ':
+			return '_'
+		case '{', '}', '[', ']':
+			return -1
+		}
+		return r
+	}, name)
+	if inv {
+		out += "_N"
+	}
+	if strings.Trim(out, "_") == "" {
+		return "NET1"
+	}
+	return out
 }
 
 var errUnknownRef = errors.New("unknown reference")
@@ -412,7 +480,9 @@ func (p *part) pinByNumber(num string) kigen.Pin {
 }
 
 // stacks lists groups of two or more pin numbers drawn at one point of one
-// unit: KiCad joins them, so they must share a net.
+// unit: KiCad joins them, so they must share a net. A unit-0 pin is common
+// to every unit and drawn with each, so it stacks with any unit's pin at its
+// point (MAX4820's hidden GND pins in unit 0 sit on unit 1's GND pin).
 func (p *part) stacks() [][]string {
 	type key struct {
 		unit int
@@ -420,20 +490,37 @@ func (p *part) stacks() [][]string {
 	}
 	at := map[key][]string{}
 	var order []key
-	for _, pin := range p.sym.Pins {
-		k := key{pin.Unit, pin.X, pin.Y}
+	put := func(k key, num string) {
 		if _, ok := at[k]; !ok {
 			order = append(order, k)
 		}
-		if !slices.Contains(at[k], pin.Number) {
-			at[k] = append(at[k], pin.Number)
+		if !slices.Contains(at[k], num) {
+			at[k] = append(at[k], num)
+		}
+	}
+	units := symbolUnits(p.sym)
+	for _, pin := range p.sym.Pins {
+		if pin.Unit != 0 {
+			put(key{pin.Unit, pin.X, pin.Y}, pin.Number)
+			continue
+		}
+		for _, u := range units {
+			put(key{u, pin.X, pin.Y}, pin.Number)
 		}
 	}
 	var out [][]string
+	var seen []string
 	for _, k := range order {
-		if len(at[k]) > 1 {
-			out = append(out, at[k])
+		st := at[k]
+		if len(st) < 2 {
+			continue
 		}
+		id := strings.Join(slices.Sorted(slices.Values(st)), ",")
+		if slices.Contains(seen, id) {
+			continue // the same unit-0 stack in another unit
+		}
+		seen = append(seen, id)
+		out = append(out, st)
 	}
 	return out
 }

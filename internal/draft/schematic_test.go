@@ -204,3 +204,80 @@ func TestSearchAndLookupSymbols(t *testing.T) {
 		t.Errorf("unknown symbol: %v", err)
 	}
 }
+
+// TestValidateStackedUnitZero: MAX4820's GND pins 9, 18 and 21 are in unit
+// 0 and stacked on unit 1's pin 12; splitting them across nets would be
+// drawn as one net, so validation refuses it.
+func TestValidateStackedUnitZero(t *testing.T) {
+	needLibraries(t)
+	parts := []IntentPart{
+		{Ref: "U1", LibID: "Driver_Relay:MAX4820xUP"},
+		{Ref: "R1", LibID: "Device:R", Footprint: "Resistor_SMD:R_0603_1608Metric"},
+		{Ref: "R2", LibID: "Device:R", Footprint: "Resistor_SMD:R_0603_1608Metric"},
+	}
+	cases := []struct {
+		name string
+		nets []IntentNet
+		want string // "" for no stacked-pin finding
+	}{
+		{"split", []IntentNet{
+			{Name: "GND", Pins: []string{"U1.12", "R1.2"}},
+			{Name: "PGND", Pins: []string{"U1.18", "R2.2"}},
+		}, "stacked at one point of the symbol, so KiCad joins them, but the intent puts them on nets GND, PGND"},
+		{"one net", []IntentNet{
+			{Name: "GND", Pins: []string{"U1.12", "U1.18", "R1.2", "R2.2"}},
+		}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := &Intent{Parts: parts, Nets: c.nets, NoConnect: []string{"U1.*", "R1.1", "R2.1"}}
+			_, err := Validate(in, "relay.json", Options{})
+			msg := ""
+			if err != nil {
+				msg = err.Error()
+			}
+			switch {
+			case c.want == "" && strings.Contains(msg, "stacked"):
+				t.Errorf("Validate = %v, want no stacked-pin finding", err)
+			case c.want != "" && !strings.Contains(msg, c.want):
+				t.Errorf("Validate = %v, want %q", err, c.want)
+			}
+			if c.want != "" && !strings.Contains(msg, "U1.12 (GND)") {
+				t.Errorf("the finding does not name pin 12: %v", err)
+			}
+		})
+	}
+}
+
+// TestValidateNetNames: names KiCad reads as a bus or escapes are refused
+// with the reason and a plain name to use; ordinary punctuation is fine.
+func TestValidateNetNames(t *testing.T) {
+	needLibraries(t)
+	cases := []struct{ name, want string }{
+		{"USB_D+", ""},
+		{"+3V3", ""},
+		{"~RESET", ""},
+		{"D[0..3]", `net name "D[0..3]" is KiCad's bus syntax (a vector bus [0..3] is several nets, not one): name it once per signal instead, e.g. D0, D1 as separate nets`},
+		{"{SDA SCL}", `has braces, which KiCad reads as a bus group or text markup`},
+		{"~{RST}", `name it "RST_N"`},
+		{"A/B", `net name "A/B" has a '/', KiCad's sheet-path separator, which it escapes as {slash} in the board: name it "A_B"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := &Intent{
+				Parts: []IntentPart{{Ref: "R1", LibID: "Device:R", Footprint: "Resistor_SMD:R_0603_1608Metric"},
+					{Ref: "R2", LibID: "Device:R", Footprint: "Resistor_SMD:R_0603_1608Metric"}},
+				Nets: []IntentNet{{Name: c.name, Pins: []string{"R1.1", "R2.1"}}, {Name: "GND", Pins: []string{"R1.2", "R2.2"}}},
+			}
+			_, err := Validate(in, "names.json", Options{})
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("Validate(%q) = %v, want ok", c.name, err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("Validate(%q) = %v, want %q", c.name, err, c.want)
+			case c.want != "" && strings.Contains(err.Error(), "in no net"):
+				t.Errorf("Validate(%q): the refused net's pins are reported as in no net too: %v", c.name, err)
+			}
+		})
+	}
+}

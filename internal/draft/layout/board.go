@@ -1,6 +1,11 @@
 package layout
 
 import (
+	"slices"
+	"sort"
+	"strings"
+
+	"copperhead/internal/kicad"
 	"copperhead/internal/kicad/kigen"
 	"copperhead/internal/sexpr"
 )
@@ -16,8 +21,9 @@ const (
 )
 
 // DraftMarker is written into every drafted board's title block. The engine
-// overwrites a board carrying it (an earlier draft) without asking; any other
-// board with footprints is somebody's work and needs Options.Force.
+// overwrites a board carrying it there (an earlier draft) without asking; any
+// other existing file, footprints or not, may be somebody's work and needs
+// Options.Force.
 const DraftMarker = "Layout draft by copperhead draft layout"
 
 // uuidFor derives a stable UUID from the project and what the object is
@@ -31,6 +37,45 @@ func uuidFor(project, purpose string) string {
 type boardWriter struct {
 	project string
 	netID   map[string]int
+	sheets  []string // human sheet paths ("/", "/Power/"), longest first
+}
+
+// netName is a netlist net name as KiCad writes it in a board: a '/' that
+// is part of the name, not of its sheet path, becomes {slash}. kicad-cli's
+// XML netlist gives names unescaped ("/VOUT/AB" for the root sheet's label
+// VOUT/AB, "unconnected-(U1-SENSE/ADJ-Pad2)"), while DRC's schematic parity
+// compares the board's pad nets with the escaped names. The sheet path is
+// the longest sheet's path the name starts with.
+func (bw *boardWriter) netName(name string) string {
+	if !strings.Contains(name, "/") {
+		return name
+	}
+	prefix := ""
+	if strings.HasPrefix(name, "/") {
+		prefix = "/"
+		for _, sp := range bw.sheets {
+			if strings.HasPrefix(name, sp) {
+				prefix = sp
+				break
+			}
+		}
+	}
+	return prefix + strings.ReplaceAll(name[len(prefix):], "/", "{slash}")
+}
+
+// sheetPaths lists the schematic's human sheet paths, longest first, each
+// ending in '/'.
+func sheetPaths(sch *kicad.Schematic) []string {
+	out := []string{"/"}
+	if sch != nil {
+		for _, sh := range sch.Sheets {
+			if p := sh.Path; strings.HasPrefix(p, "/") && strings.HasSuffix(p, "/") && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
 }
 
 func (bw *boardWriter) uuid(purpose string) sexpr.Node {
@@ -58,7 +103,7 @@ func (bw *boardWriter) footprintNode(p *part) sexpr.Node {
 			if !ok || pin.Net == "" {
 				return kigen.PadNet{}, false
 			}
-			return kigen.PadNet{Net: kigen.N("net", bw.netID[pin.Net], pin.Net), PinFunction: pin.PinFunction, PinType: pin.PinType}, true
+			return kigen.PadNet{Net: kigen.N("net", bw.netID[pin.Net], bw.netName(pin.Net)), PinFunction: pin.PinFunction, PinType: pin.PinType}, true
 		},
 		Link: link,
 	})

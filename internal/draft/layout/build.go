@@ -345,7 +345,7 @@ func computedSize(parts []*part, inset float64) (float64, float64) {
 
 // emit writes the board file.
 func emit(in input, res *draftResult, tracks []track) []byte {
-	bw := &boardWriter{project: in.project, netID: map[string]int{}}
+	bw := &boardWriter{project: in.project, netID: map[string]int{}, sheets: sheetPaths(in.sch)}
 	args := []any{
 		kigen.N("version", boardFileVersion), kigen.N("generator", "pcbnew"), kigen.N("generator_version", "9.0"),
 		kigen.N("general", kigen.N("thickness", 1.6), kigen.N("legacy_teardrops", kigen.Sym("no"))),
@@ -358,7 +358,7 @@ func emit(in input, res *draftResult, tracks []track) []byte {
 	}
 	for i, n := range res.nets {
 		bw.netID[n.Name] = i + 1
-		args = append(args, kigen.N("net", i+1, n.Name))
+		args = append(args, kigen.N("net", i+1, bw.netName(n.Name)))
 	}
 	for _, p := range res.parts {
 		args = append(args, bw.footprintNode(p))

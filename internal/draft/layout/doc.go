@@ -12,7 +12,9 @@
 // The engine needs no model: the same schematic, footprints and intent give
 // a byte-identical board (UUIDs are derived from content, every list is
 // sorted). Connectivity comes from kicad-cli's own netlist export, so pad
-// nets match the schematic exactly and DRC's schematic parity is clean.
+// nets match the schematic exactly (a '/' in a name written as KiCad's
+// {slash}) and DRC's schematic parity is clean. A board is only ever
+// replaced when its title block carries DraftMarker, or with Force.
 // DRC is the judge: a routed net that DRC faults is unrouted again before the
 // draft is reported, so every track that remains passes DRC.
 //

@@ -16,6 +16,7 @@ import (
 	"copperhead/internal/atomicfile"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
+	"copperhead/internal/sexpr"
 )
 
 // KiCad is what the engine asks kicad-cli: the netlist export and DRC.
@@ -32,8 +33,8 @@ type Options struct {
 	// LayoutDoc is LAYOUT.md: the intent is read from it and its Draft
 	// quality section rewritten. "" drafts without intent and writes no doc.
 	LayoutDoc string
-	// Force overwrites a board that is not an earlier draft (one holding
-	// footprints and no DraftMarker).
+	// Force overwrites a board that is not an earlier draft (any existing
+	// file without DraftMarker in its title block).
 	Force bool
 	// Display renders a path for the report and messages (repo-relative,
 	// say); nil shows paths as given.
@@ -52,9 +53,9 @@ func (o Options) show(p string) string {
 	return o.Display(p)
 }
 
-// ErrNotDraft is returned when the board exists, holds footprints and was
-// not drafted by this engine: overwriting it would lose somebody's layout.
-var ErrNotDraft = errors.New("the board holds a layout copperhead did not draft")
+// ErrNotDraft is returned when the board exists and was not drafted by
+// this engine (no DraftMarker in its title block): overwriting it could lose somebody's work.
+var ErrNotDraft = errors.New("copperhead did not draft this board")
 
 // maxRepairs bounds the DRC rounds: each round unroutes every net whose
 // tracks DRC faulted, so two rounds normally suffice; the last round routes
@@ -229,7 +230,9 @@ func gateProblems(drc *kicadcli.Report, md []byte) []string {
 	return out
 }
 
-// checkOverwrite refuses to replace a board that holds somebody's layout.
+// checkOverwrite refuses to replace any board this engine did not draft:
+// one whose title block lacks DraftMarker, whatever else it holds (a hand
+// layout, KiCad 5 (module ...) syntax, an empty file, random bytes).
 func checkOverwrite(o Options) error {
 	data, err := os.ReadFile(o.Board)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -238,10 +241,47 @@ func checkOverwrite(o Options) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", o.show(o.Board), err)
 	}
-	if o.Force || bytes.Contains(data, []byte(DraftMarker)) || !bytes.Contains(data, []byte("(footprint ")) {
+	if o.Force {
 		return nil
 	}
-	return fmt.Errorf("%s: %w", o.show(o.Board), ErrNotDraft)
+	if why := notDraftReason(data); why != "" {
+		return fmt.Errorf("%s: %w: %s", o.show(o.Board), ErrNotDraft, why)
+	}
+	return nil
+}
+
+// IsDraft reports whether board bytes are a board this engine drafted: a
+// kicad_pcb whose title block carries DraftMarker in a comment.
+func IsDraft(data []byte) bool { return notDraftReason(data) == "" }
+
+// notDraftReason says why data is not a copperhead draft, or "" when it is.
+func notDraftReason(data []byte) string {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return "the file is empty"
+	}
+	root, err := sexpr.Parse("board", data)
+	if err != nil || root.Head() != "kicad_pcb" {
+		return "the file is not a KiCad board"
+	}
+	for c := range root.Child("title_block").All("comment") {
+		if strings.HasPrefix(c.Arg(1), DraftMarker) {
+			return ""
+		}
+	}
+	n := 0
+	for range root.All("footprint") {
+		n++
+	}
+	for range root.All("module") {
+		n++
+	}
+	switch {
+	case n == 1:
+		return "it holds a layout (1 footprint)"
+	case n > 1:
+		return fmt.Sprintf("it holds a layout (%d footprints)", n)
+	}
+	return "its title block has no copperhead draft mark"
 }
 
 // loadInput reads everything build needs.

@@ -247,8 +247,9 @@ func ruleMet(rep *Report, ref string) bool {
 	return false
 }
 
-// TestDraftRefusesForeignBoard: a board with footprints that copperhead did
-// not draft is somebody's layout; only Force overwrites it.
+// TestDraftRefusesForeignBoard: any existing board copperhead did not draft
+// (no DraftMarker in its title block) may be somebody's work, whatever it
+// holds; only Force overwrites it.
 func TestDraftRefusesForeignBoard(t *testing.T) {
 	dir := t.TempDir()
 	board := filepath.Join(dir, "x.kicad_pcb")
@@ -260,7 +261,13 @@ func TestDraftRefusesForeignBoard(t *testing.T) {
 		{"hand layout", "(kicad_pcb (footprint \"R:R\"))", false, true},
 		{"hand layout forced", "(kicad_pcb (footprint \"R:R\"))", true, false},
 		{"earlier draft", "(kicad_pcb (title_block (comment 1 \"" + DraftMarker + "\")) (footprint \"R:R\"))", false, false},
-		{"empty board", "(kicad_pcb (version 20241229))", false, false},
+		{"board without footprints", "(kicad_pcb (version 20241229))", false, true},
+		{"empty file", "", false, true},
+		{"blank file", " \n\t", false, true},
+		{"random bytes", "\x00\x9f\xffGIF89a(((", false, true},
+		{"KiCad 5 module syntax", "(kicad_pcb (version 20171130) (host pcbnew 5.1.9) (module Resistor_SMD:R_0603 (layer F.Cu)))", false, true},
+		{"marker outside the title block", "(kicad_pcb (gr_text \"" + DraftMarker + "\") (footprint \"R:R\"))", false, true},
+		{"random bytes forced", "\x00\x9f", true, false},
 	}
 	for _, tc := range tests {
 		if err := os.WriteFile(board, []byte(tc.content), 0o644); err != nil {
@@ -269,6 +276,12 @@ func TestDraftRefusesForeignBoard(t *testing.T) {
 		err := checkOverwrite(Options{Board: board, Force: tc.force})
 		if refused := errors.Is(err, ErrNotDraft); refused != tc.refused {
 			t.Errorf("%s: err = %v, want refused %v", tc.name, err, tc.refused)
+		}
+		if why := map[string]string{
+			"empty file": "the file is empty", "random bytes": "the file is not a KiCad board",
+			"KiCad 5 module syntax": "it holds a layout (1 footprint)", "board without footprints": "its title block has no copperhead draft mark",
+		}[tc.name]; why != "" && (err == nil || !strings.HasSuffix(err.Error(), ": "+why)) {
+			t.Errorf("%s: err = %v, want the reason %q", tc.name, err, why)
 		}
 	}
 }
@@ -285,6 +298,54 @@ func BenchmarkBuild(b *testing.B) {
 	for b.Loop() {
 		if _, err := build(in); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestBoardNetName: a '/' inside a net name is written as {slash}, the
+// sheet path's separators are kept.
+func TestBoardNetName(t *testing.T) {
+	bw := &boardWriter{sheets: sheetPaths(&kicad.Schematic{Sheets: []kicad.SheetInstance{{Path: "/"}, {Path: "/Power/"}, {Path: "/Power/LDO/"}}})}
+	for _, c := range []struct{ in, want string }{
+		{"GND", "GND"},
+		{"+3V3", "+3V3"},
+		{"/SDA", "/SDA"},
+		{"/VOUT/AB", "/VOUT{slash}AB"},
+		{"/Power/EN", "/Power/EN"},
+		{"/Power/A/B", "/Power/A{slash}B"},
+		{"/Power/LDO/SENSE/ADJ", "/Power/LDO/SENSE{slash}ADJ"},
+		{"unconnected-(U1-SENSE/ADJ-Pad2)", "unconnected-(U1-SENSE{slash}ADJ-Pad2)"},
+		{"/Power/Net-(U1-SENSE/ADJ)", "/Power/Net-(U1-SENSE{slash}ADJ)"},
+		{"A/B", "A{slash}B"},
+	} {
+		if got := bw.netName(c.in); got != c.want {
+			t.Errorf("netName(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestDraftSlashNets: testdata/slashy (drafted from intent.json, then its
+// VOUTAB labels renamed VOUT/AB by hand) has a '/' in a label and in the
+// name of a no-connect pin (SENSE/ADJ). kicad-cli's XML netlist gives both
+// unescaped; the drafted board must carry KiCad's {slash} form so DRC's
+// schematic parity passes.
+func TestDraftSlashNets(t *testing.T) {
+	tool := kicadTool(t)
+	pr := copyProject(t, "testdata/slashy", "slashy.kicad_sch")
+	rep, err := Draft(context.Background(), tool, Options{Schematic: pr.sch, Board: pr.board})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.DRC.Parity != 0 || rep.DRC.Violations != 0 {
+		t.Errorf("DRC: %d violations, %d parity issues:\n%s", rep.DRC.Violations, rep.DRC.Parity, strings.Join(rep.DRC.Details, "\n"))
+	}
+	data, err := os.ReadFile(pr.board)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"/VOUT{slash}AB"`, `"unconnected-(U1-SENSE{slash}ADJ-Pad2)"`} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("the board lacks net %s", want)
 		}
 	}
 }
