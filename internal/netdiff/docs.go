@@ -151,8 +151,8 @@ func sortedRefs[V any](m map[string]V) []string {
 	return keys
 }
 
-// diffValues compares two budget maps key by key.
-func diffValues(b, h map[string]float64) []ValueChange {
+// unionKeys is every key of b or h, sorted.
+func unionKeys[V any](b, h map[string]V) []string {
 	keys := slices.Collect(maps.Keys(b))
 	for k := range h {
 		if _, ok := b[k]; !ok {
@@ -160,6 +160,12 @@ func diffValues(b, h map[string]float64) []ValueChange {
 		}
 	}
 	slices.Sort(keys)
+	return keys
+}
+
+// diffValues compares two budget maps key by key.
+func diffValues(b, h map[string]float64) []ValueChange {
+	keys := unionKeys(b, h)
 	var out []ValueChange
 	for _, k := range keys {
 		bv, inB := b[k]
@@ -216,13 +222,7 @@ func canonical(v []byte) (string, error) {
 
 // diffEntries compares two canonical constraint registries.
 func diffEntries(b, h map[string]string) []EntryChange {
-	keys := slices.Collect(maps.Keys(b))
-	for k := range h {
-		if _, ok := b[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
+	keys := unionKeys(b, h)
 	var out []EntryChange
 	for _, k := range keys {
 		bv, inB := b[k]
