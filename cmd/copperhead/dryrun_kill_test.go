@@ -28,20 +28,9 @@ func dryGitState(t *testing.T, env []string, repo string) string {
 		{"for-each-ref"},
 		{"rev-parse", "HEAD"},
 	} {
-		parts = append(parts, dryGit(t, env, repo, args...))
+		parts = append(parts, gitIn(t, env, repo, args...))
 	}
 	return strings.Join(parts, "\n--\n")
-}
-
-func dryGit(t *testing.T, env []string, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir, cmd.Env = dir, env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
 }
 
 // dryRunEdits is a run that proposes, validates and edits three files (the
@@ -96,9 +85,9 @@ func TestDryRunKilledLeavesTheTree(t *testing.T) {
 				"GIT_AUTHOR_NAME=Test Engineer", "GIT_AUTHOR_EMAIL=test@example.invalid",
 				"GIT_COMMITTER_NAME=Test Engineer", "GIT_COMMITTER_EMAIL=test@example.invalid")
 			repo := faultRepo(t)
-			dryGit(t, env, repo, "init", "-q", "-b", "main")
-			dryGit(t, env, repo, "add", "-A")
-			dryGit(t, env, repo, "commit", "-qm", "open-telegraph")
+			gitIn(t, env, repo, "init", "-q", "-b", "main")
+			gitIn(t, env, repo, "add", "-A")
+			gitIn(t, env, repo, "commit", "-qm", "open-telegraph")
 			args := []string{"--repo", repo, "--plain", "do", "rename net KEY_DAH to KEY_DASH", "--model", "compat:scripted", "--dry-run"}
 			if tc.dirty {
 				// Staged, unstaged, both, untracked (one executable, one
@@ -112,12 +101,12 @@ func TestDryRunKilledLeavesTheTree(t *testing.T) {
 					f.Close()
 				}
 				appendTo("docs/BOM.md", "<!-- staged note -->")
-				dryGit(t, env, repo, "add", "docs/BOM.md")
+				gitIn(t, env, repo, "add", "docs/BOM.md")
 				appendTo("docs/PINOUT.md", "- staged pin note")
-				dryGit(t, env, repo, "add", "docs/PINOUT.md")
+				gitIn(t, env, repo, "add", "docs/PINOUT.md")
 				appendTo("docs/PINOUT.md", "- unstaged pin note")
 				appendTo("docs/SPEC.md", "- note: hand-written")
-				dryGit(t, env, repo, "rm", "-q", "docs/LAYOUT.md")
+				gitIn(t, env, repo, "rm", "-q", "docs/LAYOUT.md")
 				os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("bring-up notes\n"), 0o600)
 				os.MkdirAll(filepath.Join(repo, "scripts"), 0o755)
 				os.WriteFile(filepath.Join(repo, "scripts", "flash.sh"), []byte("#!/bin/sh\necho flash\n"), 0o755)
@@ -168,7 +157,7 @@ func TestDryRunKilledLeavesTheTree(t *testing.T) {
 				if left, _ := filepath.Glob(filepath.Join(tmp, "copperhead-dryrun-*")); len(left) != 0 {
 					t.Errorf("the interrupted dry run left its scratch copy: %v\n%s", left, out.String())
 				}
-				if wts := dryGit(t, env, repo, "worktree", "list", "--porcelain"); strings.Count(wts, "worktree ") != 1 {
+				if wts := gitIn(t, env, repo, "worktree", "list", "--porcelain"); strings.Count(wts, "worktree ") != 1 {
 					t.Errorf("worktrees after the interrupted dry run:\n%s", wts)
 				}
 				return
@@ -185,7 +174,7 @@ func TestDryRunKilledLeavesTheTree(t *testing.T) {
 			if left, _ := filepath.Glob(filepath.Join(tmp, "copperhead-dryrun-*")); len(left) != 0 {
 				t.Errorf("scratch copies left after the next command: %v", left)
 			}
-			if wts := dryGit(t, env, repo, "worktree", "list", "--porcelain"); strings.Count(wts, "worktree ") != 1 {
+			if wts := gitIn(t, env, repo, "worktree", "list", "--porcelain"); strings.Count(wts, "worktree ") != 1 {
 				t.Errorf("worktrees after the next command:\n%s", wts)
 			}
 			if d := diffTrees(tree, userFiles(t, repo)); len(d) != 0 {

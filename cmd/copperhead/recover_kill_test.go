@@ -77,8 +77,15 @@ func userFiles(t *testing.T, repo string) map[string]string {
 
 func gitOut(t *testing.T, repo string, args ...string) string {
 	t.Helper()
+	return gitIn(t, nil, repo, args...)
+}
+
+// gitIn runs git in dir with env (nil: the test's own) and fails the test,
+// quoting git, when it fails.
+func gitIn(t *testing.T, env []string, dir string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command("git", args...)
-	cmd.Dir = repo
+	cmd.Dir, cmd.Env = dir, env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -159,13 +166,7 @@ func TestKilledRunRecovers(t *testing.T) {
 				repo := faultRepo(t)
 				git := func(args ...string) string {
 					t.Helper()
-					cmd := exec.Command("git", args...)
-					cmd.Dir, cmd.Env = repo, env
-					out, err := cmd.CombinedOutput()
-					if err != nil {
-						t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-					}
-					return string(out)
+					return gitIn(t, env, repo, args...)
 				}
 				git("init", "-q", "-b", "main")
 				git("add", "-A")
