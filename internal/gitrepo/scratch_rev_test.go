@@ -5,9 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -77,13 +75,7 @@ func TestNewScratchAt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(filepath.Dir(dead.Root), scratchOwner), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	orphan(t, dead)
 	got, err := PruneScratch(ctx, repo)
 	if err != nil || len(got) != 1 || got[0] != dead.Root {
 		t.Errorf("PruneScratch = %v, %v; want [%s]", got, err, dead.Root)

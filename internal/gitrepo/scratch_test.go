@@ -229,13 +229,7 @@ func TestPruneScratch(t *testing.T) {
 		t.Fatal(err)
 	}
 	// dead's process has exited; gone's folder was cleaned away.
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(filepath.Dir(dead.Root), scratchOwner), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	orphan(t, dead)
 	os.RemoveAll(filepath.Dir(gone.Root))
 	before := git(t, repo, "for-each-ref") + git(t, repo, "stash", "list")
 
@@ -274,5 +268,18 @@ func TestScratchMap(t *testing.T) {
 		if got := s.Map(in); got != want {
 			t.Errorf("Map(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// orphan marks s as owned by a process that has exited, as a killed dry run
+// leaves its copy.
+func orphan(t *testing.T, s *Scratch) {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(s.Root), scratchOwner), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
