@@ -139,14 +139,14 @@ func JUnit(w io.Writer, r *verify.Result, strict bool) error {
 // finding is one testcase; the name is the rule and message, which KiCad
 // text keeps readable in any dashboard.
 func finding(gate, kind, msg, severity, state string, fails bool) junitCase {
-	name := oneLine(msg)
+	name := plainLine(msg)
 	if state != "" {
 		name = state + " " + name
 	}
 	c := junitCase{Name: name, Classname: gate + "." + kind}
-	text := fmt.Sprintf("%s %s: %s", severity, kind, oneLine(msg))
+	text := fmt.Sprintf("%s %s: %s", severity, kind, plainLine(msg))
 	if fails {
-		c.Failure = &junitFailure{Message: oneLine(msg), Type: kind, Text: text}
+		c.Failure = &junitFailure{Message: plainLine(msg), Type: kind, Text: text}
 	} else {
 		c.SystemOut = text
 	}

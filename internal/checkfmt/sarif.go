@@ -7,6 +7,7 @@ package checkfmt
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -22,6 +23,7 @@ import (
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/verify"
 )
 
@@ -152,7 +154,7 @@ func SARIF(w io.Writer, r *verify.Result, p Project) error {
 		if is.Path != "" {
 			loc = b.location(is.Path, 0)
 		}
-		b.add("openspec/"+cmpOr(is.Type, "validate"), "openspec", cmpOr(is.Type, "validate"), level, oneLine(is.Item+": "+is.Message), loc, "",
+		b.add("openspec/"+cmp.Or(is.Type, "validate"), "openspec", cmp.Or(is.Type, "validate"), level, plainLine(is.Item+": "+is.Message), loc, "",
 			strings.Join([]string{is.Type, is.Item, is.Path, is.Message}, "\x00"), nil)
 	}
 
@@ -307,20 +309,20 @@ func ruleText(desc string) string {
 	if i := strings.Index(desc, " ("); i > 0 {
 		desc = desc[:i]
 	}
-	return oneLine(desc)
+	return plainLine(desc)
 }
 
 func violationMessage(v kicadcli.Violation) string {
 	var items []string
 	for _, it := range v.Items {
-		items = append(items, oneLine(it.Description))
+		items = append(items, plainLine(it.Description))
 	}
-	msg := oneLine(v.Description)
+	msg := plainLine(v.Description)
 	if len(items) > 0 {
 		msg += ": " + strings.Join(items, "; ")
 	}
 	if v.Sheet != "" {
-		msg += fmt.Sprintf(" (sheet %s", oneLine(v.Sheet))
+		msg += fmt.Sprintf(" (sheet %s", plainLine(v.Sheet))
 	} else {
 		msg += " ("
 	}
@@ -336,19 +338,14 @@ func violationMessage(v kicadcli.Violation) string {
 func numericVersion(v string) string {
 	v = strings.TrimPrefix(v, "v")
 	if v == "" || v[0] < '0' || v[0] > '9' {
-		return "0.0.0-" + cmpOr(v, "devel")
+		return "0.0.0-" + cmp.Or(v, "devel")
 	}
 	return v
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(kicadcli.OneLine(s)), " ") }
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
+// plainLine is KiCad text on one line: control characters escaped as
+// kicadcli.OneLine prints them, then white space folded.
+func plainLine(s string) string { return textfmt.OneLine(kicadcli.OneLine(s)) }
 
 // kicadLocation is the file an ERC or DRC violation is in: the board for
 // DRC; for ERC the sheet file of its sheet instance (the root when unknown),

@@ -12,6 +12,7 @@ import (
 
 	"copperhead/internal/design"
 	"copperhead/internal/kicadcli"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/verify"
 )
 
@@ -190,7 +191,7 @@ func printCheck(w io.Writer, r *verify.Result) {
 	case r.Drift.OK:
 		fmt.Fprintln(w, "drift ✓")
 	default:
-		fmt.Fprintf(w, "drift ✗ %s\n", plural(len(r.Drift.Mismatches), "mismatch"))
+		fmt.Fprintf(w, "drift ✗ %s\n", textfmt.Count(len(r.Drift.Mismatches), "mismatch"))
 	}
 	for _, m := range r.Drift.Mismatches {
 		fmt.Fprintf(w, "  %s\n", statePrefix(m.BaselineState)+m.Message)
@@ -208,7 +209,7 @@ func printCheck(w io.Writer, r *verify.Result) {
 	case r.Constraints.OK:
 		fmt.Fprintln(w, "constraints ✓")
 	default:
-		fmt.Fprintf(w, "constraints ✗ %s\n", plural(len(r.Constraints.Violations), "violation"))
+		fmt.Fprintf(w, "constraints ✗ %s\n", textfmt.Count(len(r.Constraints.Violations), "violation"))
 	}
 	for _, v := range r.Constraints.Violations {
 		fmt.Fprintf(w, "  %s\n", statePrefix(v.BaselineState)+v.Message)
@@ -219,14 +220,14 @@ func printCheck(w io.Writer, r *verify.Result) {
 	case r.OpenSpec.OK:
 		fmt.Fprintln(w, "openspec ✓")
 	default:
-		fmt.Fprintf(w, "openspec ✗ %s\n", plural(len(r.OpenSpec.Issues), "issue"))
+		fmt.Fprintf(w, "openspec ✗ %s\n", textfmt.Count(len(r.OpenSpec.Issues), "issue"))
 	}
 	for _, is := range r.OpenSpec.Issues {
-		fmt.Fprintf(w, "  %s %s: %s\n", is.Type, is.Item, oneLine(is.Message))
+		fmt.Fprintf(w, "  %s %s: %s\n", is.Type, is.Item, textfmt.OneLine(is.Message))
 	}
 	printSourcing(w, r.Sourcing)
 	if n := r.Environment.ERC + r.Environment.DRC; n > 0 {
-		fmt.Fprintf(w, "environment: %s from KiCad libraries missing on this host (not counted; run 'copperhead doctor')\n", plural(n, "violation"))
+		fmt.Fprintf(w, "environment: %s from KiCad libraries missing on this host (not counted; run 'copperhead doctor')\n", textfmt.Count(n, "violation"))
 	}
 }
 
@@ -247,10 +248,10 @@ func printSourcing(w io.Writer, g verify.SourcingGate) {
 	}
 	var counts []string
 	if len(failures) > 0 {
-		counts = append(counts, plural(len(failures), "failure"))
+		counts = append(counts, textfmt.Count(len(failures), "failure"))
 	}
 	if len(warnings) > 0 {
-		counts = append(counts, plural(len(warnings), "warning"))
+		counts = append(counts, textfmt.Count(len(warnings), "warning"))
 	}
 	mark := "✓"
 	if !g.OK {
@@ -273,10 +274,10 @@ func printTool(w io.Writer, name string, g verify.ToolGate, baseline bool) {
 		}
 	} else {
 		if g.Errors > 0 {
-			parts = append(parts, plural(g.Errors, "error"))
+			parts = append(parts, textfmt.Count(g.Errors, "error"))
 		}
 		if g.Warnings > 0 {
-			parts = append(parts, plural(g.Warnings, "warning"))
+			parts = append(parts, textfmt.Count(g.Warnings, "warning"))
 		}
 		if n := len(g.Unconnected); n > 0 {
 			parts = append(parts, fmt.Sprintf("%d unconnected", n))

@@ -16,6 +16,7 @@ import (
 	"copperhead/internal/research/datasheet"
 	"copperhead/internal/research/egress"
 	"copperhead/internal/research/menu"
+	"copperhead/internal/textfmt"
 )
 
 func newDatasheetCmd(a *app) *cobra.Command {
@@ -111,7 +112,7 @@ func (a *app) runDatasheetFetch(ctx context.Context, rawURL, mpn string) error {
 		fmt.Fprintf(w, "not cached: %s\nthe URL is recorded in %s\n", e.Reason, path.Join(datasheet.DirName, datasheet.IndexName))
 		return nil
 	}
-	fmt.Fprintf(w, "cached %s (%s, %d bytes, sha256 %s)\n", res.PDF, plural(e.Pages, "page"), e.Size, e.SHA256)
+	fmt.Fprintf(w, "cached %s (%s, %d bytes, sha256 %s)\n", res.PDF, textfmt.Count(e.Pages, "page"), e.Size, e.SHA256)
 	fmt.Fprintf(w, "text   %s\n", res.Text)
 	if e.Title != "" {
 		fmt.Fprintf(w, "title  %s\n", e.Title)

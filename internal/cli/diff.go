@@ -18,6 +18,7 @@ import (
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/netdiff"
 	"copperhead/internal/project"
+	"copperhead/internal/textfmt"
 )
 
 func newDiffCmd(a *app) *cobra.Command {
@@ -68,7 +69,7 @@ kicad-cli, 1 when a side does not load.`,
 					OK    bool   `json:"ok"`
 					Error string `json:"error"`
 					Code  int    `json:"exit_code"`
-				}{false, oneLine(msg), code})
+				}{false, textfmt.OneLine(msg), code})
 			}
 			return err
 		},

@@ -17,6 +17,7 @@ import (
 	"copperhead/internal/openspec"
 	"copperhead/internal/research/parts"
 	"copperhead/internal/research/search"
+	"copperhead/internal/textfmt"
 )
 
 // pinnedOpenSpec is the OpenSpec CLI version scripts/setup.sh installs.
@@ -88,7 +89,7 @@ func (a *app) doctorRows(ctx context.Context) []DoctorRow {
 	add := func(r DoctorRow) { rows = append(rows, r) }
 
 	if t, err := kicadcli.Find(ctx); err != nil {
-		add(DoctorRow{Name: "kicad-cli", Status: "fail", Detail: oneLine(err.Error()), Required: true,
+		add(DoctorRow{Name: "kicad-cli", Status: "fail", Detail: textfmt.OneLine(err.Error()), Required: true,
 			Fix: "run scripts/setup.sh (installs KiCad 9 from bookworm-backports), or set COPPERHEAD_KICAD_CLI"})
 	} else {
 		add(DoctorRow{Name: "kicad-cli", Status: "ok", Detail: t.Version() + " at " + t.Path, Required: true})
@@ -103,7 +104,7 @@ func (a *app) doctorRows(ctx context.Context) []DoctorRow {
 	}
 
 	if v, err := gitrepo.Version(ctx); err != nil {
-		add(DoctorRow{Name: "git", Status: "fail", Detail: oneLine(err.Error()), Required: true, Fix: "apt-get install git"})
+		add(DoctorRow{Name: "git", Status: "fail", Detail: textfmt.OneLine(err.Error()), Required: true, Fix: "apt-get install git"})
 	} else {
 		add(DoctorRow{Name: "git", Status: "ok", Detail: v, Required: true})
 	}
@@ -256,20 +257,20 @@ func (a *app) configRow() DoctorRow {
 	r := DoctorRow{Name: "repo config"}
 	repo, err := a.repoDir()
 	if err != nil {
-		r.Status, r.Detail = "fail", oneLine(err.Error())
+		r.Status, r.Detail = "fail", textfmt.OneLine(err.Error())
 		return r
 	}
 	cfg, found, err := design.LoadConfig(repo)
 	switch {
 	case err != nil:
-		r.Status, r.Detail, r.Fix = "fail", oneLine(err.Error()), "fix the JSON, or delete it and run 'copperhead init'"
+		r.Status, r.Detail, r.Fix = "fail", textfmt.OneLine(err.Error()), "fix the JSON, or delete it and run 'copperhead init'"
 		r.Required = true
 	case !found:
 		r.Status, r.Detail, r.Fix = "warn", design.ConfigPath+" not found", "run 'copperhead init'"
 	default:
 		r.Status, r.Detail = "ok", fmt.Sprintf("%s: schematic %s", design.ConfigPath, dash(cfg.Schematic))
 		if _, err := design.LoadConstraints(repo); err != nil {
-			r.Status, r.Detail, r.Required = "fail", oneLine(err.Error()), true
+			r.Status, r.Detail, r.Required = "fail", textfmt.OneLine(err.Error()), true
 		}
 	}
 	return r

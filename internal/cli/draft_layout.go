@@ -14,6 +14,7 @@ import (
 	"copperhead/internal/kicad/kigen"
 	"copperhead/internal/project"
 	"copperhead/internal/repofs"
+	"copperhead/internal/textfmt"
 )
 
 // newDraftLayoutCmd is `copperhead draft layout`: the deterministic layout
@@ -163,7 +164,7 @@ func printDraftLayout(a *app, rep *layout.Report) {
 		src = "as LAYOUT.md states"
 	}
 	fmt.Fprintf(out, "drafted %s: %s x %s mm (%s), %s\n", rep.Board,
-		kigen.Num(rep.Outline.WidthMM), kigen.Num(rep.Outline.HeightMM), src, plural(len(rep.Parts), "footprint"))
+		kigen.Num(rep.Outline.WidthMM), kigen.Num(rep.Outline.HeightMM), src, textfmt.Count(len(rep.Parts), "footprint"))
 	met := 0
 	var unmet []string
 	for _, r := range rep.Rules {
@@ -181,22 +182,22 @@ func printDraftLayout(a *app, rep *layout.Report) {
 	for _, k := range rep.Keepouts {
 		fmt.Fprintf(out, "antenna %s on the %s edge: keepout from %s\n", k.Refdes, k.Edge, k.Source)
 	}
-	fmt.Fprintf(out, "routed %s (%s)", plural(len(rep.Routed), "net"), plural(rep.Tracks, "track"))
+	fmt.Fprintf(out, "routed %s (%s)", textfmt.Count(len(rep.Routed), "net"), textfmt.Count(rep.Tracks, "track"))
 	if len(rep.Partial) > 0 {
 		fmt.Fprintf(out, ", %d partly", len(rep.Partial))
 	}
-	fmt.Fprintf(out, "; %s left as ratsnest", plural(len(rep.Unrouted), "net"))
+	fmt.Fprintf(out, "; %s left as ratsnest", textfmt.Count(len(rep.Unrouted), "net"))
 	if len(rep.Unrouted) > 0 {
 		fmt.Fprintf(out, ": %s", strings.Join(rep.Unrouted, ", "))
 	}
 	fmt.Fprintln(out)
-	fmt.Fprintf(out, "DRC: %s, %s, %s\n", plural(rep.DRC.Violations, "violation"),
-		plural(rep.DRC.Unconnected, "unconnected item"), plural(rep.DRC.Parity, "parity issue"))
+	fmt.Fprintf(out, "DRC: %s, %s, %s\n", textfmt.Count(rep.DRC.Violations, "violation"),
+		textfmt.Count(rep.DRC.Unconnected, "unconnected item"), textfmt.Count(rep.DRC.Parity, "parity issue"))
 	for _, d := range rep.DRC.Details {
 		fmt.Fprintf(out, "  %s\n", d)
 	}
 	if rep.LayoutDoc != "" {
-		fmt.Fprintf(out, "wrote %s ## %s: %s to redo\n", rep.LayoutDoc, layout.DraftQualityHeading, plural(len(rep.Redo), "item"))
+		fmt.Fprintf(out, "wrote %s ## %s: %s to redo\n", rep.LayoutDoc, layout.DraftQualityHeading, textfmt.Count(len(rep.Redo), "item"))
 	}
 	if rep.OK() {
 		fmt.Fprintln(out, "gate: passed")

@@ -16,6 +16,7 @@ import (
 	"copperhead/internal/design"
 	"copperhead/internal/explain"
 	"copperhead/internal/llm"
+	"copperhead/internal/textfmt"
 )
 
 // ExplainResult is `explain --json`: the facts, and the model's phrasing
@@ -113,7 +114,7 @@ func (a *app) runExplain(ctx context.Context, subject string, phrase bool, model
 		switch {
 		case err != nil:
 			// The facts are the answer; the phrasing is optional.
-			fmt.Fprintf(a.io.Err, "copperhead: explain --phrase: %s (the facts are printed without it)\n", oneLine(err.Error()))
+			fmt.Fprintf(a.io.Err, "copperhead: explain --phrase: %s (the facts are printed without it)\n", textfmt.OneLine(err.Error()))
 		default:
 			res.Phrased = p
 		}

@@ -9,6 +9,7 @@ import (
 
 	"copperhead/internal/design"
 	"copperhead/internal/outputs"
+	"copperhead/internal/textfmt"
 )
 
 func newExportCmd(a *app) *cobra.Command {
@@ -80,9 +81,9 @@ Exit codes: 0 written; 1 the schematic or BOM.md could not be read; 2 usage.`,
 					unverified++
 				}
 			}
-			fmt.Fprintf(a.io.Out, "%s, %s for %s in %s\n", plural(len(lines), "line"), plural(parts, "part"), sup.Label, w.proj.Rel(path))
+			fmt.Fprintf(a.io.Out, "%s, %s for %s in %s\n", textfmt.Count(len(lines), "line"), textfmt.Count(parts, "part"), sup.Label, w.proj.Rel(path))
 			if unverified > 0 {
-				fmt.Fprintf(a.io.Out, "  %s with no verified MPN: the link searches by value and package\n", plural(unverified, "line"))
+				fmt.Fprintf(a.io.Out, "  %s with no verified MPN: the link searches by value and package\n", textfmt.Count(unverified, "line"))
 			}
 			return nil
 		},

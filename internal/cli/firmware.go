@@ -10,6 +10,7 @@ import (
 
 	"copperhead/internal/design"
 	"copperhead/internal/firmware"
+	"copperhead/internal/textfmt"
 )
 
 func newFirmwareCmd(a *app) *cobra.Command {
@@ -130,7 +131,7 @@ func renderFirmware(a *app, res *firmware.Result, pinout string) {
 	if m.Memory != "" {
 		fmt.Fprintf(w, "memory: %s\n", m.Memory)
 	}
-	fmt.Fprintf(w, "pins.h %s: %s from %s\n", res.PinsHeader, plural(len(res.Pins), "pin"), pinout)
+	fmt.Fprintf(w, "pins.h %s: %s from %s\n", res.PinsHeader, textfmt.Count(len(res.Pins), "pin"), pinout)
 	fmt.Fprintf(w, "happy path: %s\n", res.HappyPath)
 	if len(res.Written) > 0 {
 		fmt.Fprintf(w, "wrote %s\n", strings.Join(res.Written, ", "))

@@ -18,6 +18,7 @@ import (
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/kicad"
 	"copperhead/internal/repofs"
+	"copperhead/internal/textfmt"
 )
 
 // InitResult is `init --json`.
@@ -116,7 +117,7 @@ func (a *app) runInit(ctx context.Context, path string, force, noHooks bool) err
 	}
 	plan := design.PlanInit(design.Project{Name: w.proj.Name, Schematic: sch, Netlist: nl, Config: cfg}, onDisk)
 	if len(plan.HandEdited) > 0 && !force {
-		return withHint(failf("init would overwrite %s edited by hand: %s", plural(len(plan.HandEdited), "doc"), strings.Join(plan.HandEdited, ", ")),
+		return withHint(failf("init would overwrite %s edited by hand: %s", textfmt.Count(len(plan.HandEdited), "doc"), strings.Join(plan.HandEdited, ", ")),
 			"keep your edits, or re-run with --force to regenerate them")
 	}
 
@@ -162,7 +163,7 @@ func (a *app) runInit(ctx context.Context, path string, force, noHooks bool) err
 	if res.Board != "" {
 		fmt.Fprintf(out, ", board %s", res.Board)
 	}
-	fmt.Fprintf(out, ": %s, %s\n", plural(len(sch.Parts), "part"), plural(countNamedNets(nl.Nets), "named net"))
+	fmt.Fprintf(out, ": %s, %s\n", textfmt.Count(len(sch.Parts), "part"), textfmt.Count(countNamedNets(nl.Nets), "named net"))
 	for _, f := range res.Written {
 		fmt.Fprintf(out, "wrote %s\n", f)
 	}

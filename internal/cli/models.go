@@ -9,6 +9,7 @@ import (
 
 	"copperhead/internal/design"
 	"copperhead/internal/llm"
+	"copperhead/internal/textfmt"
 )
 
 // ModelsResult is `models --json`.
@@ -53,7 +54,7 @@ malformed --model or a missing credential or endpoint.`,
 				if errors.Is(selErr, llm.ErrInvalidModel) {
 					return usagef("%v", selErr)
 				}
-				res.Error = oneLine(selErr.Error())
+				res.Error = textfmt.OneLine(selErr.Error())
 			}
 			// A model that would be selected but cannot run (its key or
 			// endpoint is missing) is an environment error, exit 2: the same
@@ -61,7 +62,7 @@ malformed --model or a missing credential or endpoint.`,
 			var notReady error
 			if res.Selected != nil {
 				if b, ok := backendStatus(res.Backends, sel.Backend); ok && !b.Ready {
-					res.Error = oneLine(b.Detail)
+					res.Error = textfmt.OneLine(b.Detail)
 					notReady = withHint(usagef("model %s (backend %s, source %s) cannot run: %s", sel.Spec, sel.Backend, sel.Source, b.Detail), b.Hint)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"copperhead/internal/kicad"
+	"copperhead/internal/textfmt"
 )
 
 func newNetsCmd(a *app) *cobra.Command {
@@ -50,7 +51,7 @@ unconnected-(...) are single unconnected pins and are left out unless
 				}
 				fmt.Fprintf(a.io.Out, "%s  %s\n", n.Name, strings.Join(pins, " "))
 			}
-			fmt.Fprintf(a.io.Out, "%s in %s\n", plural(len(nets), "net"), w.proj.Rel(w.proj.Schematic))
+			fmt.Fprintf(a.io.Out, "%s in %s\n", textfmt.Count(len(nets), "net"), w.proj.Rel(w.proj.Schematic))
 			return nil
 		},
 	}

@@ -10,6 +10,7 @@ import (
 
 	"copperhead/internal/design"
 	"copperhead/internal/outputs"
+	"copperhead/internal/textfmt"
 )
 
 // OutputsResult is `outputs --json`: the manifest plus the gate's verdict.
@@ -169,6 +170,6 @@ func renderOutputs(a *app, res *outputs.Result, rel string) {
 		fmt.Fprintf(w, "warning: %s: this package is for review, not an order ('outputs --release' refuses it)\n", p)
 	}
 	fmt.Fprintf(w, "%s in %s/ · fab %s · supplier %s · kicad-cli %s · %s\n",
-		plural(len(res.Manifest.Files), "file"), rel, res.Manifest.Fab, res.Manifest.Supplier,
+		textfmt.Count(len(res.Manifest.Files), "file"), rel, res.Manifest.Fab, res.Manifest.Supplier,
 		res.Manifest.KiCadCLIVersion, filepath.ToSlash(filepath.Join(rel, outputs.ManifestName)))
 }

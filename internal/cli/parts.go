@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"copperhead/internal/kicad"
+	"copperhead/internal/textfmt"
 )
 
 func newPartsCmd(a *app) *cobra.Command {
@@ -45,7 +46,7 @@ Power symbols and #-references are not parts. Read-only.
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.io.Out, "%s in %s\n", plural(len(sch.Parts), "part"), w.proj.Rel(w.proj.Schematic))
+			fmt.Fprintf(a.io.Out, "%s in %s\n", textfmt.Count(len(sch.Parts), "part"), w.proj.Rel(w.proj.Schematic))
 			return nil
 		},
 	}

@@ -15,6 +15,7 @@ import (
 	"copperhead/internal/research"
 	"copperhead/internal/research/parts"
 	"copperhead/internal/sourcing"
+	"copperhead/internal/textfmt"
 )
 
 // PartsSearchResult is `parts search --json`.
@@ -169,7 +170,7 @@ func writePartsSearch(w io.Writer, r PartsSearchResult) error {
 	if r.Query != "" {
 		what = fmt.Sprintf("query %q", r.Query)
 	}
-	fmt.Fprintf(w, "%s via %s: %s\n", what, r.Provider, plural(len(r.Parts), "part"))
+	fmt.Fprintf(w, "%s via %s: %s\n", what, r.Provider, textfmt.Count(len(r.Parts), "part"))
 	for _, p := range r.Parts {
 		snap := parts.NewSnapshot(p, r.Provider, time.Time{})
 		fmt.Fprintf(w, "\n%s  %s\n", p.MPN, dash(p.Manufacturer))
@@ -178,7 +179,7 @@ func writePartsSearch(w io.Writer, r PartsSearchResult) error {
 			fmt.Fprintf(w, "  about      %s\n", p.Description)
 		}
 		fmt.Fprintf(w, "  datasheet  %s\n", dash(p.DatasheetURL))
-		fmt.Fprintf(w, "  stock      %d at %s\n", snap.Stock, plural(snap.Distributors, "distributor"))
+		fmt.Fprintf(w, "  stock      %d at %s\n", snap.Stock, textfmt.Count(snap.Distributors, "distributor"))
 		if len(p.Offers) == 0 {
 			continue
 		}
@@ -203,7 +204,7 @@ func writePartsSearch(w io.Writer, r PartsSearchResult) error {
 		if len(rec.Changed) == 0 {
 			state = "already recorded, nothing changed"
 		}
-		fmt.Fprintf(w, "\n%s: %s (%s)\n", rec.Key, strings.Join(strings.Fields(sourcing.Summary(rec.Snapshot)), " "), state)
+		fmt.Fprintf(w, "\n%s: %s (%s)\n", rec.Key, textfmt.OneLine(sourcing.Summary(rec.Snapshot)), state)
 	}
 	return nil
 }

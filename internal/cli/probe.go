@@ -9,6 +9,7 @@ import (
 
 	"copperhead/internal/design"
 	"copperhead/internal/llm"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/transcript"
 )
 
@@ -98,7 +99,7 @@ func printProbe(a *app, r *ProbeResult) {
 	if r.Cached {
 		cached = " (from the response cache)"
 	}
-	fmt.Fprintf(out, "reply: %s%s\n", oneLine(r.Reply), cached)
+	fmt.Fprintf(out, "reply: %s%s\n", textfmt.OneLine(r.Reply), cached)
 	fmt.Fprintf(out, "model: %s via %s (source %s)\n", r.Model, r.Provider, r.Source)
 	fmt.Fprintf(out, "tokens: %d in / %d out (cache read %d, write %d)\n", r.Usage.Input, r.Usage.Output, r.Usage.CacheRead, r.Usage.CacheWrite)
 	fmt.Fprintf(out, "run %s: %s/\n", r.RunID, r.RunDir)

@@ -13,6 +13,7 @@ import (
 	"copperhead/internal/agent"
 	"copperhead/internal/llm"
 	"copperhead/internal/redact"
+	"copperhead/internal/textfmt"
 )
 
 // runRenderer shows an agent run as it happens, in one of three shapes
@@ -163,7 +164,7 @@ func (r *runRenderer) Event(e agent.Event) {
 	case agent.EventTool:
 		r.printLocked(r.toolLine(e))
 	case agent.EventNotice:
-		line := "-- " + oneLine(r.red.String(e.Text))
+		line := "-- " + textfmt.OneLine(r.red.String(e.Text))
 		if r.tty {
 			line = sgrDim + line + sgrReset
 		}
@@ -186,7 +187,7 @@ func (r *runRenderer) Text(text string) {
 const maxToolLine = 160
 
 func (r *runRenderer) toolLine(e agent.Event) string {
-	res := oneLine(r.red.String(e.Text))
+	res := textfmt.OneLine(r.red.String(e.Text))
 	if n := len([]rune(res)); n > maxToolLine {
 		res = string([]rune(res)[:maxToolLine-1]) + "…"
 	}

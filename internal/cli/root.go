@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"copperhead/internal/redact"
+	"copperhead/internal/textfmt"
 )
 
 // IO is the set of streams a command talks to.
@@ -198,7 +198,7 @@ func Main(ctx context.Context, args []string, streams IO) (code int) {
 		ee = &exitError{code: ExitFailed, err: err}
 	}
 	if ee.err != nil {
-		msg, hint = oneLine(ee.err.Error()), ee.hint
+		msg, hint = textfmt.OneLine(ee.err.Error()), ee.hint
 		if !ee.quiet {
 			line := "copperhead: " + msg
 			if hint != "" {
@@ -216,10 +216,4 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		return withHint(usagef("%v", err), "see '"+cmd.CommandPath()+" --help'")
 	}
 	return nil
-}
-
-// oneLine folds a message onto one line: the CLI's error contract.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/openspec"
 	"copperhead/internal/project"
+	"copperhead/internal/textfmt"
 )
 
 // workspace is a repository opened for a command: its config and its located
@@ -132,13 +132,6 @@ func (w *workspace) netlist(ctx context.Context, t *kicadcli.Tool) (*kicad.Netli
 	return nl, nil
 }
 
-// plural returns "1 error" or "3 errors".
-func plural(n int, word string) string {
-	switch {
-	case n == 1:
-		return fmt.Sprintf("1 %s", word)
-	case strings.HasSuffix(word, "ch") || strings.HasSuffix(word, "sh") || strings.HasSuffix(word, "s") || strings.HasSuffix(word, "x"):
-		return fmt.Sprintf("%d %ses", n, word) // mismatches, not mismatchs
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+// plural is textfmt.Count ("1 error", "3 errors", "2 mismatches") for the
+// command files still calling it by this name (do.go, sync.go).
+var plural = textfmt.Count

@@ -1,6 +1,7 @@
 package datasheets
 
 import (
+	"copperhead/internal/textfmt"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -68,7 +69,7 @@ func ParsePageCitations(s string) (citations []PageCitation, malformed []string)
 		if j := strings.IndexAny(s[i:end], ";|\n"); j >= 0 {
 			end = i + j
 		}
-		malformed = append(malformed, clip(strings.TrimSpace(s[i:end]), maxMalformedQuote))
+		malformed = append(malformed, textfmt.CutBytes(strings.TrimSpace(s[i:end]), maxMalformedQuote))
 		off = i + len(prefix)
 	}
 }
@@ -160,7 +161,7 @@ func (c *Checker) Check(pc PageCitation) error {
 		if errors.Is(err, ErrNoSuchPage) {
 			return fail(CausePageOutOfRange, "page %d cited, but the extracted text of %s has %d pages", pc.Page, pc.File, len(t.Pages))
 		}
-		return fail(CauseTextNotOnPage, "%q does not occur on page %d of %s.txt", clip(pc.Section, 120), pc.Page, pc.File)
+		return fail(CauseTextNotOnPage, "%q does not occur on page %d of %s.txt", textfmt.CutBytes(pc.Section, 120), pc.Page, pc.File)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package datasheets
 
 import (
+	"copperhead/internal/textfmt"
 	"errors"
 	"fmt"
 	"os"
@@ -151,7 +152,7 @@ func (t *Text) Cite(quote string) (Citation, error) {
 			return c, err
 		}
 	}
-	return Citation{}, fmt.Errorf("cite %s: %w: %q", t.File, ErrQuoteNotFound, clip(quote, 120))
+	return Citation{}, fmt.Errorf("cite %s: %w: %q", t.File, ErrQuoteNotFound, textfmt.CutBytes(quote, 120))
 }
 
 // CiteOnPage is Cite restricted to page n: the check a doc's
@@ -162,7 +163,7 @@ func (t *Text) CiteOnPage(n int, quote string) (Citation, error) {
 	}
 	c, ok, err := t.find(t.Pages[n-1], quote)
 	if err == nil && !ok {
-		err = fmt.Errorf("cite %s page %d: %w: %q", t.File, n, ErrQuoteNotFound, clip(quote, 120))
+		err = fmt.Errorf("cite %s page %d: %w: %q", t.File, n, ErrQuoteNotFound, textfmt.CutBytes(quote, 120))
 	}
 	return c, err
 }
@@ -215,16 +216,4 @@ func normalize(s string) (string, []int) {
 		}
 	}
 	return b.String(), offs
-}
-
-// clip cuts s to at most n bytes without splitting a rune.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	for !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s
 }

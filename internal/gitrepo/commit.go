@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"context"
+	"copperhead/internal/textfmt"
 	"errors"
 	"fmt"
 	"slices"
@@ -95,10 +96,10 @@ func Message(request, summary, verification string) string {
 // An empty subject is Message.
 func MessageWithSubject(subject, request, summary, verification string) string {
 	full := strings.TrimSpace(request)
-	line := strings.Join(strings.Fields(full), " ")
+	line := textfmt.OneLine(full)
 	parts := []string{}
 	if subject = strings.TrimSpace(subject); subject != "" {
-		subject = truncate(strings.Join(strings.Fields(subject), " "), subjectWidth)
+		subject = truncate(textfmt.OneLine(subject), subjectWidth)
 		if full != "" {
 			parts = append(parts, "Request: "+full)
 		}

@@ -149,7 +149,7 @@ func RunNotes(ctx context.Context, repo string) ([]RunNote, error) {
 		id := strings.TrimPrefix(name, RunRefPrefix)
 		rec, err := readRecord(ctx, repo, id)
 		if err != nil {
-			notes = append(notes, RunNote{RunID: id, Damaged: oneLine(err.Error())})
+			notes = append(notes, RunNote{RunID: id, Damaged: joinLines(err.Error())})
 			continue
 		}
 		notes = append(notes, rec.note(id))

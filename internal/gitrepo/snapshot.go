@@ -905,7 +905,7 @@ func runGit(ctx context.Context, dir string, env []string, stdin io.Reader, args
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		msg := oneLine(stderr.String())
+		msg := joinLines(stderr.String())
 		if msg == "" {
 			msg = err.Error()
 		}
@@ -914,9 +914,9 @@ func runGit(ctx context.Context, dir string, env []string, stdin io.Reader, args
 	return stdout.Bytes(), nil
 }
 
-// oneLine joins the non-blank lines of git's stderr with "; " so an error
+// joinLines joins the non-blank lines of git's stderr with "; " so an error
 // prints on one line.
-func oneLine(s string) string {
+func joinLines(s string) string {
 	var lines []string
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" {

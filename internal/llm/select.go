@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -185,8 +186,8 @@ func route(spec, source string, s Settings) (Selection, error) {
 // calls it (AC-3.16). The environment wins over config, as COPPERHEAD_MODEL
 // wins over "model".
 func compatSettings(s Settings) (baseURL, apiKeyEnv string) {
-	return firstNonEmpty(s.env(EnvBaseURL), strings.TrimSpace(s.ConfigBaseURL)),
-		firstNonEmpty(s.env(EnvAPIKeyEnv), strings.TrimSpace(s.ConfigAPIKeyEnv))
+	return cmp.Or(s.env(EnvBaseURL), strings.TrimSpace(s.ConfigBaseURL)),
+		cmp.Or(s.env(EnvAPIKeyEnv), strings.TrimSpace(s.ConfigAPIKeyEnv))
 }
 
 // checkAPIKeyEnv refuses an apiKeyEnv that is not a variable name, without
@@ -212,13 +213,4 @@ func sourceLabel(source string) string {
 		return "model in .copperhead/config.json"
 	}
 	return source
-}
-
-func firstNonEmpty(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

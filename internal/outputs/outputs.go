@@ -17,6 +17,7 @@ import (
 
 	"copperhead/internal/atomicfile"
 	"copperhead/internal/kicadcli"
+	"copperhead/internal/textfmt"
 )
 
 // Artifact names, in the order Generate produces them; the values are part
@@ -314,12 +315,12 @@ func checkBoard(ctx context.Context, t *kicadcli.Tool, in Input) (DRC, bool) {
 	}
 	data, err := readDesignFile(in.Repo, in.Board)
 	if err != nil {
-		return DRC{Reason: oneLine(err.Error())}, false
+		return DRC{Reason: textfmt.OneLine(err.Error())}, false
 	}
 	draft := IsDraftBoard(data)
 	rep, err := t.DRC(ctx, in.Board)
 	if err != nil {
-		return DRC{Reason: oneLine(err.Error())}, draft
+		return DRC{Reason: textfmt.OneLine(err.Error())}, draft
 	}
 	return summarizeDRC(rep), draft
 }
@@ -359,7 +360,7 @@ func (g *generator) run(name string, produce func() (Artifact, error)) {
 	g.took[name] = time.Since(start)
 	a.Name = name
 	if err != nil {
-		a = Artifact{Name: name, Status: StatusFailed, Files: []string{}, Reason: oneLine(err.Error()), Warnings: a.Warnings}
+		a = Artifact{Name: name, Status: StatusFailed, Files: []string{}, Reason: textfmt.OneLine(err.Error()), Warnings: a.Warnings}
 	} else if a.Status == "" {
 		a.Status = StatusOK
 	}
@@ -676,9 +677,4 @@ func marshalManifest(m Manifest) []byte {
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(m) // plain structs of strings and numbers always encode
 	return b.Bytes()
-}
-
-// oneLine folds kicad-cli's multi-line words into one manifest line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }

@@ -9,6 +9,7 @@ import (
 
 	"copperhead/internal/design"
 	"copperhead/internal/kicadcli"
+	"copperhead/internal/textfmt"
 )
 
 // Baseline states of a finding under check --baseline.
@@ -186,7 +187,7 @@ var measure = regexp.MustCompile(`-?\d+(?:\.\d+)?\s*(?:mm|mils?|in|µm|um|nm|deg
 
 // normText is s with measures replaced and whitespace collapsed.
 func normText(s string) string {
-	return strings.Join(strings.Fields(measure.ReplaceAllString(s, "#")), " ")
+	return textfmt.OneLine(measure.ReplaceAllString(s, "#"))
 }
 
 // matchStates pairs cur with base, key by key, nearest pairs first, and

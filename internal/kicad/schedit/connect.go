@@ -1,6 +1,7 @@
 package schedit
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -646,7 +647,7 @@ func connectNet(d *Design, ns *netSpace, sh *Sheet, net string) (text, kind, sha
 		for _, p := range paths {
 			m[p] = escapeNetName(text)
 		}
-		return text, "global_label", orDefault(shape, "bidirectional"), m, nil
+		return text, "global_label", cmp.Or(shape, "bidirectional"), m, nil
 	}
 	shape = ""
 	isGlobal := ns.fromNetlist && ns.names[escapeNetName(text)] && !strings.HasPrefix(text, "/")
@@ -720,13 +721,6 @@ func alonePins(d *Design, sh *Sheet, pe pinEnd) []PinNet {
 		out = append(out, PinNet{Ref: across[path], Pin: pe.number})
 	}
 	return out
-}
-
-func orDefault(s, dflt string) string {
-	if s == "" {
-		return dflt
-	}
-	return s
 }
 
 func pinRef(ref string, pe pinEnd) string { return ref + "." + pe.number }

@@ -1,7 +1,6 @@
 package schedit
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -342,14 +341,6 @@ func joinNets(nets []string) string {
 		return nets[0]
 	}
 	return strings.Join(nets[:len(nets)-1], ", ") + " and " + nets[len(nets)-1]
-}
-
-// plural renders "1 net" / "3 nets".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // driverRank is KiCad's priority among the drivers that name a net

@@ -11,6 +11,7 @@ import (
 	"copperhead/internal/kicad"
 	"copperhead/internal/sexpr"
 	"copperhead/internal/textdist"
+	"copperhead/internal/textfmt"
 )
 
 // labelHeads are the label expressions whose first argument names a net.
@@ -96,7 +97,7 @@ func RenameNet(d *Design, old, new string, merge bool) (*Plan, error) {
 	if from.scope != "" {
 		if extra := slices.DeleteFunc(slices.Clone(from.nets), func(n string) bool { return n == old }); len(extra) > 0 {
 			return nil, Refusef("%s is written in %s, which also names %s (KiCad stores one label for every use of a sheet, so it cannot rename one alone): rename-net %s %s renames all %s",
-				old, joinNets(writingFiles(from.writes)), joinNets(extra), from.text, to, plural(len(from.nets), "net", "nets"))
+				old, joinNets(writingFiles(from.writes)), joinNets(extra), from.text, to, textfmt.CountForms(len(from.nets), "net", "nets"))
 		}
 	}
 	for _, w := range from.writes {
@@ -175,7 +176,7 @@ func RenameNet(d *Design, old, new string, merge bool) (*Plan, error) {
 		for _, r := range renames {
 			pairs = append(pairs, r.Old+" -> "+r.New)
 		}
-		plan.Summary = append(plan.Summary, fmt.Sprintf("renames %s: %s", plural(len(renames), "net", "nets"), strings.Join(pairs, ", ")))
+		plan.Summary = append(plan.Summary, fmt.Sprintf("renames %s: %s", textfmt.CountForms(len(renames), "net", "nets"), strings.Join(pairs, ", ")))
 	case len(renames) == 0 && ns.fromNetlist:
 		plan.Summary = append(plan.Summary, fmt.Sprintf("no net changes its name: KiCad names the net %s is written on by another label", from.text))
 	}

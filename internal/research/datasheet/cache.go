@@ -12,11 +12,11 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"copperhead/internal/atomicfile"
 	"copperhead/internal/datasheets"
 	"copperhead/internal/research/egress"
+	"copperhead/internal/textfmt"
 )
 
 // Names re-exported from internal/datasheets, the cache's network-free
@@ -251,19 +251,8 @@ func extract(ctx context.Context, x *extractor, pdfPath string) (string, pdfInfo
 	if info.title == "" {
 		info.title = firstLine
 	}
-	info.title = clip(strings.Join(strings.Fields(strings.ToValidUTF8(info.title, "\uFFFD")), " "), maxTitle)
+	info.title = textfmt.CutBytes(textfmt.OneLine(strings.ToValidUTF8(info.title, "\uFFFD")), maxTitle)
 	return b.String(), info, nil
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	for !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 // FileName is the cache file name for a part's PDF (see datasheets.FileName).

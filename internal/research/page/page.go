@@ -17,6 +17,7 @@ import (
 	"golang.org/x/net/html/charset"
 
 	"copperhead/internal/research/egress"
+	"copperhead/internal/textfmt"
 )
 
 const (
@@ -117,7 +118,7 @@ func Extract(body []byte, contentType, pageURL string) (*Page, error) {
 	var text string
 	if err == nil && article.Node != nil {
 		text = render.InnerText(article.Node)
-		p.Title = oneLine(article.Title())
+		p.Title = textfmt.OneLine(article.Title())
 	} else {
 		// Not an article (a bare listing, a short page): its whole text is
 		// still better than nothing, and it is bounded below.
@@ -218,8 +219,4 @@ func cleanText(s string) (string, bool) {
 		cut = cut[:len(cut)-1]
 	}
 	return cut, true
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }

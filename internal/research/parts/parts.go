@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"copperhead/internal/research/egress"
+	"copperhead/internal/textfmt"
 )
 
 // Part is one manufacturer part as a provider reports it, normalized across
@@ -133,7 +134,7 @@ func scrub(err error, secrets ...string) error {
 
 // serverMessage shortens an API's error text for quoting in an error.
 func serverMessage(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = textfmt.OneLine(s)
 	if r := []rune(s); len(r) > maxServerMessage {
 		return string(r[:maxServerMessage-1]) + "…"
 	}
