@@ -181,39 +181,19 @@ func printCheck(w io.Writer, r *verify.Result) {
 	}
 	printTool(w, "ERC", r.ERC, based)
 	printTool(w, "DRC", r.DRC, based)
-	drifts := make([]string, len(r.Drift.Mismatches))
-	for i, m := range r.Drift.Mismatches {
-		drifts[i] = m.BaselineState
-	}
-	switch {
-	case based && len(drifts) > 0:
-		fmt.Fprintf(w, "drift %s %s\n", checkMark(r.Drift.OK), baselineCount(drifts))
-	case r.Drift.OK:
-		fmt.Fprintln(w, "drift ✓")
-	default:
-		fmt.Fprintf(w, "drift ✗ %s\n", textfmt.Count(len(r.Drift.Mismatches), "mismatch"))
-	}
+	var drifts []baselined
 	for _, m := range r.Drift.Mismatches {
-		fmt.Fprintf(w, "  %s\n", statePrefix(m.BaselineState)+m.Message)
+		drifts = append(drifts, baselined{m.BaselineState, m.Message})
 	}
+	printFindings(w, "drift", r.Drift.OK, based, drifts, "mismatch")
 	for _, s := range r.Drift.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", s)
 	}
-	cons := make([]string, len(r.Constraints.Violations))
-	for i, v := range r.Constraints.Violations {
-		cons[i] = v.BaselineState
-	}
-	switch {
-	case based && len(cons) > 0:
-		fmt.Fprintf(w, "constraints %s %s\n", checkMark(r.Constraints.OK), baselineCount(cons))
-	case r.Constraints.OK:
-		fmt.Fprintln(w, "constraints ✓")
-	default:
-		fmt.Fprintf(w, "constraints ✗ %s\n", textfmt.Count(len(r.Constraints.Violations), "violation"))
-	}
+	var cons []baselined
 	for _, v := range r.Constraints.Violations {
-		fmt.Fprintf(w, "  %s\n", statePrefix(v.BaselineState)+v.Message)
+		cons = append(cons, baselined{v.BaselineState, v.Message})
 	}
+	printFindings(w, "constraints", r.Constraints.OK, based, cons, "violation")
 	switch {
 	case r.OpenSpec.Skipped != "":
 		fmt.Fprintf(w, "openspec - skipped (%s)\n", r.OpenSpec.Skipped)
@@ -286,10 +266,7 @@ func printTool(w io.Writer, name string, g verify.ToolGate, baseline bool) {
 			parts = append(parts, fmt.Sprintf("%d parity", n))
 		}
 	}
-	mark := "✓"
-	if !g.OK {
-		mark = "✗"
-	}
+	mark := checkMark(g.OK)
 	switch {
 	case g.Skipped != "":
 		fmt.Fprintf(w, "%s - skipped (%s)\n", name, g.Skipped)
@@ -343,11 +320,31 @@ func checkMark(ok bool) string {
 	return "✗"
 }
 
-// baselineCount is "1 new (2 existing)" over a gate's baseline states.
-func baselineCount(states []string) string {
+// baselined is one finding of a gate and its state against a baseline.
+type baselined struct{ state, message string }
+
+// printFindings writes a gate's line ("drift ✓", "drift ✗ 2 mismatches",
+// "drift ✗ 1 new (1 existing)" under a baseline), then each finding
+// indented beneath it.
+func printFindings(w io.Writer, gate string, ok, based bool, fs []baselined, noun string) {
+	switch {
+	case based && len(fs) > 0:
+		fmt.Fprintf(w, "%s %s %s\n", gate, checkMark(ok), baselineCount(fs))
+	case ok:
+		fmt.Fprintf(w, "%s ✓\n", gate)
+	default:
+		fmt.Fprintf(w, "%s ✗ %s\n", gate, textfmt.Count(len(fs), noun))
+	}
+	for _, f := range fs {
+		fmt.Fprintf(w, "  %s\n", statePrefix(f.state)+f.message)
+	}
+}
+
+// baselineCount is "1 new (2 existing)" over a gate's findings.
+func baselineCount(fs []baselined) string {
 	n, old := 0, 0
-	for _, s := range states {
-		if s == verify.StateExisting {
+	for _, f := range fs {
+		if f.state == verify.StateExisting {
 			old++
 		} else {
 			n++

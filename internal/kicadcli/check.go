@@ -18,21 +18,12 @@ import (
 // kicad-cli's exit status reflects loading, not violations: a schematic with
 // errors still succeeds here, and Report.Failed decides.
 func (t *Tool) ERC(ctx context.Context, schPath string) (*Report, error) {
-	res, err := t.produce(ctx, job{
+	return t.check(ctx, job{
 		args:  []string{"sch", "erc", "--format", "json", "--units", "mm", "--severity-all"},
 		input: schPath,
 		out:   "erc.json",
 		whole: true,
-	})
-	if err != nil {
-		return nil, err
-	}
-	r, err := parseERC(res.data, schPath)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", res.label, err)
-	}
-	r.Notes, r.Cached = res.notes, res.cached
-	return r, nil
+	}, parseERC)
 }
 
 // DRC runs the design rules check on the board at pcbPath, including
@@ -40,16 +31,23 @@ func (t *Tool) ERC(ctx context.Context, schPath string) (*Report, error) {
 // normalizes the report. Without that schematic kicad-cli skips parity and
 // says so on stderr, which lands in Report.Notes.
 func (t *Tool) DRC(ctx context.Context, pcbPath string) (*Report, error) {
-	res, err := t.produce(ctx, job{
+	return t.check(ctx, job{
 		args:  []string{"pcb", "drc", "--format", "json", "--units", "mm", "--schematic-parity", "--severity-all"},
 		input: pcbPath,
 		out:   "drc.json",
 		board: true,
-	})
+	}, parseDRC)
+}
+
+// check runs an ERC or DRC job and parses its JSON report with parse; the
+// report carries what kicad-cli said on stderr and whether it came from the
+// cache.
+func (t *Tool) check(ctx context.Context, j job, parse func(data []byte, input string) (*Report, error)) (*Report, error) {
+	res, err := t.produce(ctx, j)
 	if err != nil {
 		return nil, err
 	}
-	r, err := parseDRC(res.data, pcbPath)
+	r, err := parse(res.data, j.input)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", res.label, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"regexp"
@@ -46,14 +47,7 @@ var Suppliers = map[string]Supplier{
 }
 
 // SupplierNames lists the suppliers, sorted: what --supplier accepts.
-func SupplierNames() []string {
-	var names []string
-	for n := range Suppliers {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func SupplierNames() []string { return slices.Sorted(maps.Keys(Suppliers)) }
 
 // LookupSupplier returns the named supplier.
 func LookupSupplier(name string) (Supplier, error) {

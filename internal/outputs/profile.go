@@ -2,6 +2,7 @@ package outputs
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -59,14 +60,7 @@ var Profiles = map[string]FabProfile{
 }
 
 // FabNames lists the profiles, sorted: what --fab accepts.
-func FabNames() []string {
-	var names []string
-	for n := range Profiles {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func FabNames() []string { return slices.Sorted(maps.Keys(Profiles)) }
 
 // Profile returns the named fab profile ("" is jlcpcb).
 func Profile(name string) (FabProfile, error) {

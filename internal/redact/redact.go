@@ -148,14 +148,21 @@ func jsonInner(s string, escapeHTML bool) string {
 // String returns s with every secret replaced by Marker. It returns s itself
 // when there is nothing to redact.
 func (r *Redactor) String(s string) string {
+	out, _ := r.redacted(s)
+	return out
+}
+
+// redacted is s with every secret replaced by Marker, and whether there was
+// any (when not, s itself).
+func (r *Redactor) redacted(s string) (string, bool) {
 	spans := r.find(s)
 	if len(spans) == 0 {
-		return s
+		return s, false
 	}
 	var b strings.Builder
 	b.Grow(len(s))
 	writeRedacted(&b, s, spans)
-	return b.String()
+	return b.String(), true
 }
 
 // Bytes returns b with every secret replaced by Marker. When there is nothing
@@ -167,15 +174,11 @@ func (r *Redactor) Bytes(b []byte) []byte {
 	}
 	// Scanning reads b as a string without copying it; b is not modified
 	// while s is in use.
-	s := unsafe.String(unsafe.SliceData(b), len(b))
-	spans := r.find(s)
-	if len(spans) == 0 {
+	out, changed := r.redacted(unsafe.String(unsafe.SliceData(b), len(b)))
+	if !changed {
 		return b
 	}
-	var sb strings.Builder
-	sb.Grow(len(b))
-	writeRedacted(&sb, s, spans)
-	return []byte(sb.String())
+	return []byte(out)
 }
 
 // Contains reports whether s holds anything String would redact.

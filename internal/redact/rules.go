@@ -80,6 +80,24 @@ func wordStart(s string, i int) bool {
 	return i == 0 || !alnum[s[i-1]]
 }
 
+// prefixedKey matches prefix at a word start followed by at least least
+// bytes of c: the shape of most vendors' keys.
+func prefixedKey(s string, i int, prefix string, c *[256]bool, least int) (int, int, bool) {
+	if !strings.HasPrefix(s[i:], prefix) || !wordStart(s, i) {
+		return 0, 0, false
+	}
+	return keyAfter(s, i, len(prefix), c, least)
+}
+
+// keyAfter matches the key at i whose n-byte prefix the caller has checked:
+// it needs at least least bytes of c after the prefix, and ends where c does.
+func keyAfter(s string, i, n int, c *[256]bool, least int) (int, int, bool) {
+	if end := run(s, i+n, c); end-(i+n) >= least {
+		return i, end, true
+	}
+	return 0, 0, false
+}
+
 // hasPrefixFold is strings.HasPrefix ignoring ASCII case; prefix is lower-case.
 func hasPrefixFold(s string, i int, prefix string) bool {
 	if len(s)-i < len(prefix) {
@@ -117,24 +135,15 @@ func openAIKey(s string, i int) (int, int, bool) {
 // awsKeyID matches AWS access key ids: AKIA (long-term) or ASIA (session)
 // and 16 upper-case letters or digits.
 func awsKeyID(s string, i int) (int, int, bool) {
-	if !strings.HasPrefix(s[i:], "AKIA") && !strings.HasPrefix(s[i:], "ASIA") || !wordStart(s, i) {
-		return 0, 0, false
+	if start, end, ok := prefixedKey(s, i, "AKIA", upperAlnum, 16); ok {
+		return start, end, ok
 	}
-	if end := run(s, i+4, upperAlnum); end-(i+4) >= 16 {
-		return i, end, true
-	}
-	return 0, 0, false
+	return prefixedKey(s, i, "ASIA", upperAlnum, 16)
 }
 
 // googleAPIKey matches Google API keys: AIza and 35 key characters.
 func googleAPIKey(s string, i int) (int, int, bool) {
-	if !strings.HasPrefix(s[i:], "AIza") || !wordStart(s, i) {
-		return 0, 0, false
-	}
-	if end := run(s, i+4, keyChar); end-(i+4) >= 30 {
-		return i, end, true
-	}
-	return 0, 0, false
+	return prefixedKey(s, i, "AIza", keyChar, 30)
 }
 
 // gitHubToken matches GitHub tokens: ghp_ (personal), gho_ (OAuth), ghs_
@@ -145,43 +154,25 @@ func gitHubToken(s string, i int) (int, int, bool) {
 		return 0, 0, false
 	}
 	if strings.HasPrefix(s[i:], "github_pat_") {
-		if end := run(s, i+11, patChar); end-(i+11) >= 20 {
-			return i, end, true
-		}
-		return 0, 0, false
+		return keyAfter(s, i, len("github_pat_"), patChar, 20)
 	}
 	if len(s)-i < 4 || s[i+1] != 'h' || s[i+3] != '_' || !strings.ContainsRune("pousr", rune(s[i+2])) {
 		return 0, 0, false
 	}
-	if end := run(s, i+4, alnum); end-(i+4) >= 20 {
-		return i, end, true
-	}
-	return 0, 0, false
+	return keyAfter(s, i, 4, alnum, 20)
 }
 
 // tavilyKey matches Tavily API keys (web_search's alternative provider):
 // tvly- and the key, which newer keys prefix with their tier (tvly-dev-...).
 func tavilyKey(s string, i int) (int, int, bool) {
-	if !strings.HasPrefix(s[i:], "tvly-") || !wordStart(s, i) {
-		return 0, 0, false
-	}
-	if end := run(s, i+5, keyChar); end-(i+5) >= 20 {
-		return i, end, true
-	}
-	return 0, 0, false
+	return prefixedKey(s, i, "tvly-", keyChar, 20)
 }
 
 // braveKey matches Brave Search API keys (web_search's default provider):
 // BSA and at least 24 key characters. The prefix is short, so the run must
 // be long: hardware text has no 27-character words starting BSA.
 func braveKey(s string, i int) (int, int, bool) {
-	if !strings.HasPrefix(s[i:], "BSA") || !wordStart(s, i) {
-		return 0, 0, false
-	}
-	if end := run(s, i+3, keyChar); end-(i+3) >= 24 {
-		return i, end, true
-	}
-	return 0, 0, false
+	return prefixedKey(s, i, "BSA", keyChar, 24)
 }
 
 // slackToken matches Slack tokens: xoxa-, xoxb-, xoxp-, xoxr-, xoxs-.
@@ -189,10 +180,7 @@ func slackToken(s string, i int) (int, int, bool) {
 	if len(s)-i < 5 || !strings.HasPrefix(s[i:], "xox") || !strings.ContainsRune("abprs", rune(s[i+3])) || s[i+4] != '-' || !wordStart(s, i) {
 		return 0, 0, false
 	}
-	if end := run(s, i+5, slackChar); end-(i+5) >= 10 {
-		return i, end, true
-	}
-	return 0, 0, false
+	return keyAfter(s, i, 5, slackChar, 10)
 }
 
 // jwt matches JSON Web Tokens: a base64url JSON header (always starting

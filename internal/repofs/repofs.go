@@ -103,19 +103,29 @@ func resolveRoot(root string) (string, error) {
 }
 
 func resolveIn(base, path string) (string, error) {
-	a := abs(path)
-	r, err := resolve(a, 0)
+	r, linked, err := resolveInside(base, path)
 	if err != nil {
 		return "", err
 	}
-	if !inside(base, r) {
-		return "", &Error{Path: path, Resolved: r, Err: ErrOutside, linked: r != a}
-	}
 	fi, err := os.Stat(r)
 	if err == nil && !fi.Mode().IsRegular() {
-		return "", &Error{Path: path, Resolved: r, Err: ErrNotRegular, kind: kind(fi.Mode()), linked: r != a}
+		return "", &Error{Path: path, Resolved: r, Err: ErrNotRegular, kind: kind(fi.Mode()), linked: linked}
 	}
 	return r, nil
+}
+
+// resolveInside is the link-free path that path leads to, refused when it is
+// outside base; linked reports whether a link was followed on the way.
+func resolveInside(base, path string) (r string, linked bool, err error) {
+	a := abs(path)
+	r, err = resolve(a, 0)
+	if err != nil {
+		return "", false, err
+	}
+	if !inside(base, r) {
+		return "", false, &Error{Path: path, Resolved: r, Err: ErrOutside, linked: r != a}
+	}
+	return r, r != a, nil
 }
 
 func abs(p string) string {
@@ -192,16 +202,12 @@ func ResolveDir(root, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	a := abs(path)
-	r, err := resolve(a, 0)
+	r, linked, err := resolveInside(base, path)
 	if err != nil {
 		return "", err
 	}
-	if !inside(base, r) {
-		return "", &Error{Path: path, Resolved: r, Err: ErrOutside, linked: r != a}
-	}
 	if fi, err := os.Stat(r); err == nil && !fi.IsDir() {
-		return "", &Error{Path: path, Resolved: r, Err: ErrNotRegular, kind: "not a folder", linked: r != a}
+		return "", &Error{Path: path, Resolved: r, Err: ErrNotRegular, kind: "not a folder", linked: linked}
 	}
 	return r, nil
 }

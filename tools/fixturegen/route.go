@@ -510,35 +510,29 @@ func (r *router) tracks() ([]segment, []struct {
 			}
 			return [2]gnode{a, b}
 		}
+		// extend walks from end n along unused collinear edges through
+		// straight-through nodes, marking them used, and returns the far end.
+		extend := func(n gnode) gnode {
+			for through(n) {
+				nxt := adj[n][0]
+				if used[norm(n, nxt)] {
+					nxt = adj[n][1]
+				}
+				if used[norm(n, nxt)] {
+					break
+				}
+				used[norm(n, nxt)] = true
+				n = nxt
+			}
+			return n
+		}
 		for _, e := range keys {
 			if used[e] {
 				continue
 			}
 			used[e] = true
-			// extend both ways
-			a, b := e[0], e[1]
-			for through(a) {
-				nxt := adj[a][0]
-				if used[norm(a, nxt)] {
-					nxt = adj[a][1]
-				}
-				if used[norm(a, nxt)] {
-					break
-				}
-				used[norm(a, nxt)] = true
-				a = nxt
-			}
-			for through(b) {
-				nxt := adj[b][0]
-				if used[norm(b, nxt)] {
-					nxt = adj[b][1]
-				}
-				if used[norm(b, nxt)] {
-					break
-				}
-				used[norm(b, nxt)] = true
-				b = nxt
-			}
+			a := extend(e[0])
+			b := extend(e[1])
 			segs = append(segs, segment{a: Pt{X: float64(a.x) / 1e4, Y: float64(a.y) / 1e4},
 				b: Pt{X: float64(b.x) / 1e4, Y: float64(b.y) / 1e4}, l: a.l, net: net})
 		}

@@ -39,16 +39,29 @@ type FootprintLibraries map[string]string
 // FindFootprintLibraries builds the library map for the project whose root
 // schematic lives in projectDir.
 func FindFootprintLibraries(projectDir string) FootprintLibraries {
-	libs := FootprintLibraries{}
 	dir := FootprintDir()
+	return LibraryTable(projectDir, "fp-lib-table", dir, ".pretty", func(uri string) string {
+		return expandURI(uri, projectDir, dir)
+	})
+}
+
+// LibraryTable maps library nicknames to their paths the way KiCad resolves
+// a project's libraries, for symbols and footprints alike: every entry of
+// the installed folder dir whose name ends in suffix, under its name without
+// the suffix; then the KiCad-format rows of the project's own table
+// (tableName, such as "sym-lib-table", in projectDir), each uri passed
+// through expand, which win over an installed library of the same name. A
+// missing or unreadable table leaves the installed set alone.
+func LibraryTable(projectDir, tableName, dir, suffix string, expand func(uri string) string) map[string]string {
+	libs := map[string]string{}
 	if entries, err := os.ReadDir(dir); err == nil {
 		for _, e := range entries {
-			if name, ok := strings.CutSuffix(e.Name(), ".pretty"); ok {
+			if name, ok := strings.CutSuffix(e.Name(), suffix); ok {
 				libs[name] = filepath.Join(dir, e.Name())
 			}
 		}
 	}
-	table, _, err := sexpr.ParseFile(filepath.Join(projectDir, "fp-lib-table"))
+	table, _, err := sexpr.ParseFile(filepath.Join(projectDir, tableName))
 	if err != nil {
 		return libs
 	}
@@ -56,7 +69,7 @@ func FindFootprintLibraries(projectDir string) FootprintLibraries {
 		if t := lib.Value1("type"); t != "KiCad" && t != "" {
 			continue
 		}
-		uri := expandURI(lib.Value1("uri"), projectDir, dir)
+		uri := expand(lib.Value1("uri"))
 		if name := lib.Value1("name"); name != "" && uri != "" {
 			libs[name] = uri
 		}

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
+	"copperhead/internal/kicad/kigen"
 	"copperhead/internal/sexpr"
 	"copperhead/internal/textdist"
 )
@@ -34,24 +34,9 @@ func symbolDir() string {
 // read: a design must resolve from the project and the installed set alone,
 // so the same command gives the same result on every machine.
 func symbolLibraries(projectDir string) map[string]string {
-	libs := map[string]string{}
 	dir := symbolDir()
-	if entries, err := os.ReadDir(dir); err == nil {
-		for _, e := range entries {
-			if name, ok := strings.CutSuffix(e.Name(), ".kicad_sym"); ok {
-				libs[name] = filepath.Join(dir, e.Name())
-			}
-		}
-	}
-	table, _, err := sexpr.ParseFile(filepath.Join(projectDir, "sym-lib-table"))
-	if err != nil {
-		return libs
-	}
-	for lib := range table.All("lib") {
-		if lib.Value1("type") != "KiCad" && lib.Value1("type") != "" {
-			continue
-		}
-		uri := os.Expand(lib.Value1("uri"), func(v string) string {
+	return kigen.LibraryTable(projectDir, "sym-lib-table", dir, ".kicad_sym", func(uri string) string {
+		return os.Expand(uri, func(v string) string {
 			switch v {
 			case "KIPRJMOD":
 				return projectDir
@@ -60,11 +45,7 @@ func symbolLibraries(projectDir string) map[string]string {
 			}
 			return os.Getenv(v)
 		})
-		if name := lib.Value1("name"); name != "" && uri != "" {
-			libs[name] = uri
-		}
-	}
-	return libs
+	})
 }
 
 // resolveSymbol loads LIB:NAME flattened (extends resolved) and renamed
