@@ -57,11 +57,7 @@ Exit codes: 0 scaffolded (and built, or not compiled here); 1 no supported
 MCU, no PINOUT.md, or the build failed; 2 usage.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			w, err := a.open("")
-			if err != nil {
-				return err
-			}
-			unlock, err := a.lockRepo(cmd.Context(), w.repo)
+			w, unlock, err := a.openLocked(cmd.Context(), "")
 			if err != nil {
 				return err
 			}

@@ -87,11 +87,7 @@ append-only and never rewritten.`,
 }
 
 func (a *app) runInit(ctx context.Context, path string, force, noHooks bool) error {
-	w, err := a.open(path)
-	if err != nil {
-		return err
-	}
-	unlock, err := a.lockRepo(ctx, w.repo)
+	w, unlock, err := a.openLocked(ctx, path)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,19 @@ import (
 // lockWait is how long a writer waits for another one to finish.
 const lockWait = 5 * time.Second
 
+// openLocked opens the workspace (see open) of a command that changes the
+// repository and takes its one-writer lock (see lockRepo); the caller
+// defers unlock.
+func (a *app) openLocked(ctx context.Context, sub string) (w *workspace, unlock func(), err error) {
+	if w, err = a.open(sub); err != nil {
+		return nil, nil, err
+	}
+	if unlock, err = a.lockRepo(ctx, w.repo); err != nil {
+		return nil, nil, err
+	}
+	return w, unlock, nil
+}
+
 // lockRepo takes the repository's one-writer lock for a command that
 // changes it: a second writer waits lockWait, then fails naming the holder.
 // While an interrupted run waits for `copperhead recover` it refuses
