@@ -105,13 +105,13 @@ func (m *Mouser) post(ctx context.Context, endpoint string, body any, limit int)
 	u := m.baseURL + "/search/" + endpoint + "?" + url.Values{"apiKey": {m.key}}.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(payload))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, scrub(err, m.key, url.QueryEscape(m.key)))
+		return nil, fmt.Errorf("%s: %w", op, egress.Scrub(err, m.key, url.QueryEscape(m.key)))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	resp, err := m.client.Do(ctx, req, maxResponseBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, scrub(err, m.key, url.QueryEscape(m.key)))
+		return nil, fmt.Errorf("%s: %w", op, egress.Scrub(err, m.key, url.QueryEscape(m.key)))
 	}
 	var r mouserResponse
 	decodeErr := json.Unmarshal(resp.Body, &r)
@@ -119,7 +119,7 @@ func (m *Mouser) post(ctx context.Context, endpoint string, body any, limit int)
 	// depending on the endpoint; check the entries before the status.
 	if decodeErr == nil && len(r.Errors) > 0 {
 		e := r.Errors[0]
-		msg := serverMessage(scrub(fmt.Errorf("%s", e.Message), m.key).Error())
+		msg := serverMessage(egress.Scrub(fmt.Errorf("%s", e.Message), m.key).Error())
 		if strings.Contains(strings.ToLower(e.PropertyName+" "+e.Message), "key") ||
 			strings.Contains(strings.ToLower(e.Message), "unique identifier") {
 			return nil, fmt.Errorf("%s: %s: %w: check %s", op, msg, ErrUnauthorized, MouserKeyEnv)
@@ -132,7 +132,7 @@ func (m *Mouser) post(ctx context.Context, endpoint string, body any, limit int)
 		}
 	}
 	if resp.Status < 200 || resp.Status > 299 {
-		return nil, statusError(op, resp.Status, MouserKeyEnv)
+		return nil, egress.StatusError(op, resp.Status, MouserKeyEnv)
 	}
 	if decodeErr != nil {
 		return nil, fmt.Errorf("%s: decode response: %w", op, decodeErr)

@@ -114,14 +114,14 @@ func (n *Nexar) accessToken(ctx context.Context) (string, error) {
 	start := n.now()
 	resp, err := n.client.Do(ctx, req, maxResponseBytes)
 	if err != nil {
-		return "", fmt.Errorf("nexar token: %w", scrub(err, n.clientID, n.clientSecret))
+		return "", fmt.Errorf("nexar token: %w", egress.Scrub(err, n.clientID, n.clientSecret))
 	}
 	// The OAuth error for bad client credentials is 400 invalid_client.
 	if resp.Status == 400 || resp.Status == 401 || resp.Status == 403 {
 		return "", fmt.Errorf("nexar token: HTTP %d: %w: check %s", resp.Status, ErrUnauthorized, nexarCredEnv)
 	}
 	if resp.Status < 200 || resp.Status > 299 {
-		return "", statusError("nexar token", resp.Status, nexarCredEnv)
+		return "", egress.StatusError("nexar token", resp.Status, nexarCredEnv)
 	}
 	var tok struct {
 		AccessToken string `json:"access_token"`
@@ -214,14 +214,14 @@ func (n *Nexar) query(ctx context.Context, field, query, q string, limit int) ([
 		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := n.client.Do(ctx, req, maxResponseBytes)
 		if err != nil {
-			return nil, fmt.Errorf("nexar %s: %w", field, scrub(err, token, n.clientID, n.clientSecret))
+			return nil, fmt.Errorf("nexar %s: %w", field, egress.Scrub(err, token, n.clientID, n.clientSecret))
 		}
 		if resp.Status == 401 && attempt == 0 {
 			n.forgetToken(token)
 			continue
 		}
 		if resp.Status < 200 || resp.Status > 299 {
-			return nil, statusError("nexar "+field, resp.Status, nexarCredEnv)
+			return nil, egress.StatusError("nexar "+field, resp.Status, nexarCredEnv)
 		}
 		return decodeNexar(field, resp.Body)
 	}

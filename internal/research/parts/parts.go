@@ -2,8 +2,6 @@ package parts
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 
 	"copperhead/internal/research/egress"
@@ -69,11 +67,12 @@ func Available(getenv func(string) string, client *egress.Client) []Provider {
 	return ps
 }
 
-// Errors a caller can branch on with errors.Is. The wrapped message names the
-// provider and the variables to check, never their values.
+// Errors a caller can branch on with errors.Is (egress's, shared with the
+// search providers). The wrapped message names the provider and the
+// variables to check, never their values.
 var (
-	ErrUnauthorized = errors.New("unauthorized")
-	ErrRateLimited  = errors.New("rate limited")
+	ErrUnauthorized = egress.ErrUnauthorized
+	ErrRateLimited  = egress.ErrRateLimited
 )
 
 const (
@@ -96,47 +95,7 @@ func clampLimit(n int) int {
 	return min(n, maxLimit)
 }
 
-// statusError maps a non-2xx response to an error naming the provider and,
-// for authentication failures, the variables holding the credentials. The
-// body is not quoted: it is untrusted and may echo the request.
-func statusError(op string, status int, credEnv string) error {
-	switch {
-	case status == 401 || status == 403:
-		return fmt.Errorf("%s: HTTP %d: %w: check %s", op, status, ErrUnauthorized, credEnv)
-	case status == 429:
-		return fmt.Errorf("%s: HTTP 429: %w: retry later", op, ErrRateLimited)
-	default:
-		return fmt.Errorf("%s: unexpected HTTP status %d", op, status)
-	}
-}
-
-// scrub returns err with every occurrence of each secret replaced, so an
-// error that echoes a request detail cannot carry a credential into a
-// transcript. Errors without a secret pass through unchanged, keeping
-// errors.Is and errors.As working.
-func scrub(err error, secrets ...string) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	changed := false
-	for _, s := range secrets {
-		if s != "" && strings.Contains(msg, s) {
-			msg = strings.ReplaceAll(msg, s, "[redacted]")
-			changed = true
-		}
-	}
-	if !changed {
-		return err
-	}
-	return errors.New(msg)
-}
-
 // serverMessage shortens an API's error text for quoting in an error.
 func serverMessage(s string) string {
-	s = textfmt.OneLine(s)
-	if r := []rune(s); len(r) > maxServerMessage {
-		return string(r[:maxServerMessage-1]) + "…"
-	}
-	return s
+	return textfmt.Clip(textfmt.OneLine(s), maxServerMessage)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html"
 	"net/http"
@@ -57,11 +56,12 @@ func Available(getenv func(string) string, client *egress.Client) []Provider {
 	return ps
 }
 
-// Errors a caller can branch on with errors.Is. The wrapped message names the
-// provider and the environment variable to check, never the key.
+// Errors a caller can branch on with errors.Is (egress's, shared with the
+// part-data providers). The wrapped message names the provider and the
+// environment variable to check, never the key.
 var (
-	ErrUnauthorized = errors.New("unauthorized")
-	ErrRateLimited  = errors.New("rate limited")
+	ErrUnauthorized = egress.ErrUnauthorized
+	ErrRateLimited  = egress.ErrRateLimited
 )
 
 const (
@@ -119,28 +119,14 @@ func postJSON(ctx context.Context, client *egress.Client, provider, url, key, ke
 }
 
 func statusError(provider, keyEnv string, status int) error {
-	switch {
-	case status == 401 || status == 403:
-		return fmt.Errorf("%s search: HTTP %d: %w: check %s", provider, status, ErrUnauthorized, keyEnv)
-	case status == 402:
+	if status == 402 {
 		return fmt.Errorf("%s search: HTTP 402: the account behind %s is out of credit", provider, keyEnv)
-	case status == 429:
-		return fmt.Errorf("%s search: HTTP 429: %w: retry later", provider, ErrRateLimited)
-	default:
-		return fmt.Errorf("%s search: unexpected HTTP status %d", provider, status)
 	}
+	return egress.StatusError(provider+" search", status, keyEnv)
 }
 
-// scrub returns err with every occurrence of secret replaced, so a transport
-// error that echoes a request detail cannot carry a key into a transcript.
-// An error that does not contain the secret is returned unchanged, keeping
-// errors.As working for egress.RefusedError and context errors.
-func scrub(err error, secret string) error {
-	if err == nil || secret == "" || !strings.Contains(err.Error(), secret) {
-		return err
-	}
-	return errors.New(strings.ReplaceAll(err.Error(), secret, "[redacted]"))
-}
+// scrub is egress.Scrub for the search providers' one key.
+func scrub(err error, key string) error { return egress.Scrub(err, key) }
 
 // cleanResult applies the metadata-only rules to one raw hit. It returns
 // false for hits without a usable absolute http(s) URL: those can be neither
