@@ -57,14 +57,20 @@ const cacheMaxAge = 30 * 24 * time.Hour
 // defaultCacheDir is COPPERHEAD_CACHE_DIR, else <user cache dir>/copperhead,
 // else "" (no cache).
 func defaultCacheDir() string {
-	if dir := os.Getenv("COPPERHEAD_CACHE_DIR"); dir != "" {
+	return userDir("COPPERHEAD_CACHE_DIR", os.UserCacheDir, "copperhead")
+}
+
+// userDir is the folder the environment variable env names, else elem
+// joined under the user folder base returns, else "" when there is none.
+func userDir(env string, base func() (string, error), elem ...string) string {
+	if dir := os.Getenv(env); dir != "" {
 		return dir
 	}
-	base, err := os.UserCacheDir()
+	b, err := base()
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(base, "copperhead")
+	return filepath.Join(append([]string{b}, elem...)...)
 }
 
 // cacheEntry is what the cache stores for one kicad-cli run.

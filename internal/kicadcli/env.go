@@ -130,14 +130,7 @@ func (e kicadEnv) prepare(dir string) ([]string, error) {
 // layout mirrors KICAD_CONFIG_HOME (<major.minor>/sym-lib-table, ...), so a
 // user can also point KiCad itself at it.
 func configRoot() string {
-	if dir := os.Getenv("COPPERHEAD_KICAD_CONFIG"); dir != "" {
-		return dir
-	}
-	base, err := os.UserConfigDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(base, "copperhead", "kicad")
+	return userDir("COPPERHEAD_KICAD_CONFIG", os.UserConfigDir, "copperhead", "kicad")
 }
 
 // seedReadme explains the folder seedTables creates.

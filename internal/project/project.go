@@ -44,27 +44,34 @@ var ErrNoSchematic = errors.New("no KiCad schematic (.kicad_sch)")
 // state and generated outputs cannot hold the design's source.
 var skipDirs = map[string]bool{".git": true, "node_modules": true, ".copperhead": true, "outputs": true}
 
+// namedFile is the absolute path of the file rel (repo-relative, slashes)
+// that the config names as its schematic or board (what): it must stay
+// inside the repository and exist.
+func namedFile(repo, what, rel string) (string, error) {
+	path := filepath.Join(repo, filepath.FromSlash(rel))
+	if _, err := repofs.Resolve(repo, path); err != nil {
+		return "", fmt.Errorf("%s %s named in .copperhead/config.json: %w", what, rel, repofs.Renamed(err, rel))
+	}
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("%s %s named in .copperhead/config.json: %w", what, rel, unwrapPath(err))
+	}
+	return path, nil
+}
+
 // Locate finds the project under repo/sub (sub may be ""). schematic and board,
 // when non-empty, are the repo-relative paths a config names; they win over
 // the search and must exist.
 func Locate(repo, sub, schematic, board string) (*Project, error) {
 	pr := &Project{Repo: repo}
 	if schematic != "" {
-		pr.Schematic = filepath.Join(repo, filepath.FromSlash(schematic))
-		if _, err := repofs.Resolve(repo, pr.Schematic); err != nil {
-			return nil, fmt.Errorf("schematic %s named in .copperhead/config.json: %w", schematic, repofs.Renamed(err, schematic))
-		}
-		if _, err := os.Stat(pr.Schematic); err != nil {
-			return nil, fmt.Errorf("schematic %s named in .copperhead/config.json: %w", schematic, unwrapPath(err))
+		var err error
+		if pr.Schematic, err = namedFile(repo, "schematic", schematic); err != nil {
+			return nil, err
 		}
 		pr.Name = strings.TrimSuffix(filepath.Base(pr.Schematic), ".kicad_sch")
 		if board != "" {
-			pr.Board = filepath.Join(repo, filepath.FromSlash(board))
-			if _, err := repofs.Resolve(repo, pr.Board); err != nil {
-				return nil, fmt.Errorf("board %s named in .copperhead/config.json: %w", board, repofs.Renamed(err, board))
-			}
-			if _, err := os.Stat(pr.Board); err != nil {
-				return nil, fmt.Errorf("board %s named in .copperhead/config.json: %w", board, unwrapPath(err))
+			if pr.Board, err = namedFile(repo, "board", board); err != nil {
+				return nil, err
 			}
 		}
 		pr.fill()
