@@ -137,15 +137,22 @@ func (r *router) segOK(a, b Pt, l, net int) bool {
 		if o.keep {
 			return o.sh.segDist(a, b) > hw+eps
 		}
-		if o.net == net && o.net != 0 {
-			return true
-		}
-		c := clearance
-		if o.hole {
-			c = holeClear
-		}
-		return o.sh.segDist(a, b) >= hw+c+eps
+		return o.clears(net, hw, func() float64 { return o.sh.segDist(a, b) })
 	})
+}
+
+// clears reports whether copper of net and half width hw, at the distance
+// dist measures, keeps its clearance from o: copper of o's own net may
+// touch it; a hole wants holeClear, anything else clearance.
+func (o *obstacle) clears(net int, hw float64, dist func() float64) bool {
+	if o.net == net && o.net != 0 {
+		return true
+	}
+	c := clearance
+	if o.hole {
+		c = holeClear
+	}
+	return dist() >= hw+c+eps
 }
 
 // viaOK reports whether a via of net fits at p.
@@ -165,14 +172,7 @@ func (r *router) viaOK(p Pt, net int) bool {
 				return false
 			}
 		}
-		if o.net == net && o.net != 0 {
-			return true
-		}
-		c := clearance
-		if o.hole {
-			c = holeClear
-		}
-		return o.sh.segDist(p, p) >= vr+c+eps
+		return o.clears(net, vr, func() float64 { return o.sh.segDist(p, p) })
 	})
 }
 
