@@ -21,6 +21,8 @@ import (
 	"copperhead/internal/redact"
 	"copperhead/internal/research"
 	"copperhead/internal/research/egress"
+	"copperhead/internal/tool"
+	"copperhead/internal/tools"
 	"copperhead/internal/transcript"
 	"copperhead/internal/txn"
 )
@@ -104,10 +106,10 @@ type RunInput struct {
 	Progress func(Event)
 	// Clock is the wall clock; nil means time.Now.
 	Clock func() time.Time
-	// Tools is the tool set; nil means AllTools(). When
+	// Tools is the tool set; nil means tools.All(). When
 	// Config.Research.Enabled, Run adds the research tools the provider keys
 	// allow (ResearchTools) before the first mutating tool.
-	Tools []Tool
+	Tools []tool.Tool
 	// Getenv reads the research providers' keys; nil means os.Getenv.
 	Getenv func(string) string
 	// TurnTimeout is the per-turn watchdog; zero means DefaultTurnTimeout.
@@ -203,12 +205,12 @@ type run struct {
 	now   func() time.Time
 	start time.Time
 	model llm.Provider
-	tools []Tool
+	tools []tool.Tool
 	snap  *gitrepo.Snapshot
 	// scratch is a dry run's copy of the tree, which in.Repo names; nil
 	// for a run on the tree itself.
 	scratch *gitrepo.Scratch
-	s       *Session
+	s       *tool.Session
 	// kit is the run's research (one egress client, one URL menu); nil when
 	// the run has no research tools.
 	kit *research.Kit
@@ -261,7 +263,7 @@ func newRun(ctx context.Context, in RunInput) (_ *run, err error) {
 	}
 	r.tools = in.Tools
 	if r.tools == nil {
-		r.tools = AllTools()
+		r.tools = tools.All()
 	}
 	r.addResearch()
 	r.model = in.Provider
@@ -270,8 +272,8 @@ func newRun(ctx context.Context, in RunInput) (_ *run, err error) {
 	}
 	cfg := in.Config
 	cfg.MaxTurns, cfg.MaxRepairCycles = r.budget, r.maxRepair
-	r.s = &Session{Repo: in.Repo, Config: cfg, Project: in.Project, KiCad: in.KiCad, Redactor: in.Redactor,
-		RunID: in.RunID, Request: in.Request, Approve: in.Approve, Sync: in.Sync, Ledger: NewLedger()}
+	r.s = &tool.Session{Repo: in.Repo, Config: cfg, Project: in.Project, KiCad: in.KiCad, Redactor: in.Redactor,
+		RunID: in.RunID, Request: in.Request, Approve: in.Approve, Sync: in.Sync, Ledger: tool.NewLedger()}
 
 	// The prompt first: it only reads, so a failure here leaves nothing
 	// to restore. Then the snapshot, the last step that may refuse.
@@ -324,7 +326,7 @@ func newRun(ctx context.Context, in RunInput) (_ *run, err error) {
 	// now if it does (spec §2.6). A registry that cannot be read is not a
 	// reason to refuse the run that may be asked to fix it: the model hears
 	// of it through the tools that read the registry.
-	if n, err := OpenDeferredRevisits(r.s); err != nil {
+	if n, err := tools.OpenDeferredRevisits(r.s); err != nil {
 		r.progress(Event{Kind: EventNotice, Text: "deferred revisits not checked: " + err.Error()})
 	} else if n > 0 {
 		r.progress(Event{Kind: EventNotice, Text: fmt.Sprintf("%d deferred revisits are due: their artifacts exist now", n)})
@@ -365,16 +367,16 @@ func (r *run) addResearch() {
 	w := r.in.Writer
 	kit := research.New(r.in.Config.Research, getenv, func(rec egress.Record) {
 		// A lost line resurfaces as the next write's error.
-		_ = w.Write(transcript.TypeResearchRequest, ResearchRequestEvent(rec))
+		_ = w.Write(transcript.TypeResearchRequest, tools.ResearchRequestEvent(rec))
 	})
-	tools := ResearchTools(kit)
-	if len(tools) == 0 {
+	found := tools.Research(kit)
+	if len(found) == 0 {
 		return
 	}
 	// URLs the person wrote in the request are theirs to have fetched.
 	kit.AllowTextURLs(r.in.Request, "request")
 	r.kit = kit
-	r.tools = withResearch(r.tools, tools)
+	r.tools = tools.WithResearch(r.tools, found)
 }
 
 // researchToolNames names the run's research tools in list order.
@@ -383,7 +385,7 @@ func (r *run) researchToolNames() []string {
 		return nil
 	}
 	var names []string
-	for _, t := range ResearchTools(r.kit) {
+	for _, t := range tools.Research(r.kit) {
 		names = append(names, t.Spec().Name)
 	}
 	return names
@@ -444,7 +446,7 @@ func (r *run) loop(ctx context.Context) (transcript.ExitPath, string) {
 		}
 
 		r.turn++
-		tools := ToolList(r.s, r.tools)
+		tools := tool.ToolList(r.s, r.tools)
 		r.progress(Event{Kind: EventTurn})
 		tctx, cancel := context.WithTimeout(ctx, r.in.TurnTimeout)
 		t, err := r.model.Chat(tctx, r.msgs, tools, llm.Options{System: r.system})
@@ -495,7 +497,7 @@ func (r *run) loop(ctx context.Context) (transcript.ExitPath, string) {
 				return transcript.ExitRepairCyclesExhausted, fmt.Sprintf("repair cycles exhausted: %d failing ERC/DRC runs, budget %d%s", r.s.RepairCycles, r.maxRepair, r.lastViolations())
 			}
 			if r.s.Finished != nil {
-				if r.s.Finished.Outcome == OutcomeRefuse {
+				if r.s.Finished.Outcome == tool.OutcomeRefuse {
 					return transcript.ExitRefused, ""
 				}
 				return transcript.ExitDone, ""
@@ -524,17 +526,17 @@ func joinText(a, b string) string {
 func (r *run) dispatch(ctx context.Context, calls []llm.ToolCall) (results []llm.ToolResult, fatal error) {
 	results = make([]llm.ToolResult, 0, len(calls))
 	for _, c := range calls {
-		var res Result
+		var res tool.Result
 		began := r.now()
 		switch {
 		case r.s.Finished != nil:
-			res = Errorf("not run: finish was accepted earlier in this reply")
+			res = tool.Errorf("not run: finish was accepted earlier in this reply")
 		case r.s.RepairCycles > r.maxRepair:
-			res = Errorf("not run: the repair-cycle budget is spent")
+			res = tool.Errorf("not run: the repair-cycle budget is spent")
 		case fatal != nil:
-			res = Errorf("not run: an earlier call in this reply ended the run")
+			res = tool.Errorf("not run: an earlier call in this reply ended the run")
 		default:
-			res = Dispatch(ctx, r.s, r.tools, c)
+			res = tool.Dispatch(ctx, r.s, r.tools, c)
 			r.toolCalls[c.Name]++
 			if res.Fatal != nil && fatal == nil {
 				fatal = fmt.Errorf("tool %s: %w", c.Name, res.Fatal)
@@ -571,7 +573,7 @@ func jsonArgs(a json.RawMessage) json.RawMessage {
 // more there are, and the files the call wrote. A result that says what it
 // changed only further down ("set-field R7 Value 1M:" then the old and new
 // value) would otherwise show nothing of it.
-func resultLine(res Result) string {
+func resultLine(res tool.Result) string {
 	lines := strings.Split(strings.TrimSpace(res.Text), "\n")
 	line := strings.TrimSpace(lines[0])
 	var details []string
@@ -602,7 +604,7 @@ func resultLine(res Result) string {
 		for _, c := range res.Changed {
 			names = append(names, path.Base(c))
 		}
-		line += fmt.Sprintf(" · %s written: %s", plural(n, "file", "files"), strings.Join(names, ", "))
+		line += fmt.Sprintf(" · %s written: %s", tool.Plural(n, "file", "files"), strings.Join(names, ", "))
 	}
 	return line
 }
@@ -623,7 +625,7 @@ func (r *run) openObligations() []string {
 // lastViolations names the failing verification for the error line.
 func (r *run) lastViolations() string {
 	var parts []string
-	for _, v := range []*Verification{r.s.LastERC, r.s.LastDRC} {
+	for _, v := range []*tool.Verification{r.s.LastERC, r.s.LastDRC} {
 		if v == nil || v.Clean || v.Report == nil {
 			continue
 		}
@@ -767,7 +769,7 @@ func (r *run) verification() transcript.Verification {
 	v := transcript.Verification{Status: transcript.VerifyNotRun}
 	for _, x := range []struct {
 		name    string
-		v       *Verification
+		v       *tool.Verification
 		editSeq int // the last edit this check must postdate
 	}{{"erc", r.s.LastERC, r.s.SchematicEditSeq}, {"drc", r.s.LastDRC, r.s.BoardEditSeq}} {
 		if x.v == nil {
@@ -792,14 +794,14 @@ func (r *run) verification() transcript.Verification {
 	// check that ran and whose obligations are all closed passed.
 	drift := 0
 	for _, o := range r.s.Ledger.All() {
-		if o.Kind == OblDrift && !o.Deferred {
+		if o.Kind == tool.OblDrift && !o.Deferred {
 			drift++
 		}
 	}
 	if drift > 0 {
 		c := transcript.CheckOutcome{Name: "drift", Status: transcript.VerifyPassed}
 		for _, o := range r.s.Ledger.Pending() {
-			if o.Kind == OblDrift {
+			if o.Kind == tool.OblDrift {
 				c.Status = transcript.VerifyFailed
 				c.Violations++
 			}
@@ -994,7 +996,7 @@ func (r *run) updateDoc(rel string, scaffold []byte, edit func([]byte) []byte) e
 	if err != nil {
 		return fmt.Errorf("update %s: %w", rel, err)
 	}
-	if err := r.s.writeFile(p, edit(doc)); err != nil {
+	if err := r.s.WriteFile(p, edit(doc)); err != nil {
 		return fmt.Errorf("update %s: %w", rel, err)
 	}
 	return nil

@@ -22,6 +22,8 @@ import (
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/llm"
 	"copperhead/internal/project"
+	"copperhead/internal/tool"
+	"copperhead/internal/tools"
 	"copperhead/internal/transcript"
 )
 
@@ -102,66 +104,66 @@ func reply(text string, calls ...string) step {
 type testTool struct {
 	name     string
 	mutating bool
-	run      func(s *Session, args json.RawMessage) (Result, error)
+	run      func(s *tool.Session, args json.RawMessage) (tool.Result, error)
 }
 
 func (t testTool) Spec() llm.Tool {
 	return llm.Tool{Name: t.name, Description: "test tool " + t.name, Schema: json.RawMessage(`{"type":"object"}`)}
 }
 func (t testTool) Mutating() bool { return t.mutating }
-func (t testTool) Run(_ context.Context, s *Session, args json.RawMessage) (Result, error) {
+func (t testTool) Run(_ context.Context, s *tool.Session, args json.RawMessage) (tool.Result, error) {
 	return t.run(s, args)
 }
 
 // testTools: touch writes notes/<name>.txt (a file the gates do not care
 // about), fail_check counts a failed verification, approve marks the change
 // validated, done and refuse finish the run without the real gates.
-func testTools() []Tool {
-	return []Tool{
-		testTool{name: "touch", run: func(s *Session, args json.RawMessage) (Result, error) {
+func testTools() []tool.Tool {
+	return []tool.Tool{
+		testTool{name: "touch", run: func(s *tool.Session, args json.RawMessage) (tool.Result, error) {
 			var a struct{ Name string }
 			_ = json.Unmarshal(args, &a)
 			rel := "notes/" + cmpString(a.Name, "work") + ".txt"
 			p := filepath.Join(s.Repo, filepath.FromSlash(rel))
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return Result{}, err
+				return tool.Result{}, err
 			}
 			old, _ := os.ReadFile(p)
 			if err := os.WriteFile(p, append(old, "more work\n"...), 0o644); err != nil {
-				return Result{}, err
+				return tool.Result{}, err
 			}
-			return Result{Text: "wrote " + rel, Changed: []string{rel}}, nil
+			return tool.Result{Text: "wrote " + rel, Changed: []string{rel}}, nil
 		}},
-		testTool{name: "fail_check", run: func(s *Session, _ json.RawMessage) (Result, error) {
+		testTool{name: "fail_check", run: func(s *tool.Session, _ json.RawMessage) (tool.Result, error) {
 			s.RepairCycles++
-			return Result{Text: "ERC: 1 error: pin not connected", IsError: true}, nil
+			return tool.Result{Text: "ERC: 1 error: pin not connected", IsError: true}, nil
 		}},
-		testTool{name: "nest_repo", run: func(s *Session, _ json.RawMessage) (Result, error) {
+		testTool{name: "nest_repo", run: func(s *tool.Session, _ json.RawMessage) (tool.Result, error) {
 			// An embedded repository with no commit: `git add -A` refuses
 			// it with exit 128, the commit failure of AC-8.6.
 			dir := filepath.Join(s.Repo, "vendored")
 			if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
-				return Result{}, fmt.Errorf("git init: %v: %s", err, out)
+				return tool.Result{}, fmt.Errorf("git init: %v: %s", err, out)
 			}
-			return Result{Text: "nested a repository"}, nil
+			return tool.Result{Text: "nested a repository"}, nil
 		}},
-		testTool{name: "decide", run: func(s *Session, _ json.RawMessage) (Result, error) {
-			s.Decisions = append(s.Decisions, Decision{Decision: "keep notes in notes/", Rationale: "the test says so", Affects: []string{"notes/work.txt"}})
-			return Result{Text: "recorded"}, nil
+		testTool{name: "decide", run: func(s *tool.Session, _ json.RawMessage) (tool.Result, error) {
+			s.Decisions = append(s.Decisions, tool.Decision{Decision: "keep notes in notes/", Rationale: "the test says so", Affects: []string{"notes/work.txt"}})
+			return tool.Result{Text: "recorded"}, nil
 		}},
-		testTool{name: "done", run: func(s *Session, args json.RawMessage) (Result, error) {
+		testTool{name: "done", run: func(s *tool.Session, args json.RawMessage) (tool.Result, error) {
 			// It stands in for a validated proposal: the commit needs one.
 			s.Validated = true
-			s.Finished = &Finish{Outcome: OutcomeDone, Summary: "wrote the notes"}
-			return Result{Text: "finished"}, nil
+			s.Finished = &tool.Finish{Outcome: tool.OutcomeDone, Summary: "wrote the notes"}
+			return tool.Result{Text: "finished"}, nil
 		}},
-		testTool{name: "done_unproposed", run: func(s *Session, args json.RawMessage) (Result, error) {
-			s.Finished = &Finish{Outcome: OutcomeDone, Summary: "wrote the notes"}
-			return Result{Text: "finished"}, nil
+		testTool{name: "done_unproposed", run: func(s *tool.Session, args json.RawMessage) (tool.Result, error) {
+			s.Finished = &tool.Finish{Outcome: tool.OutcomeDone, Summary: "wrote the notes"}
+			return tool.Result{Text: "finished"}, nil
 		}},
-		testTool{name: "refuse", run: func(s *Session, args json.RawMessage) (Result, error) {
-			s.Finished = &Finish{Outcome: OutcomeRefuse, Summary: "would break the budget"}
-			return Result{Text: "finished"}, nil
+		testTool{name: "refuse", run: func(s *tool.Session, args json.RawMessage) (tool.Result, error) {
+			s.Finished = &tool.Finish{Outcome: tool.OutcomeRefuse, Summary: "would break the budget"}
+			return tool.Result{Text: "finished"}, nil
 		}},
 	}
 }
@@ -248,7 +250,7 @@ func newHarness(t *testing.T, steps ...step) *harness {
 		Repo: repo, Config: cfg, Provider: h.model, Writer: w,
 		Start:   transcript.RunStart{RunID: runID, Command: "do", Request: "test request", Model: "scripted-1", Provider: "scripted"},
 		Request: "test request", RunID: runID, MaxTurns: 10, MaxRepairCycles: 5,
-		Tools:    append(AllTools(), testTools()...),
+		Tools:    append(tools.All(), testTools()...),
 		Progress: func(e Event) { h.events = append(h.events, e) },
 	}
 	if h.before, err = gitrepo.TreeHashes(context.Background(), repo); err != nil {
@@ -763,11 +765,11 @@ func TestDryRun(t *testing.T) {
 			}
 			status := git(t, h.repo, "status", "--porcelain")
 			var roots []string
-			h.in.Tools = append(h.in.Tools, testTool{name: "peek", run: func(s *Session, _ json.RawMessage) (Result, error) {
+			h.in.Tools = append(h.in.Tools, testTool{name: "peek", run: func(s *tool.Session, _ json.RawMessage) (tool.Result, error) {
 				roots = append(roots, s.Repo)
 				now, err := gitrepo.TreeHashes(context.Background(), h.repo)
 				if err != nil {
-					return Result{}, err
+					return tool.Result{}, err
 				}
 				var changed []string
 				for p := range maps.Keys(now) {
@@ -786,7 +788,7 @@ func TestDryRun(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(s.Repo, "mine.txt")); (err == nil) != tc.dirty {
 					t.Errorf("the copy has mine.txt: %v, want %v", err == nil, tc.dirty)
 				}
-				return Result{Text: "looked"}, nil
+				return tool.Result{Text: "looked"}, nil
 			}})
 			h.in.DryRun = true
 			out := h.run()
@@ -1050,18 +1052,18 @@ func TestRenameEndToEnd(t *testing.T) {
 func TestResultLine(t *testing.T) {
 	cases := []struct {
 		name string
-		res  Result
+		res  tool.Result
 		want string
 	}{
-		{"one line", Result{Text: "ERC on x.kicad_sch: clean"}, "ERC on x.kicad_sch: clean"},
-		{"prose below", Result{Text: "change c validates.\nUnlocked: edit_file"}, "change c validates. …"},
-		{"edit", Result{Text: "set-field R7 Value 1M:\n- R7 Value \"10k\" -> \"1M\"\n- docs/BOM.md row R7\nchanged: hardware/a.kicad_sch, docs/BOM.md",
+		{"one line", tool.Result{Text: "ERC on x.kicad_sch: clean"}, "ERC on x.kicad_sch: clean"},
+		{"prose below", tool.Result{Text: "change c validates.\nUnlocked: edit_file"}, "change c validates. …"},
+		{"edit", tool.Result{Text: "set-field R7 Value 1M:\n- R7 Value \"10k\" -> \"1M\"\n- docs/BOM.md row R7\nchanged: hardware/a.kicad_sch, docs/BOM.md",
 			Changed: []string{"hardware/a.kicad_sch", "docs/BOM.md"}},
 			`set-field R7 Value 1M: R7 Value "10k" -> "1M" (+1 more) · 2 files written: a.kicad_sch, BOM.md`},
-		{"file list is the detail", Result{Text: "wrote change c:\n- openspec/changes/c/proposal.md\nNext: call validate_change.",
+		{"file list is the detail", tool.Result{Text: "wrote change c:\n- openspec/changes/c/proposal.md\nNext: call validate_change.",
 			Changed: []string{"openspec/changes/c/proposal.md"}}, "wrote change c · 1 file written: proposal.md"},
-		{"error", Result{Text: "rename_net refused, nothing changed: /A is a bus member", IsError: true}, "rename_net refused, nothing changed: /A is a bus member"},
-		{"empty", Result{}, ""},
+		{"error", tool.Result{Text: "rename_net refused, nothing changed: /A is a bus member", IsError: true}, "rename_net refused, nothing changed: /A is a bus member"},
+		{"empty", tool.Result{}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
