@@ -108,7 +108,7 @@ type RunInput struct {
 	Clock func() time.Time
 	// Tools is the tool set; nil means tools.All(). When
 	// Config.Research.Enabled, Run adds the research tools the provider keys
-	// allow (ResearchTools) before the first mutating tool.
+	// allow (tools.Research) before the first mutating tool.
 	Tools []tool.Tool
 	// Getenv reads the research providers' keys; nil means os.Getenv.
 	Getenv func(string) string

@@ -36,7 +36,7 @@ func ToolList(s *Session, tools []Tool) []llm.Tool {
 
 // syncWithheld are the tools that change KiCad files: a sync run never has
 // them (Session.Sync). edit_file and write_file stay, for the docs, but
-// refuse KiCad files in a sync run (kicadFileRefusal).
+// refuse KiCad files in a sync run (KiCadFileRefusal).
 var syncWithheld = []string{
 	"rename_net", "set_field", "swap_pins", "add_part", "remove_part",
 	"connect_pin", "disconnect_pin", "no_connect_pin", "draft_schematic",
@@ -54,7 +54,7 @@ func IsKiCadFile(rel string) bool {
 	return strings.HasPrefix(path.Ext(base), ".kicad_") || base == "sym-lib-table" || base == "fp-lib-table"
 }
 
-// kicadFileRefusal is why tool may not write rel in this session ("" when
+// KiCadFileRefusal is why tool may not write rel in this session ("" when
 // it may): a sync run writes no KiCad file.
 func (s *Session) KiCadFileRefusal(tool, rel string) string {
 	if !s.Sync || !IsKiCadFile(rel) {

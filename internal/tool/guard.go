@@ -29,7 +29,7 @@ import (
 // edit for the kicad-cli default of twenty minutes.
 const probeTimeout = 5 * time.Minute
 
-// guarded reports whether edits to rel go through the guard.
+// Guarded reports whether edits to rel go through the guard.
 func Guarded(rel string) bool {
 	switch path.Ext(rel) {
 	case ".kicad_sch", ".kicad_pcb":
@@ -70,7 +70,7 @@ func parseProblem(rel, abs string, src []byte) string {
 	return ""
 }
 
-// loads reports whether the KiCad file at abs, whose content is src (it must
+// Loads reports whether the KiCad file at abs, whose content is src (it must
 // be what is on disk: kicad-cli reads the file), loads, with the loader's
 // error when it does not. Our own parser runs first: it is cheap and names
 // the line and column of a syntax error. A file it accepts still goes to

@@ -138,7 +138,7 @@ func (l *Ledger) MarshalJSON() ([]byte, error) {
 	return json.Marshal(items)
 }
 
-// ledger returns the session's ledger, creating it on first use.
+// EnsureLedger returns the session's ledger, creating it on first use.
 func (s *Session) EnsureLedger() *Ledger {
 	if s.Ledger == nil {
 		s.Ledger = NewLedger()

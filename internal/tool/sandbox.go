@@ -17,7 +17,7 @@ type RepoPath struct {
 	Rel string // slash-separated, relative to the repository root ("." for the root)
 }
 
-// resolvePath is the one gate between a path the model names and the file
+// ResolvePath is the one gate between a path the model names and the file
 // system: every file tool resolves through it, so no tool can reach outside
 // the repository (AC-4.2) or into what it must not see. It refuses
 //
@@ -70,7 +70,7 @@ func (s *Session) ResolvePath(p string) (RepoPath, error) {
 	return RepoPath{Abs: real, Rel: realRel}, nil
 }
 
-// inside reports whether p (absolute, clean) lies in repo, and its
+// Inside reports whether p (absolute, clean) lies in repo, and its
 // slash-separated path relative to it.
 func Inside(repo, p string) (string, bool) {
 	rel, err := filepath.Rel(repo, p)
@@ -104,7 +104,7 @@ func resolveExisting(p string) (string, error) {
 	}
 }
 
-// refusal says why a repo-relative path is off limits to every tool, or "".
+// Refusal says why a repo-relative path is off limits to every tool, or "".
 func Refusal(rel string) string {
 	if rel == "." {
 		return ""
@@ -159,7 +159,7 @@ func isSecret(base string) bool {
 	return false
 }
 
-// scrub makes a message about repository files read the way the model names
+// Scrub makes a message about repository files read the way the model names
 // them: the repository's absolute prefix is removed, so kicad-cli's and the
 // loaders' errors say "hardware/x.kicad_sch", not a temporary path.
 func (s *Session) Scrub(msg string) string {

@@ -49,8 +49,6 @@ func Errorf(format string, args ...any) Result {
 	return Result{Text: fmt.Sprintf(format, args...), IsError: true}
 }
 
-// Session is the state one run's tools share. The loop owns it; tools read
-// and update it.
 // RequirementsCheck is one run of consistency.CheckRequirements by the
 // finish gate: how many findings, and the sleep leakage against its budget.
 type RequirementsCheck struct {
@@ -58,6 +56,8 @@ type RequirementsCheck struct {
 	Detail   string
 }
 
+// Session is the state one run's tools share. The loop owns it; tools read
+// and update it.
 type Session struct {
 	Repo    string           // repository root, absolute, symlinks resolved
 	Config  design.Config    // the repository's config
@@ -113,7 +113,7 @@ type Session struct {
 	// the failed-run stash. nil applies redact's shape rules only.
 	Redactor *redact.Redactor
 
-	tools toolState // the tools' private bookkeeping (tools.go)
+	tools toolState // the tools' private bookkeeping (dispatch.go)
 }
 
 // Verification is one ERC or DRC run as the gate sees it.
@@ -145,7 +145,7 @@ type Finish struct {
 	Summary string  `json:"summary"`
 }
 
-// writeFile is how tools write into the repository: redacted, then atomic.
+// WriteFile is how tools write into the repository: redacted, then atomic.
 func (s *Session) WriteFile(abs string, data []byte) error {
 	return atomicfile.Write(abs, s.Redactor.Bytes(data), 0o644)
 }

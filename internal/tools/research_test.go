@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -303,28 +302,11 @@ func TestUntrustedFence(t *testing.T) {
 // prompt caching.
 func TestResearchToolSchemas(t *testing.T) {
 	kit := research.New(toolstest.ResearchConfig(true, true), toolstest.AllKeys, nil)
-	var pretty bytes.Buffer
-	for _, tool := range Research(kit) {
-		sp := tool.Spec()
-		pretty.WriteString("## " + sp.Name + "\n")
-		if err := json.Indent(&pretty, sp.Schema, "", "  "); err != nil {
-			t.Fatalf("%s: schema is not JSON: %v", sp.Name, err)
-		}
-		pretty.WriteString("\n")
+	var specs []llm.Tool
+	for _, t := range Research(kit) {
+		specs = append(specs, t.Spec())
 	}
-	golden := filepath.Join("testdata", "research_tool_schemas.golden")
-	if *update {
-		if err := os.WriteFile(golden, pretty.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestResearchToolSchemas -update)", err)
-	}
-	if !bytes.Equal(pretty.Bytes(), want) {
-		t.Errorf("research tool schemas changed; review and run go test -run TestResearchToolSchemas -update:\n%s", pretty.Bytes())
-	}
+	checkSchemas(t, specs, "research_tool_schemas.golden", "TestResearchToolSchemas")
 }
 
 // TestDatasheetCacheNotWritable: the cache is evidence citations are checked

@@ -318,30 +318,7 @@ func TestToolListStable(t *testing.T) {
 			t.Fatal("tool list bytes changed between turns")
 		}
 	}
-	// The golden file holds each schema's exact bytes, indented (json.Indent
-	// keeps key order), so a reordered key fails here as it would defeat
-	// prompt caching.
-	var pretty bytes.Buffer
-	for _, sp := range tool.ToolList(s, All()) {
-		pretty.WriteString("## " + sp.Name + "\n")
-		if err := json.Indent(&pretty, sp.Schema, "", "  "); err != nil {
-			t.Fatalf("%s: schema is not JSON: %v", sp.Name, err)
-		}
-		pretty.WriteString("\n")
-	}
-	golden := filepath.Join("testdata", "tool_schemas.golden")
-	if *update {
-		if err := os.WriteFile(golden, pretty.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestToolListStable -update)", err)
-	}
-	if !bytes.Equal(pretty.Bytes(), want) {
-		t.Errorf("tool schemas differ from %s (run with -update after an intended change):\n%s", golden, pretty.String())
-	}
+	checkSchemas(t, tool.ToolList(s, All()), "tool_schemas.golden", "TestToolListStable")
 	for _, sp := range tool.ToolList(s, All()) {
 		if strings.TrimSpace(sp.Description) == "" || strings.Contains(sp.Description, "\t") {
 			t.Errorf("%s: description empty or tabbed", sp.Name)
@@ -357,5 +334,33 @@ func TestAllIsFresh(t *testing.T) {
 	_ = append(a[:1], nil)
 	if b := All(); b[0] == nil || b[1] == nil || b[0].Spec().Name != "read_file" {
 		t.Fatalf("All() shares its slice: %v", b[:2])
+	}
+}
+
+// checkSchemas compares each schema's exact bytes, indented (json.Indent
+// keeps key order), with testdata/<golden>, so a reordered key fails here as
+// it would defeat prompt caching. With -update it rewrites the file first.
+func checkSchemas(t *testing.T, specs []llm.Tool, golden, test string) {
+	t.Helper()
+	var pretty bytes.Buffer
+	for _, sp := range specs {
+		pretty.WriteString("## " + sp.Name + "\n")
+		if err := json.Indent(&pretty, sp.Schema, "", "  "); err != nil {
+			t.Fatalf("%s: schema is not JSON: %v", sp.Name, err)
+		}
+		pretty.WriteString("\n")
+	}
+	golden = filepath.Join("testdata", golden)
+	if *update {
+		if err := os.WriteFile(golden, pretty.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %s -update)", err, test)
+	}
+	if !bytes.Equal(pretty.Bytes(), want) {
+		t.Errorf("tool schemas differ from %s (review, then run go test -run %s -update after an intended change):\n%s", golden, test, pretty.String())
 	}
 }
