@@ -24,6 +24,7 @@ import (
 	"copperhead/internal/project"
 	"copperhead/internal/tool"
 	"copperhead/internal/tools"
+	"copperhead/internal/tools/toolstest"
 	"copperhead/internal/transcript"
 )
 
@@ -179,17 +180,7 @@ func cmpString(a, b string) string {
 // with one commit.
 func fixtureRepo(t *testing.T) string {
 	t.Helper()
-	src, err := filepath.Abs("../../examples/open-telegraph")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := t.TempDir()
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	if dst, err = filepath.EvalSymlinks(dst); err != nil {
-		t.Fatal(err)
-	}
+	dst := toolstest.CopyFixture(t)
 	git(t, dst, "init", "-q", "-b", "main")
 	git(t, dst, "add", "-A")
 	git(t, dst, "commit", "-q", "-m", "fixture")

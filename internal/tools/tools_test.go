@@ -74,17 +74,7 @@ func needOpenSpecCLI(t *testing.T) {
 // withKiCad is set (the test is skipped without one).
 func toolSession(t *testing.T, withKiCad bool) *tool.Session {
 	t.Helper()
-	src, err := filepath.Abs("../../examples/open-telegraph")
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo := t.TempDir()
-	if err := os.CopyFS(repo, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	if repo, err = filepath.EvalSymlinks(repo); err != nil {
-		t.Fatal(err)
-	}
+	repo := toolstest.CopyFixture(t)
 	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v: %s", err, out)
 	}

@@ -1,6 +1,6 @@
 // Package toolstest holds what the tests of tool, tools and agent share: a
-// session on an empty repository, repository file helpers, and the research
-// fixtures (a fake internet answering for the real providers and supplier
+// copy of the open-telegraph example, a session on an empty repository,
+// repository file helpers, and the research fixtures (a fake internet answering for the real providers and supplier
 // with the providers' real JSON, its keys and the planted injection).
 //
 // It is imported by tests only. It imports tool, design and the research
@@ -32,6 +32,25 @@ func EmptySession(t *testing.T) *tool.Session {
 		t.Fatal(err)
 	}
 	return &tool.Session{Repo: repo, Config: design.DefaultConfig(), RunID: "test-run", Ledger: tool.NewLedger()}
+}
+
+// CopyFixture copies the open-telegraph example into a temporary folder
+// and returns its path, symlinks resolved; the test runs in a folder two
+// levels below the module root.
+func CopyFixture(t *testing.T) string {
+	t.Helper()
+	src, err := filepath.Abs("../../examples/open-telegraph")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := t.TempDir()
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	if dst, err = filepath.EvalSymlinks(dst); err != nil {
+		t.Fatal(err)
+	}
+	return dst
 }
 
 // ReadRepo returns the repository file rel (slash-separated).
