@@ -92,7 +92,7 @@ func TestResearchRunInjection(t *testing.T) {
 	}
 	h.assertRestored()
 
-	evs, err := transcript.Read(out.RunDir)
+	evs, err := transcript.Read(filepath.Join(h.repo, out.RunDir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestResearchRunInjection(t *testing.T) {
 	if requests != 6 || refused != 1 {
 		t.Errorf("%d research-request events (%d refused), want 6 (1)", requests, refused)
 	}
-	sum, _ := os.ReadFile(filepath.Join(out.RunDir, "summary.md"))
+	sum, _ := os.ReadFile(filepath.Join(h.repo, out.RunDir, "summary.md"))
 	if !strings.Contains(string(sum), "| Research requests | 6 (1 refused) |") {
 		t.Errorf("summary.md lacks the research count:\n%s", sum)
 	}
