@@ -32,25 +32,20 @@ type fetchDatasheetArgs struct {
 // only the datasheet cache: evidence, not design, and committed with the run
 // like everything else the run changed. It is not Mutating, because the
 // model needs datasheets while it plans, before any proposal exists.
-type fetchDatasheetTool struct{ kit *research.Kit }
+var fetchDatasheetTool = researchTool("fetch_datasheet", fetchDatasheetDoc, fetchDatasheet)
 
-// fetchDatasheet is the fetch_datasheet tool on the run's research kit.
-func fetchDatasheet(k *research.Kit) tool.Tool {
-	return tool.New("fetch_datasheet", fetchDatasheetDoc, fetchDatasheetTool{kit: k}.run)
-}
-
-func (t fetchDatasheetTool) run(ctx context.Context, s *tool.Session, a fetchDatasheetArgs) (tool.Result, error) {
+func fetchDatasheet(ctx context.Context, s *tool.Session, kit *research.Kit, a fetchDatasheetArgs) (tool.Result, error) {
 	mpn := strings.TrimSpace(a.MPN)
 	if mpn == "" || len(mpn) > 100 {
 		return tool.Errorf("fetch_datasheet: mpn must name the part, at most 100 characters"), nil
 	}
-	entry, ok := t.kit.Menu.Lookup(a.URL)
+	entry, ok := kit.Menu.Lookup(a.URL)
 	if !ok {
 		return menuRefusal("fetch_datasheet", a.URL), nil
 	}
 	cache := datasheet.Open(s.Repo)
 	before := dirState(cache.Dir)
-	e, err := cache.Fetch(ctx, t.kit.Client, entry.URL, mpn, t.kit.MaxPdfMB)
+	e, err := cache.Fetch(ctx, kit.Client, entry.URL, mpn, kit.MaxPdfMB)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tool.Result{}, ctx.Err()

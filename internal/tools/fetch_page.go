@@ -25,19 +25,14 @@ type fetchPageArgs struct {
 // menu lookup and exactly that canonical string is fetched, so the model can
 // choose among URLs trusted code saw but never address one of its own. The
 // page's links are harvested by our parser, not the model, onto the menu.
-type fetchPageTool struct{ kit *research.Kit }
+var fetchPageTool = researchTool("fetch_page", fetchPageDoc, fetchPage)
 
-// fetchPage is the fetch_page tool on the run's research kit.
-func fetchPage(k *research.Kit) tool.Tool {
-	return tool.New("fetch_page", fetchPageDoc, fetchPageTool{kit: k}.run)
-}
-
-func (t fetchPageTool) run(ctx context.Context, s *tool.Session, a fetchPageArgs) (tool.Result, error) {
-	entry, ok := t.kit.Menu.Lookup(a.URL)
+func fetchPage(ctx context.Context, s *tool.Session, kit *research.Kit, a fetchPageArgs) (tool.Result, error) {
+	entry, ok := kit.Menu.Lookup(a.URL)
 	if !ok {
 		return menuRefusal("fetch_page", a.URL), nil
 	}
-	p, err := page.Fetch(ctx, t.kit.Client, entry.URL)
+	p, err := page.Fetch(ctx, kit.Client, entry.URL)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tool.Result{}, ctx.Err()
@@ -51,7 +46,7 @@ func (t fetchPageTool) run(ctx context.Context, s *tool.Session, a fetchPageArgs
 	added := 0
 	var links strings.Builder
 	for _, l := range p.Links {
-		if u, ok := t.kit.Menu.Add(l, "link:"+entry.URL); ok {
+		if u, ok := kit.Menu.Add(l, "link:"+entry.URL); ok {
 			added++
 			links.WriteString("- " + u + "\n")
 		}

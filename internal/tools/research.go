@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -33,19 +34,29 @@ func Research(k *research.Kit) []tool.Tool {
 	}
 	var tools []tool.Tool
 	if len(k.Search) > 0 {
-		tools = append(tools, webSearch(k))
+		tools = append(tools, webSearchTool(k))
 	}
 	if len(k.Parts) > 0 {
-		tools = append(tools, searchParts(k))
+		tools = append(tools, searchPartsTool(k))
 	}
 	if len(k.Search) == 0 && len(k.Parts) == 0 {
 		return nil
 	}
-	tools = append(tools, fetchDatasheet(k))
+	tools = append(tools, fetchDatasheetTool(k))
 	if k.FetchPages {
-		tools = append(tools, fetchPage(k))
+		tools = append(tools, fetchPageTool(k))
 	}
 	return tools
+}
+
+// researchTool is tool.New for a research tool: its function also gets the
+// run's research kit, which the tool is built on once the run has one.
+func researchTool[A any](name, doc string, run func(ctx context.Context, s *tool.Session, kit *research.Kit, a A) (tool.Result, error)) func(*research.Kit) tool.Tool {
+	return func(kit *research.Kit) tool.Tool {
+		return tool.New(name, doc, func(ctx context.Context, s *tool.Session, a A) (tool.Result, error) {
+			return run(ctx, s, kit, a)
+		})
+	}
 }
 
 // WithResearch places the research tools just before the first mutating

@@ -54,14 +54,9 @@ type searchPartsArgs struct {
 // refdes is answered with the search results and "nothing recorded", and the
 // model records the snapshot with a second call once the edit tools unlock,
 // which is also when the part it selected can have a BOM row.
-type searchPartsTool struct{ kit *research.Kit }
+var searchPartsTool = researchTool("search_parts", searchPartsDoc, searchParts)
 
-// searchParts is the search_parts tool on the run's research kit.
-func searchParts(k *research.Kit) tool.Tool {
-	return tool.New("search_parts", searchPartsDoc, searchPartsTool{kit: k}.run)
-}
-
-func (t searchPartsTool) run(ctx context.Context, s *tool.Session, a searchPartsArgs) (tool.Result, error) {
+func searchParts(ctx context.Context, s *tool.Session, kit *research.Kit, a searchPartsArgs) (tool.Result, error) {
 	mpn, query, refdes := strings.TrimSpace(a.MPN), oneLine(a.Query), strings.TrimSpace(a.Refdes)
 	switch {
 	case (mpn == "") == (query == ""):
@@ -79,7 +74,7 @@ func (t searchPartsTool) run(ctx context.Context, s *tool.Session, a searchParts
 	}
 
 	var failures []string
-	for _, p := range t.kit.Parts {
+	for _, p := range kit.Parts {
 		var found []parts.Part
 		var err error
 		if mpn != "" {
@@ -110,7 +105,7 @@ func (t searchPartsTool) run(ctx context.Context, s *tool.Session, a searchParts
 			}
 			return res, nil
 		}
-		body := t.render(found, p.Name())
+		body := renderParts(kit, found, p.Name())
 		res := tool.Result{Text: head + ".\n" + untrusted("search_parts ("+p.Name()+")", body)}
 		if refdes != "" {
 			note, changed, fail := recordSourcing(s, refdes, mpn, found, p.Name(), retrieved)
@@ -125,9 +120,9 @@ func (t searchPartsTool) run(ctx context.Context, s *tool.Session, a searchParts
 	return tool.Errorf("search_parts failed: %s", strings.Join(failures, "; ")), nil
 }
 
-// render lists the parts for the model, putting each datasheet URL on the
+// renderParts lists the parts for the model, putting each datasheet URL on the
 // menu.
-func (t searchPartsTool) render(found []parts.Part, provider string) string {
+func renderParts(kit *research.Kit, found []parts.Part, provider string) string {
 	var b strings.Builder
 	for i, p := range found {
 		if i == maxPartsShown {
@@ -141,7 +136,7 @@ func (t searchPartsTool) render(found []parts.Part, provider string) string {
 		}
 		ds := "none given"
 		if p.DatasheetURL != "" {
-			if u, ok := t.kit.Menu.Add(p.DatasheetURL, provider+":datasheet"); ok {
+			if u, ok := kit.Menu.Add(p.DatasheetURL, provider+":datasheet"); ok {
 				ds = u
 			} else {
 				ds = p.DatasheetURL + " (not fetchable)"

@@ -33,14 +33,9 @@ type webSearchArgs struct {
 // webSearchTool runs one web search through the first search provider that
 // answers (Brave, then Tavily, then OpenRouter, as their keys allow) and
 // puts every result URL on the run's menu.
-type webSearchTool struct{ kit *research.Kit }
+var webSearchTool = researchTool("web_search", webSearchDoc, webSearch)
 
-// webSearch is the web_search tool on the run's research kit.
-func webSearch(k *research.Kit) tool.Tool {
-	return tool.New("web_search", webSearchDoc, webSearchTool{kit: k}.run)
-}
-
-func (t webSearchTool) run(ctx context.Context, s *tool.Session, a webSearchArgs) (tool.Result, error) {
+func webSearch(ctx context.Context, s *tool.Session, kit *research.Kit, a webSearchArgs) (tool.Result, error) {
 	query := oneLine(a.Query)
 	switch {
 	case query == "":
@@ -58,7 +53,7 @@ func (t webSearchTool) run(ctx context.Context, s *tool.Session, a webSearchArgs
 	// limited, down) hands over to the next, and the model hears which
 	// answered.
 	var failures []string
-	for _, p := range t.kit.Search {
+	for _, p := range kit.Search {
 		results, err := p.Search(ctx, query, n)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -70,7 +65,7 @@ func (t webSearchTool) run(ctx context.Context, s *tool.Session, a webSearchArgs
 		source := "web_search:" + p.Name()
 		var b strings.Builder
 		for i, r := range results {
-			u, ok := t.kit.Menu.Add(r.URL, source)
+			u, ok := kit.Menu.Add(r.URL, source)
 			if !ok {
 				u = r.URL + " (not fetchable)"
 			}
