@@ -290,10 +290,30 @@ func writeScratch(repo, dir string, d *schedit.Design, next map[string][]byte) (
 		}
 	}
 	// The project file carries text variables and settings the netlist
-	// can depend on.
+	// can depend on; the other project inputs beside the root (library
+	// tables, libraries) make the copy the project kicad-cli will see once
+	// the edit is written, so the netlist exported here is cached under the
+	// key of the written design: the next netlist of the repository (the
+	// run's verification, the next edit) is served from the cache. A file
+	// that cannot be copied only costs that cache hit.
 	pro := strings.TrimSuffix(d.RootPath, filepath.Ext(d.RootPath)) + ".kicad_pro"
-	if b, err := repofs.ReadFile(repo, pro); err == nil {
-		if dst, err := place(pro); err == nil {
+	others, _ := kicadcli.ProjectInputs(d.RootPath)
+	for _, path := range append([]string{pro}, others...) {
+		if _, ok := d.Sheets[path]; ok {
+			continue
+		}
+		dst, err := place(path)
+		if err != nil {
+			continue
+		}
+		if _, err := os.Lstat(dst); err == nil {
+			continue // the project file, copied already
+		}
+		b, err := repofs.ReadFile(repo, path)
+		if err != nil {
+			continue
+		}
+		if os.MkdirAll(filepath.Dir(dst), 0o755) == nil {
 			_ = os.WriteFile(dst, b, 0o644)
 		}
 	}

@@ -192,3 +192,34 @@ func TestEditReadsEachFileOnce(t *testing.T) {
 		t.Errorf("PINOUT.md after the rename lacks KEY_DASH (%v)", err)
 	}
 }
+
+// TestEditLeavesItsNetlistCached: the scratch copy an edit is checked on is
+// the project as it will be written (library tables and libraries too), so
+// KiCad's netlist of it is cached under the key of the written design, and
+// the next netlist of the repository (the run's verification, the next
+// edit) needs no kicad-cli run.
+func TestEditLeavesItsNetlistCached(t *testing.T) {
+	ctx := context.Background()
+	in, _ := fixture(t)
+	in.KiCad.CacheDir = t.TempDir()
+	p, err := schedit.RenameNet(in.Design, "KEY_DAH", "KEY_DASH", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Plan = p
+	if _, err := Apply(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	log := fakeKiCad(t, in.KiCad, false)
+	nl, err := in.KiCad.Netlist(ctx, in.Design.RootPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs := kicadRuns(t, log); len(runs) != 0 {
+		t.Errorf("the netlist of the written design ran kicad-cli %q, want it served from the edit's check", runs)
+	}
+	in.Design.Netlist = nl
+	if netNamed(in, "KEY_DASH") == "" || netNamed(in, "KEY_DAH") != "" {
+		t.Error("the netlist after the rename does not show KEY_DAH renamed to KEY_DASH")
+	}
+}
