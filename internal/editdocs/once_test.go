@@ -12,10 +12,8 @@ import (
 	"testing"
 	"unsafe"
 
-	"copperhead/internal/design"
 	"copperhead/internal/kicad/schedit"
 	"copperhead/internal/kicadcli"
-	"copperhead/internal/project"
 )
 
 // fakeKiCad points tool at a shell script that logs each kicad-cli run to
@@ -130,24 +128,9 @@ func (c *openCounter) counts(t *testing.T) map[string]int {
 // never read back.
 func TestEditReadsEachFileOnce(t *testing.T) {
 	ctx := context.Background()
-	tool, err := kicadcli.Find(ctx)
-	if err != nil {
-		t.Skipf("kicad-cli: %v", err)
-	}
+	in, pr := fixtureRepo(t)
+	tool, repo := in.KiCad, in.Repo
 	tool.CacheDir = t.TempDir()
-	repo := t.TempDir()
-	if err := os.CopyFS(repo, os.DirFS("../../examples/open-telegraph")); err != nil {
-		t.Fatal(err)
-	}
-	repo, _ = filepath.EvalSymlinks(repo)
-	cfg, _, err := design.LoadConfig(repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, err := project.Locate(repo, "", cfg.Schematic, cfg.Board)
-	if err != nil {
-		t.Fatal(err)
-	}
 	tool.Boundary = repo
 	if _, err := tool.Netlist(ctx, pr.Schematic); err != nil { // warm the cache
 		t.Fatal(err)
@@ -157,7 +140,7 @@ func TestEditReadsEachFileOnce(t *testing.T) {
 	docs := []string{"docs/BOM.md", "docs/PINOUT.md"}
 	opens := watchOpens(t, repo, append(sheets, docs...)...)
 
-	l, err := Open(ctx, repo, cfg, pr.Schematic, tool)
+	l, err := Open(ctx, repo, in.Config, pr.Schematic, tool)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +148,8 @@ func TestEditReadsEachFileOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Apply(ctx, Input{Repo: repo, Config: cfg, Design: l.Design, Plan: p, KiCad: tool, Board: pr.Board, Docs: l.Docs})
+	in.Design, in.Plan, in.Docs = l.Design, p, l.Docs
+	res, err := Apply(ctx, in)
 	if err != nil {
 		t.Fatalf("Apply: %v", err)
 	}
