@@ -9,7 +9,17 @@
 // internal/txn, all or nothing. The dry run and the write share Prepare, so a
 // preview shows every file the write would change. Both the CLI (copperhead
 // edit) and the agent's structured edit tools call it, so an edit lands the
-// same way from either. It must never import llm, agent or cli.
+// same way from either.
+//
+// No step is done twice: Open reads and parses each sheet once (the read
+// model and the planner share the parse) and the docs once, and exports
+// KiCad's netlist of the tree once (the edit's "before", from kicadcli's
+// cache when the tree is unchanged); Prepare builds the read model of the
+// new bytes from memory, and its one kicad-cli run is the check. The
+// scratch copy is the whole project (library tables and libraries too), so
+// that check's netlist is cached under the key of the written design and
+// the next netlist of the repository needs no kicad-cli run. It must never
+// import llm, agent or cli.
 package editdocs
 
 import (
