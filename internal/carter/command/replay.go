@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"copperhead/internal/carter/ids"
 	"copperhead/internal/carter/orchestrator"
+	"copperhead/internal/ulids"
 )
 
 func (a *app) replayCmd() *cobra.Command {
@@ -20,7 +20,7 @@ func (a *app) replayCmd() *cobra.Command {
 		Short: "Rebuild a run's outputs from its cached artifacts (no network, no model) and compare them byte for byte",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !ids.Valid(runID) {
+			if !ulids.Valid(runID) {
 				return usagef("--run-id %q is not a run id (a 26-character ULID)", runID)
 			}
 			dir := filepath.Join(out, runID)

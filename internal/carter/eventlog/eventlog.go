@@ -5,7 +5,7 @@
 // overwritten by a second run, and a crash loses at most the event being
 // written. Every line passes through the redactor before it reaches disk.
 //
-// eventlog may import internal/redact, internal/carter/ids and the standard
+// eventlog may import internal/redact, internal/ulids and the standard
 // library; it must never import the packages whose decisions it records
 // (orchestrator, synth, verify), so the log format cannot drift with them.
 package eventlog
@@ -20,8 +20,8 @@ import (
 	"sync"
 	"time"
 
-	"copperhead/internal/carter/ids"
 	"copperhead/internal/redact"
+	"copperhead/internal/ulids"
 )
 
 // FileName is the log's name inside a run folder.
@@ -111,7 +111,7 @@ func (w *Writer) Append(t Type, payload any) (Event, error) {
 		return Event{}, errors.New("event log: closed")
 	}
 	now := w.now().UTC()
-	ev := Event{ID: ids.New(now), TS: now.Format(TimeFormat), Type: t, Payload: body}
+	ev := Event{ID: ulids.New(now), TS: now.Format(TimeFormat), Type: t, Payload: body}
 	line, err := json.Marshal(ev)
 	if err != nil {
 		return Event{}, fmt.Errorf("event log: %w", err)
@@ -179,7 +179,7 @@ func Read(path string) ([]Event, error) {
 		if err := json.Unmarshal(raw, &ev); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		if !ids.Valid(ev.ID) {
+		if !ulids.Valid(ev.ID) {
 			return nil, fmt.Errorf("%s:%d: event_id %q is not a ULID", path, line, ev.ID)
 		}
 		if _, err := time.Parse(TimeFormat, ev.TS); err != nil {
