@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"copperhead/internal/jsonl"
 )
 
 // Event is one line of a transcript.
@@ -38,34 +39,28 @@ func (e Event) Decode(v any) error {
 // malformed line is an error naming its line number.
 func Read(runDir string) ([]Event, error) {
 	path := filepath.Join(runDir, TranscriptFile)
-	f, err := os.Open(path)
+	r, err := jsonl.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read transcript: %w", err)
 	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
+	defer r.Close()
 	var events []Event
-	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("read %s: %w", path, err)
+	err = r.Each(0, func(l jsonl.Line) error {
+		ev, err := parseEvent(l.Text)
+		switch {
+		case err == nil:
+			events = append(events, ev)
+		case !l.Terminated:
+			// The torn last line of an interrupted run.
+		default:
+			return fmt.Errorf("read %s: line %d: %w", path, l.N, err)
 		}
-		terminated := err == nil
-		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-			ev, perr := parseEvent(trimmed)
-			switch {
-			case perr == nil:
-				events = append(events, ev)
-			case !terminated:
-				// The torn last line of an interrupted run.
-			default:
-				return nil, fmt.Errorf("read %s: line %d: %w", path, n, perr)
-			}
-		}
-		if !terminated {
-			return events, nil
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return events, nil
 }
 
 func parseEvent(line []byte) (Event, error) {
