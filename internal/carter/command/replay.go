@@ -1,7 +1,6 @@
 package command
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,11 +31,9 @@ func (a *app) replayCmd() *cobra.Command {
 				return fmt.Errorf("replay: %w", err)
 			}
 			if asJSON {
-				b, err := json.MarshalIndent(res, "", "  ")
-				if err != nil {
+				if err := a.printJSON(res); err != nil {
 					return err
 				}
-				fmt.Fprintln(a.io.Out, string(b))
 			} else {
 				for _, f := range res.Files {
 					state := "identical"
