@@ -37,20 +37,17 @@ func TestFromEntropy(t *testing.T) {
 	}
 }
 
+// TestStampClamps: times a ULID cannot hold clamp to its ends.
 func TestStampClamps(t *testing.T) {
-	tests := []struct {
-		name string
-		t    time.Time
-		want uint64
-	}{
-		{"before 1970", time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC), 0},
-		{"epoch", time.UnixMilli(0), 0},
-		{"ordinary", time.UnixMilli(1_700_000_000_123), 1_700_000_000_123},
-		{"far future", time.Date(20000, 1, 1, 0, 0, 0, 0, time.UTC), 1<<48 - 1},
-	}
-	for _, tt := range tests {
-		if got := Stamp(tt.t); got != tt.want {
-			t.Errorf("%s: Stamp = %d, want %d", tt.name, got, tt.want)
+	max := uint64(1<<48 - 1)
+	for at, want := range map[time.Time]uint64{
+		time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC): 0,
+		time.UnixMilli(0):                            0,
+		time.UnixMilli(1_700_000_000_123):            1_700_000_000_123,
+		time.Date(20000, 1, 1, 0, 0, 0, 0, time.UTC): max,
+	} {
+		if got := Stamp(at); got != want {
+			t.Errorf("Stamp(%v) = %d, want %d", at, got, want)
 		}
 	}
 }

@@ -18,22 +18,20 @@ package jsonl
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"sync"
 )
 
-// ErrClosed is returned by Append after Close.
-var ErrClosed = errors.New("record closed")
-
-// ErrNotJSON is returned by Append for a line that is not one JSON value
-// after redaction. Nothing is written.
-var ErrNotJSON = errors.New("line is not valid JSON after redaction")
+var (
+	// ErrClosed is returned by Append after Close.
+	ErrClosed = errors.New("record closed")
+	// ErrNotJSON is returned by Append for a line that is not one JSON
+	// value after redaction. Nothing is written.
+	ErrNotJSON = errors.New("line is not valid JSON after redaction")
+)
 
 // IOError is a failed write, sync or close of the file. The first one sticks:
 // every later Append, Flush and Close returns it, because a record with a
@@ -50,7 +48,7 @@ func (e *IOError) Unwrap() error { return e.Err }
 // Options say how an Appender writes.
 type Options struct {
 	// Perm is the mode of a file Create makes (before umask).
-	Perm fs.FileMode
+	Perm os.FileMode
 	// Redact rewrites every line before it is written; nil writes lines as
 	// they are. It must keep the line one JSON value.
 	Redact func(line []byte) ([]byte, error)
@@ -72,9 +70,8 @@ type Appender struct {
 
 	mu     sync.Mutex
 	f      *os.File
-	w      io.Writer // f, or a buffer in front of it
-	buf    *bufio.Writer
-	err    error // first I/O error
+	buf    *bufio.Writer // emptied after every line when SyncEach
+	err    error         // first I/O error
 	closed bool
 }
 
@@ -89,34 +86,8 @@ func Create(path string, o Options) (*Appender, error) {
 	return newAppender(path, f, o), nil
 }
 
-// Reopen appends to an existing record. A last line cut short by a killed
-// writer (no newline) is cut off first, so the file stays one JSON value per
-// line.
-func Reopen(path string, o Options) (*Appender, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return nil, err
-	}
-	if keep := bytes.LastIndexByte(data, '\n') + 1; keep < len(data) {
-		if err := f.Truncate(int64(keep)); err != nil {
-			f.Close()
-			return nil, err
-		}
-	}
-	return newAppender(path, f, o), nil
-}
-
 func newAppender(path string, f *os.File, o Options) *Appender {
-	a := &Appender{path: path, o: o, f: f, w: f}
-	if !o.SyncEach {
-		a.buf = bufio.NewWriterSize(f, bufferSize)
-		a.w = a.buf
-	}
-	return a
+	return &Appender{path: path, o: o, f: f, buf: bufio.NewWriterSize(f, bufferSize)}
 }
 
 // Path is the record's file.
@@ -146,14 +117,22 @@ func (a *Appender) Append(line []byte) error {
 	case a.err != nil:
 		return a.err
 	}
-	if _, err := a.w.Write(line); err != nil {
-		a.err = &IOError{"write", a.path, err}
-	} else if a.o.SyncEach {
-		if err := a.f.Sync(); err != nil {
-			a.err = &IOError{"sync", a.path, err}
+	_, err := a.buf.Write(line)
+	a.fail("write", err)
+	if a.o.SyncEach {
+		a.flushLocked()
+		if a.err == nil {
+			a.fail("sync", a.f.Sync())
 		}
 	}
 	return a.err
+}
+
+// fail records the first I/O error; the caller holds the lock.
+func (a *Appender) fail(op string, err error) {
+	if err != nil && a.err == nil {
+		a.err = &IOError{op, a.path, err}
+	}
 }
 
 // Flush hands buffered lines to the operating system (no fsync), so a reader
@@ -161,16 +140,16 @@ func (a *Appender) Append(line []byte) error {
 func (a *Appender) Flush() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.flushLocked()
-}
-
-func (a *Appender) flushLocked() error {
-	if a.err == nil && !a.closed && a.buf != nil {
-		if err := a.buf.Flush(); err != nil {
-			a.err = &IOError{"write", a.path, err}
-		}
+	if !a.closed {
+		a.flushLocked()
 	}
 	return a.err
+}
+
+func (a *Appender) flushLocked() {
+	if a.err == nil {
+		a.fail("write", a.buf.Flush())
+	}
 }
 
 // Close flushes, fsyncs and closes the record. Later Appends fail with
@@ -181,86 +160,13 @@ func (a *Appender) Close() error {
 	if a.closed {
 		return nil
 	}
-	err := a.flushLocked()
-	if err == nil {
-		if serr := a.f.Sync(); serr != nil {
-			err = &IOError{"sync", a.path, serr}
-		}
-	}
-	if cerr := a.f.Close(); cerr != nil && err == nil {
-		err = &IOError{"close", a.path, cerr}
-	}
 	a.closed = true
-	return err
-}
-
-// Line is one non-blank line of a record.
-type Line struct {
-	N          int    // 1-based line number, blank lines counted
-	Text       []byte // without surrounding white space; the caller's to keep
-	Terminated bool   // a newline ended it (false only for a last line)
-}
-
-// Reader reads a record line by line.
-type Reader struct {
-	path string
-	f    *os.File
-}
-
-// Open opens the record at path for reading. Its error is the operating
-// system's, unwrapped, for the caller to name.
-func Open(path string) (*Reader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	a.flushLocked()
+	if a.err == nil {
+		a.fail("sync", a.f.Sync())
 	}
-	return &Reader{path: path, f: f}, nil
-}
-
-// Close closes the file.
-func (r *Reader) Close() error { return r.f.Close() }
-
-// Each calls fn for every non-blank line, in file order, and stops at fn's
-// first error, which it returns as is. A line longer than maxLine bytes (0:
-// no limit) fails with bufio.ErrTooLong; that and any error reading the file
-// come back as "read <path>: ...".
-func (r *Reader) Each(maxLine int, fn func(Line) error) error {
-	br := bufio.NewReaderSize(r.f, bufferSize)
-	for n := 1; ; n++ {
-		text, err := readLine(br, maxLine)
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("read %s: %w", r.path, err)
-		}
-		terminated := err == nil
-		if trimmed := bytes.TrimSpace(text); len(trimmed) > 0 {
-			if ferr := fn(Line{N: n, Text: trimmed, Terminated: terminated}); ferr != nil {
-				return ferr
-			}
-		}
-		if !terminated {
-			return nil
-		}
+	if err := a.f.Close(); a.err == nil {
+		a.fail("close", err)
 	}
-}
-
-// readLine returns the next line without its newline, in memory of its own;
-// io.EOF means the file ended before a newline (the line, maybe empty, is
-// the last).
-func readLine(br *bufio.Reader, maxLine int) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		line = append(line, chunk...)
-		if maxLine > 0 && len(bytes.TrimSuffix(line, []byte("\n"))) > maxLine {
-			return nil, bufio.ErrTooLong
-		}
-		switch {
-		case err == nil:
-			return line[:len(line)-1], nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		default:
-			return line, err
-		}
-	}
+	return a.err
 }
