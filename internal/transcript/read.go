@@ -1,12 +1,9 @@
 package transcript
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -93,7 +90,7 @@ type RunInfo struct {
 func List(repoRoot string) ([]RunInfo, error) {
 	root := RunsDir(repoRoot)
 	entries, err := os.ReadDir(root)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
@@ -128,25 +125,24 @@ func List(repoRoot string) ([]RunInfo, error) {
 // run-start event. Reading one line keeps List cheap on a repo with many
 // runs.
 func readRunStart(dir string) (RunStart, bool) {
-	f, err := os.Open(filepath.Join(dir, TranscriptFile))
+	r, err := jsonl.Open(filepath.Join(dir, TranscriptFile))
 	if err != nil {
 		return RunStart{}, false
 	}
-	defer f.Close()
-	line, err := bufio.NewReader(f).ReadBytes('\n')
-	if err != nil {
-		return RunStart{}, false
-	}
-	ev, err := parseEvent(bytes.TrimSpace(line))
-	if err != nil || ev.Type != TypeRunStart {
-		return RunStart{}, false
-	}
+	defer r.Close()
 	var start RunStart
-	if ev.Decode(&start) != nil {
-		return RunStart{}, false
-	}
-	return start, true
+	ok := false
+	_ = r.Each(0, func(l jsonl.Line) error {
+		if ev, err := parseEvent(l.Text); l.N == 1 && l.Terminated && err == nil && ev.Type == TypeRunStart {
+			ok = ev.Decode(&start) == nil
+		}
+		return errStop
+	})
+	return start, ok
 }
+
+// errStop ends a walk of a transcript's lines early.
+var errStop = errors.New("stop reading")
 
 // recentInErrors is how many run ids a not-found error lists: enough to spot
 // a typo, short enough for one terminal line.
