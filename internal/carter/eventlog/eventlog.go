@@ -1,12 +1,14 @@
 // Package eventlog owns a carter run's audit trail, event_log.jsonl: one JSON
 // object per line, {"event_id", "ts", "type", "payload"}, appended and
-// fsynced one event at a time and never rewritten. The file is opened with
-// O_EXCL|O_APPEND, so an existing log can be neither truncated nor
-// overwritten by a second run, and a crash loses at most the event being
-// written. Every line passes through the redactor before it reaches disk.
+// fsynced one event at a time and never rewritten. The file is a
+// jsonl.Appender, the mechanism copperhead's transcript shares: created with
+// O_EXCL, so an existing log can be neither truncated nor overwritten by a
+// second run; fsynced line by line, so a crash loses at most the event being
+// written; and every line passes through the redactor before it reaches
+// disk.
 //
-// eventlog may import internal/redact, internal/ulids and the standard
-// library; it must never import the packages whose decisions it records
+// eventlog may import internal/redact, internal/jsonl, internal/ulids and
+// the standard library; it must never import the packages whose decisions it records
 // (orchestrator, synth, verify), so the log format cannot drift with them.
 package eventlog
 
