@@ -152,7 +152,8 @@ func (a *Appender) flushLocked() {
 	}
 }
 
-// Close flushes, fsyncs and closes the record. Later Appends fail with
+// Close flushes, fsyncs (unless SyncEach already did, line by line) and
+// closes the record. Later Appends fail with
 // ErrClosed; closing twice returns nil.
 func (a *Appender) Close() error {
 	a.mu.Lock()
@@ -162,7 +163,7 @@ func (a *Appender) Close() error {
 	}
 	a.closed = true
 	a.flushLocked()
-	if a.err == nil {
+	if a.err == nil && !a.o.SyncEach { // SyncEach: every line is on disk already
 		a.fail("sync", a.f.Sync())
 	}
 	if err := a.f.Close(); a.err == nil {
