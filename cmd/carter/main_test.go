@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -23,6 +21,7 @@ import (
 	"copperhead/internal/llm"
 	"copperhead/internal/llm/llmtest"
 	"copperhead/internal/research/egress"
+	"copperhead/internal/scriptcmd"
 )
 
 // TestMain lets testscript run carter's real main as the "carter" command.
@@ -60,7 +59,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
-			env.Setenv("HOME", filepath.Join(env.WorkDir, ".home"))
+			scriptcmd.SetHome(env)
 			env.Setenv("CASES", cases)
 			env.Setenv("KICAD_DOCS", command.DefaultCorpus)
 			return nil
@@ -78,17 +77,15 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"fakemodel":    func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeModel(t, ts, neg, args) },
-			"fakerequests": cmdFakeRequests,
+			"fakerequests": scriptcmd.FakeRequests,
 			"fakesearch":   func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeSearch(t, ts, neg, args) },
 			"lastrun":      cmdLastRun,
 			"jsonfield":    cmdJSONField,
-			"samebytes":    cmdSameBytes,
+			"samebytes":    scriptcmd.SameBytes,
 			"nofile":       cmdNoFile,
 		},
 	})
 }
-
-var fakeModels sync.Map // *testscript.TestScript -> *llmtest.Server
 
 // fakemodel REPLY... starts a loopback server speaking the OpenAI Chat
 // Completions wire protocol that answers each request with the next reply,
@@ -101,21 +98,7 @@ func cmdFakeModel(t *testing.T, ts *testscript.TestScript, neg bool, args []stri
 	for _, r := range args {
 		script = append(script, llmtest.Reply{Text: r, Usage: llm.Usage{Input: 900, Output: 120}})
 	}
-	srv := llmtest.NewServer(t, llmtest.OpenAI, script...)
-	fakeModels.Store(ts, srv)
-	ts.Setenv("FAKEMODEL_URL", srv.URL+"/v1")
-}
-
-// fakerequests N asserts how many requests the fake model received.
-func cmdFakeRequests(ts *testscript.TestScript, neg bool, args []string) {
-	v, ok := fakeModels.Load(ts)
-	if !ok || len(args) != 1 {
-		ts.Fatalf("usage: fakerequests N (after fakemodel)")
-	}
-	got := fmt.Sprint(len(v.(*llmtest.Server).Requests()))
-	if (got == args[0]) == neg {
-		ts.Fatalf("fake model received %s requests, want %s", got, args[0])
-	}
+	scriptcmd.StartFakeModel(t, ts, llmtest.OpenAI, script...)
 }
 
 // fakesearch DIR starts a loopback search engine over the documents in DIR:
@@ -238,20 +221,6 @@ func cmdJSONField(ts *testscript.TestScript, neg bool, args []string) {
 	got := fmt.Sprint(v)
 	if (got == args[2]) == neg {
 		ts.Fatalf("%s %s = %s, want %s%s", args[0], args[1], got, map[bool]string{true: "not ", false: ""}[neg], args[2])
-	}
-}
-
-// samebytes A B asserts two files are byte-identical.
-func cmdSameBytes(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 2 {
-		ts.Fatalf("usage: samebytes A B")
-	}
-	a, err := os.ReadFile(ts.MkAbs(args[0]))
-	ts.Check(err)
-	b, err := os.ReadFile(ts.MkAbs(args[1]))
-	ts.Check(err)
-	if bytes.Equal(a, b) == neg {
-		ts.Fatalf("%s and %s: equal=%v", args[0], args[1], !neg)
 	}
 }
 

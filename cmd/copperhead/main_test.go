@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 	"copperhead/internal/llm/llmtest"
 	"copperhead/internal/research"
 	"copperhead/internal/research/researchtest"
+	"copperhead/internal/scriptcmd"
 )
 
 // TestMain lets testscript run the real copperhead binary's main as the
@@ -47,8 +47,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
-			home := filepath.Join(env.WorkDir, ".home")
-			env.Setenv("HOME", home)
+			home := scriptcmd.SetHome(env)
 			env.Setenv("DEMOS", demos)
 			env.Setenv("FIXTURE", fixture)
 			env.Setenv("COPPERHEAD_CACHE_DIR", filepath.Join(env.WorkDir, ".cache"))
@@ -85,14 +84,14 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"fakemodel":     func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeModel(t, ts, neg, args) },
 			"fakerequest":   cmdFakeRequest,
-			"fakerequests":  cmdFakeRequests,
+			"fakerequests":  scriptcmd.FakeRequests,
 			"fakewait":      cmdFakeWait,
 			"nosecret":      cmdNoSecret,
 			"globcp":        cmdGlobCp,
 			"copytree":      cmdCopyTree,
 			"bomrows":       cmdBOMRows,
 			"noconnections": cmdNoConnections,
-			"samebytes":     cmdSameBytes,
+			"samebytes":     scriptcmd.SameBytes,
 			"fakeinternet":  cmdFakeInternet,
 			"makepdf":       cmdMakePDF,
 			"fakedatasheet": cmdFakeDatasheet,
@@ -193,24 +192,6 @@ func cmdNoConnections(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// samebytes A B asserts two files are byte-identical (a stronger cmp for
-// binary-safe comparisons and clearer failure text for large files).
-func cmdSameBytes(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 2 {
-		ts.Fatalf("usage: samebytes A B")
-	}
-	a, err := os.ReadFile(ts.MkAbs(args[0]))
-	ts.Check(err)
-	b, err := os.ReadFile(ts.MkAbs(args[1]))
-	ts.Check(err)
-	if bytes.Equal(a, b) == neg {
-		ts.Fatalf("%s and %s: equal=%v", args[0], args[1], !neg)
-	}
-}
-
-// fakeModels holds each script's fake model server.
-var fakeModels sync.Map // *testscript.TestScript -> *llmtest.Server
-
 // fakemodel anthropic|openai REPLY... starts a loopback server speaking that
 // provider's real wire protocol, answering each request with the next reply,
 // and sets $FAKEMODEL_URL (the base URL a client is pointed at).
@@ -266,23 +247,17 @@ func cmdFakeModel(t *testing.T, ts *testscript.TestScript, neg bool, args []stri
 			script = append(script, llmtest.Reply{Text: r, Usage: llm.Usage{Input: 21, Output: 1}})
 		}
 	}
-	srv := llmtest.NewServer(t, llmtest.Protocol(args[0]), script...)
-	fakeModels.Store(ts, srv)
-	url := srv.URL
-	if args[0] == string(llmtest.OpenAI) {
-		url += "/v1"
-	}
-	ts.Setenv("FAKEMODEL_URL", url)
+	scriptcmd.StartFakeModel(t, ts, llmtest.Protocol(args[0]), script...)
 }
 
 // fakerequest N FILE writes the body of the fake model's Nth request (1-based)
 // to FILE, for assertions on what the loop sent (the tool list, results).
 func cmdFakeRequest(ts *testscript.TestScript, neg bool, args []string) {
-	v, ok := fakeModels.Load(ts)
+	srv, ok := scriptcmd.FakeModel(ts)
 	if neg || !ok || len(args) != 2 {
 		ts.Fatalf("usage: fakerequest N FILE (after fakemodel)")
 	}
-	reqs := v.(*llmtest.Server).Requests()
+	reqs := srv.Requests()
 	var n int
 	if _, err := fmt.Sscan(args[0], &n); err != nil || n < 1 || n > len(reqs) {
 		ts.Fatalf("request %s of %d", args[0], len(reqs))
@@ -290,34 +265,22 @@ func cmdFakeRequest(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), reqs[n-1].Body, 0o644))
 }
 
-// fakerequests N asserts how many requests the script's fake model received.
-func cmdFakeRequests(ts *testscript.TestScript, neg bool, args []string) {
-	v, ok := fakeModels.Load(ts)
-	if !ok || len(args) != 1 {
-		ts.Fatalf("usage: fakerequests N (after fakemodel)")
-	}
-	got := fmt.Sprint(len(v.(*llmtest.Server).Requests()))
-	if (got == args[0]) == neg {
-		ts.Fatalf("fake model received %s requests, want %s", got, args[0])
-	}
-}
-
 // fakewait N waits (up to a minute) until the fake model has received N
 // requests: a script can then act on a background run at a known point,
 // e.g. kill it while the model is thinking.
 func cmdFakeWait(ts *testscript.TestScript, neg bool, args []string) {
-	v, ok := fakeModels.Load(ts)
+	srv, ok := scriptcmd.FakeModel(ts)
 	if neg || !ok || len(args) != 1 {
 		ts.Fatalf("usage: fakewait N (after fakemodel)")
 	}
 	n, err := strconv.Atoi(args[0])
 	ts.Check(err)
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if len(v.(*llmtest.Server).Requests()) >= n {
+		if len(srv.Requests()) >= n {
 			return
 		}
 	}
-	ts.Fatalf("fake model received %d requests after a minute, want %d", len(v.(*llmtest.Server).Requests()), n)
+	ts.Fatalf("fake model received %d requests after a minute, want %d", len(srv.Requests()), n)
 }
 
 // waitfile PATH waits until PATH exists: a background command has reached

@@ -557,8 +557,11 @@ func (r *run) end(ctx context.Context, exit transcript.ExitPath, failure string)
 		errs = append(errs, failure)
 	}
 
+	var changed []string // what a done run changed, scanned once for the gate and the commit
 	if exit == transcript.ExitDone {
-		if e, why := r.committable(ctx); e != exit {
+		var e transcript.ExitPath
+		var why string
+		if changed, e, why = r.committable(ctx); e != exit {
 			exit = e
 			errs = append(errs, why)
 		}
@@ -569,7 +572,7 @@ func (r *run) end(ctx context.Context, exit transcript.ExitPath, failure string)
 		// A dry run ends as any run would, then its copy goes: no commit,
 		// no stash, no rollback (the user's tree was never touched).
 		if exit == transcript.ExitDone {
-			diff, err := r.dryRunDiff(ctx)
+			diff, err := r.dryRunDiff(ctx, changed)
 			out.Diff = diff
 			if err != nil {
 				errs = append(errs, err.Error())
@@ -580,7 +583,7 @@ func (r *run) end(ctx context.Context, exit transcript.ExitPath, failure string)
 		}
 		r.progress(runs.Event{Kind: runs.EventNotice, Text: "dry run: ran on a scratch copy, nothing written"})
 	case exit == transcript.ExitDone:
-		hash, err := r.commit(ctx)
+		hash, err := r.commit(ctx, changed)
 		if err != nil {
 			exit = transcript.ExitCommitFailed
 			errs = append(errs, err.Error())
@@ -723,15 +726,15 @@ func (r *run) verificationLine() string {
 // proposal and a change to the design or its docs beyond the run's own
 // bookkeeping (the proposal, DECISIONS.md, CHANGELOG.md) make a commit. A
 // run that changed nothing ends no-change, one whose change has no validated
-// proposal commit-failed; either way nothing is written. It returns
-// ExitDone and "" when the run may commit.
-func (r *run) committable(ctx context.Context) (transcript.ExitPath, string) {
+// proposal commit-failed; either way nothing is written. It returns what
+// the run changed, and ExitDone and "" when the run may commit.
+func (r *run) committable(ctx context.Context) ([]string, transcript.ExitPath, string) {
 	changed, err := r.tree.Snap.Changed(ctx)
 	if err != nil {
-		return transcript.ExitCommitFailed, err.Error()
+		return nil, transcript.ExitCommitFailed, err.Error()
 	}
 	cfg := r.s.Config
-	work := slices.DeleteFunc(changed, func(p string) bool {
+	work := slices.DeleteFunc(slices.Clone(changed), func(p string) bool {
 		return strings.HasPrefix(p, "openspec/changes/") || p == cfg.DocPath(design.DecisionsDoc) || p == cfg.DocPath(design.ChangelogDoc)
 	})
 	switch {
@@ -744,22 +747,19 @@ func (r *run) committable(ctx context.Context) (transcript.ExitPath, string) {
 			}
 			why += fmt.Sprintf(" (%d recorded %s not written: a decision needs a change)", n, noun)
 		}
-		return transcript.ExitNoChange, why
+		return changed, transcript.ExitNoChange, why
 	case !r.s.Validated: // validate_change sets it, for the proposal in ChangeID
-		return transcript.ExitCommitFailed, fmt.Sprintf("no validated OpenSpec proposal for the changed files (%s): nothing is committed", strings.Join(work, ", "))
+		return changed, transcript.ExitCommitFailed, fmt.Sprintf("no validated OpenSpec proposal for the changed files (%s): nothing is committed", strings.Join(work, ", "))
 	}
-	return transcript.ExitDone, ""
+	return changed, transcript.ExitDone, ""
 }
 
 // commit is the done path: the OpenSpec archive, the DECISIONS.md and
 // CHANGELOG.md entries, then one commit holding all of it. The archive
 // comes first so the archived change and the specs it merged into are part
 // of the same commit ("committed once") and of the changelog's file list.
-func (r *run) commit(ctx context.Context) (string, error) {
-	changed, err := r.tree.Snap.Changed(ctx)
-	if err != nil {
-		return "", err
-	}
+// changed is what committable found.
+func (r *run) commit(ctx context.Context, changed []string) (string, error) {
 	if len(changed) == 0 && len(r.s.Decisions) == 0 {
 		r.progress(runs.Event{Kind: runs.EventNotice, Text: "nothing changed: no commit"})
 		return "", nil
@@ -771,7 +771,8 @@ func (r *run) commit(ctx context.Context) (string, error) {
 		if _, err := os.Stat(filepath.Join(r.in.Repo, "openspec", "changes", id)); err == nil {
 			return "", fmt.Errorf("archive OpenSpec change %s: openspec/changes/%s is still there after openspec archive", id, id)
 		}
-		if changed, err = r.tree.Snap.Changed(ctx); err != nil {
+		var err error
+		if changed, err = r.tree.Snap.Changed(ctx); err != nil { // the archive moved the proposal
 			return "", err
 		}
 	}
@@ -799,11 +800,7 @@ func (r *run) commit(ctx context.Context) (string, error) {
 
 // dryRunDiff is the change a done run would commit, doc entries included
 // (the archive is left out: it only moves the proposal).
-func (r *run) dryRunDiff(ctx context.Context) (string, error) {
-	changed, err := r.tree.Snap.Changed(ctx)
-	if err != nil {
-		return "", err
-	}
+func (r *run) dryRunDiff(ctx context.Context, changed []string) (string, error) {
 	if len(changed) > 0 || len(r.s.Decisions) > 0 {
 		if err := r.writeDocEntries(changed); err != nil {
 			return "", err

@@ -120,10 +120,7 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 		return err
 	}
 	kc.Boundary = ws.repo
-	s, err := a.modelSettings(o.model)
-	if err != nil {
-		return err
-	}
+	s := settingsFrom(o.model, ws.cfg)
 	sel, err := llm.Select(s)
 	if err != nil {
 		if errors.Is(err, llm.ErrInvalidModel) {

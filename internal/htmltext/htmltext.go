@@ -1,14 +1,27 @@
-package doctext
+// Package htmltext is the module's one HTML-to-text converter: a small
+// tolerant reader of our own that turns a page into plain text (markup,
+// scripts, styles and comments removed, entities decoded, whitespace
+// collapsed outside <pre>, blocks on their own lines, paragraphs separated
+// by a blank line) and finds its <title> and the publication date a <meta>
+// tag states. Carter's doctext runs it on a whole document, whose text is
+// then the unit of truth for citations (evidence offsets index it, so it is
+// deterministic: same bytes in, same text out); research/page runs it on the
+// article Readability picked out of a fetched page.
+//
+// htmltext imports only the standard library; it must never import a
+// fetcher, a parser of the DOM or any other copperhead package.
+package htmltext
 
 import (
 	"html"
 	"strings"
+	"time"
 	"unicode"
 )
 
-// HTMLResult is what HTML yields: readable text, the <title>, and a
+// Result is what Convert yields: readable text, the <title>, and a
 // published date when a <meta> tag states one.
-type HTMLResult struct {
+type Result struct {
 	Text      string
 	Title     string
 	Published string // YYYY-MM-DD, "" when unknown
@@ -43,23 +56,23 @@ var dateMetaNames = map[string]bool{
 	"citation_date": true, "pubdate": true, "publish_date": true, "og:published_time": true,
 }
 
-// maxHTMLBytes bounds what HTML parses: pages larger than this are cut, as a
+// maxHTMLBytes bounds what Convert parses: pages larger than this are cut, as a
 // reader would stop scrolling; it keeps a hostile page from costing minutes.
 const maxHTMLBytes = 16 << 20
 
-// HTML turns an HTML page into plain text: markup, scripts, styles and
+// Convert turns an HTML page into plain text: markup, scripts, styles and
 // comments removed, entities decoded, whitespace collapsed outside <pre>,
 // block elements on their own lines and paragraphs separated by a blank
 // line. It never fails: anything it cannot read as a tag is text. The
 // result is valid UTF-8 without control characters other than '\n' and '\t'.
-func HTML(src string) HTMLResult {
+func Convert(src string) Result {
 	if len(src) > maxHTMLBytes {
 		src = src[:maxHTMLBytes]
 	}
 	src = strings.ToValidUTF8(src, "\uFFFD")
 	var (
 		out     textBuilder
-		res     HTMLResult
+		res     Result
 		skip    string // element whose content is being skipped
 		inTitle bool
 		title   strings.Builder
@@ -334,4 +347,19 @@ func cleanControl(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// ParseDate reads the date part of an ISO 8601 date or timestamp
+// ("2024-03-01", "2024-03-01T10:00:00Z") and returns it as YYYY-MM-DD, or ""
+// when s does not start with a valid date.
+func ParseDate(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) < 10 {
+		return ""
+	}
+	t, err := time.Parse("2006-01-02", s[:10])
+	if err != nil {
+		return ""
+	}
+	return t.Format("2006-01-02")
 }
