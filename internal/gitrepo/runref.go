@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"context"
+	"copperhead/internal/textfmt"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -149,7 +150,7 @@ func RunNotes(ctx context.Context, repo string) ([]RunNote, error) {
 		id := strings.TrimPrefix(name, RunRefPrefix)
 		rec, err := readRecord(ctx, repo, id)
 		if err != nil {
-			notes = append(notes, RunNote{RunID: id, Damaged: joinLines(err.Error())})
+			notes = append(notes, RunNote{RunID: id, Damaged: textfmt.JoinLines(err.Error(), "; ")})
 			continue
 		}
 		notes = append(notes, rec.note(id))

@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"bytes"
 	"context"
+	"copperhead/internal/textfmt"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
@@ -905,23 +906,11 @@ func runGit(ctx context.Context, dir string, env []string, stdin io.Reader, args
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		msg := joinLines(stderr.String())
+		msg := textfmt.JoinLines(stderr.String(), "; ")
 		if msg == "" {
 			msg = err.Error()
 		}
 		return stdout.Bytes(), &gitError{args: args, msg: msg, err: err}
 	}
 	return stdout.Bytes(), nil
-}
-
-// joinLines joins the non-blank lines of git's stderr with "; " so an error
-// prints on one line.
-func joinLines(s string) string {
-	var lines []string
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	return strings.Join(lines, "; ")
 }

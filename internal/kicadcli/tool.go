@@ -3,6 +3,7 @@ package kicadcli
 import (
 	"bytes"
 	"context"
+	"copperhead/internal/textfmt"
 	"errors"
 	"fmt"
 	"os"
@@ -247,22 +248,11 @@ func (t *Tool) executeFile(ctx context.Context, timeout time.Duration, label, ou
 // quoteOutput renders what kicad-cli said, stderr first, as one quoted line
 // ("Failed to load schematic"), capped at maxQuoted bytes.
 func quoteOutput(stdout, stderr []byte) string {
-	var lines []string
-	for _, b := range [][]byte{stderr, stdout} {
-		for line := range strings.Lines(string(b)) {
-			if line = strings.TrimSpace(line); line != "" {
-				lines = append(lines, line)
-			}
-		}
-	}
-	if len(lines) == 0 {
+	s := textfmt.JoinLines(string(stderr)+"\n"+string(stdout), "; ")
+	if s == "" {
 		return "(kicad-cli printed nothing)"
 	}
-	s := strings.Join(lines, "; ")
-	if len(s) > maxQuoted {
-		s = strings.ToValidUTF8(s[:maxQuoted], "") + "…"
-	}
-	return strconv.Quote(s)
+	return strconv.Quote(textfmt.ClipBytes(s, maxQuoted))
 }
 
 // maxCaptured caps each captured stream; kicad-cli prints a few lines, so

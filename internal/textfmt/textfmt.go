@@ -1,6 +1,7 @@
 // Package textfmt holds the small text shapers that messages, reports and
-// tool results share: folding text onto one line, cutting it to a size, and
-// counting a noun ("1 net", "3 nets"). Each was written again in one package
+// tool results share: folding text onto one line (OneLine, JoinLines),
+// cutting it to a size (Clip, ClipBytes, CutBytes), and counting a noun
+// (Count, CountForms, Noun: "1 net", "3 nets"). Each was written again in one package
 // after another; here each has one definition and one table of cases.
 //
 // Where the copies disagreed (bytes or runes, an ellipsis or none, a regular
@@ -23,6 +24,18 @@ const Ellipsis = "…"
 // OneLine folds every run of white space in s (newlines included) into one
 // space and trims both ends, so a multi-line message prints as one line.
 func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// JoinLines joins the non-blank lines of s, each trimmed of white space,
+// with sep: a tool's multi-line stderr as one line ("fatal: x; hint: y").
+func JoinLines(s, sep string) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, sep)
+}
 
 // Clip returns s when it has at most n runes; otherwise its first n-1 runes
 // and Ellipsis, n runes in all. It never splits a rune.

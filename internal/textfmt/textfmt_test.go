@@ -13,6 +13,10 @@ func TestShapers(t *testing.T) {
 		{`OneLine(tabs, CRLF)`, OneLine("tabs\tand\r\nCRLF"), "tabs and CRLF"},
 		{`OneLine(no-break spaces)`, OneLine("\u00a0no-break\u00a0space"), "no-break space"},
 
+		{`JoinLines(git stderr, "; ")`, JoinLines("fatal: bad\r\n\n  hint: retry  \n", "; "), "fatal: bad; hint: retry"},
+		{`JoinLines(blank, "; ")`, JoinLines(" \n\t\n", "; "), ""},
+		{`JoinLines(one line, "; ")`, JoinLines("one  line", "; "), "one  line"},
+
 		{`Clip("short", 10)`, Clip("short", 10), "short"},
 		{`Clip("exactly", 7)`, Clip("exactly", 7), "exactly"},
 		{`Clip("one too long", 11)`, Clip("one too long", 11), "one too lo…"},
