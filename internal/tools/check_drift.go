@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,9 +11,6 @@ import (
 	"copperhead/internal/kicad"
 	"copperhead/internal/tool"
 )
-
-//go:embed check_drift.md
-var checkDriftDoc string
 
 type checkDriftArgs struct{}
 
@@ -27,7 +23,7 @@ type driftLine struct {
 	Message string `json:"message"`
 }
 
-var checkDriftTool = tool.New("check_drift", checkDriftDoc, checkDrift)
+var checkDriftTool = newTool("check_drift", checkDrift)
 
 func checkDrift(ctx context.Context, s *tool.Session, _ checkDriftArgs) (tool.Result, error) {
 	st, err := loadDesignState(ctx, s)

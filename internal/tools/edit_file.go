@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -15,9 +14,6 @@ import (
 	"copperhead/internal/tool"
 )
 
-//go:embed edit_file.md
-var editFileDoc string
-
 // maxMatchLines caps the line numbers listed for an ambiguous anchor.
 const maxMatchLines = 10
 
@@ -28,7 +24,7 @@ type editFileArgs struct {
 	ReplaceAll bool   `json:"replace_all,omitempty" desc:"replace every occurrence instead of requiring exactly one"`
 }
 
-var editFileTool = tool.New("edit_file", editFileDoc, editFile, tool.Mutating)
+var editFileTool = newTool("edit_file", editFile, tool.Mutating)
 
 func editFile(ctx context.Context, s *tool.Session, a editFileArgs) (tool.Result, error) {
 	p, err := s.ResolvePath(a.Path)

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"path/filepath"
 	"strings"
 
@@ -10,14 +9,11 @@ import (
 	"copperhead/internal/tool"
 )
 
-//go:embed export_svg.md
-var exportSVGDoc string
-
 type exportSVGArgs struct {
 	Target string `json:"target" enum:"sch,pcb" desc:"sch for the schematic, pcb for the board"`
 }
 
-var exportSVGTool = tool.New("export_svg", exportSVGDoc, exportSVG)
+var exportSVGTool = newTool("export_svg", exportSVG)
 
 func exportSVG(ctx context.Context, s *tool.Session, a exportSVGArgs) (tool.Result, error) {
 	var board bool

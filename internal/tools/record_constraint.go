@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,9 +16,6 @@ import (
 	"copperhead/internal/kicad"
 	"copperhead/internal/tool"
 )
-
-//go:embed record_constraint.md
-var recordConstraintDoc string
 
 // constraintsHeading is the doc section that states constraints, one list
 // item each, the key first in backticks (what `copperhead sync` pairs with
@@ -40,7 +36,7 @@ type recordConstraintArgs struct {
 	DocText   string   `json:"doc_text" desc:"the statement for humans, e.g. sleep current at most 25 uA (one line)"`
 }
 
-var recordConstraintTool = tool.New("record_constraint", recordConstraintDoc, recordConstraint, tool.Mutating)
+var recordConstraintTool = newTool("record_constraint", recordConstraint, tool.Mutating)
 
 func recordConstraint(ctx context.Context, s *tool.Session, a recordConstraintArgs) (tool.Result, error) {
 	var problems []string

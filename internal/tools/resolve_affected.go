@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,9 +9,6 @@ import (
 	"copperhead/internal/design"
 	"copperhead/internal/tool"
 )
-
-//go:embed resolve_affected.md
-var resolveAffectedDoc string
 
 type resolutionArg struct {
 	Constraint string `json:"constraint" desc:"constraint key, e.g. power.sleep_current_uA"`
@@ -25,7 +21,7 @@ type resolveAffectedArgs struct {
 	Resolutions []resolutionArg `json:"resolutions" desc:"one entry per affects item; each resolves independently"`
 }
 
-var resolveAffectedTool = tool.New("resolve_affected", resolveAffectedDoc, resolveAffected, tool.Mutating)
+var resolveAffectedTool = newTool("resolve_affected", resolveAffected, tool.Mutating)
 
 func resolveAffected(ctx context.Context, s *tool.Session, a resolveAffectedArgs) (tool.Result, error) {
 	if len(a.Resolutions) == 0 {
