@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"copperhead/internal/config"
 	"copperhead/internal/create"
-	"copperhead/internal/design"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/llm"
 	"copperhead/internal/project"
@@ -112,7 +112,7 @@ func (a *app) runCreate(ctx context.Context, o createOptions, brief []byte) erro
 	}
 	kc.Boundary = repo
 	if o.status {
-		cfg, _, err := design.LoadConfig(repo)
+		cfg, _, err := config.LoadConfig(repo)
 		if err != nil {
 			return failf("%v", err)
 		}
@@ -274,7 +274,7 @@ type createRunner struct {
 // workspace opens the repository as it is now: early stages have no
 // schematic yet, which the agent's tools answer as "not applicable yet".
 func (r *createRunner) workspace() (*workspace, error) {
-	cfg, found, err := design.LoadConfig(r.repo)
+	cfg, found, err := config.LoadConfig(r.repo)
 	if err != nil {
 		return nil, err
 	}

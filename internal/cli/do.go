@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"copperhead/internal/agent"
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/llm"
@@ -184,8 +184,8 @@ func (a *app) agentRun(ctx context.Context, ws *workspace, kc *kicadcli.Tool, s 
 		return DoResult{}, nil, err
 	}
 	cfg := ws.cfg
-	maxTurns := cmpOr(o.maxTurns, cfg.MaxTurns, design.DefaultMaxTurns)
-	maxRepair := cmpOr(cfg.MaxRepairCycles, design.DefaultMaxRepairCycles)
+	maxTurns := cmpOr(o.maxTurns, cfg.MaxTurns, config.DefaultMaxTurns)
+	maxRepair := cmpOr(cfg.MaxRepairCycles, config.DefaultMaxRepairCycles)
 	rec, err := a.startRecording(ctx, ws.repo, s, sel, runmeta.Input{
 		Command: command, Request: request, Interactive: o.interactive, Config: cfg,
 		Schematic: ws.proj.Rel(ws.proj.Schematic), Board: ws.proj.Rel(ws.proj.Board),

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/llm"
 )
 
@@ -129,7 +129,7 @@ func (a *app) modelSettings(flag string) (llm.Settings, error) {
 	if err != nil {
 		return s, err
 	}
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		return s, failf("%v", err)
 	}

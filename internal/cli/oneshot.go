@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/llm"
 	"copperhead/internal/redact"
 	"copperhead/internal/runmeta"
@@ -87,7 +87,7 @@ func (a *app) startRecording(ctx context.Context, repo string, s llm.Settings, s
 // runOneShot makes the call as a recorded run. The error return is for
 // failures to open or record; a model failure comes back in Err with the run
 // still fully recorded.
-func (a *app) runOneShot(ctx context.Context, repo string, cfg design.Config, s llm.Settings, sel llm.Selection, q oneShot) (*oneShotResult, error) {
+func (a *app) runOneShot(ctx context.Context, repo string, cfg config.Config, s llm.Settings, sel llm.Selection, q oneShot) (*oneShotResult, error) {
 	r, err := a.startRecording(ctx, repo, s, sel, runmeta.Input{
 		Command: q.Command, Request: q.Request, Config: cfg,
 		Schematic: cfg.Schematic, Board: cfg.Board, MaxTurns: 1,
@@ -104,7 +104,7 @@ func (a *app) runOneShot(ctx context.Context, repo string, cfg design.Config, s 
 	rec := llm.Record(p, w)
 	turn, chatErr := rec.Chat(ctx, []llm.Message{{Role: llm.RoleUser, Text: q.Message}}, nil,
 		llm.Options{System: q.System, MaxTokens: q.MaxTokens})
-	res := &oneShotResult{RunID: runID, RunDir: design.RunsDir + runID, Model: rec.Model(), Provider: rec.Name(), Redactor: red, Exit: transcript.ExitDone}
+	res := &oneShotResult{RunID: runID, RunDir: config.RunsDir + runID, Model: rec.Model(), Provider: rec.Name(), Redactor: red, Exit: transcript.ExitDone}
 	end := transcript.RunEnd{ExitPath: transcript.ExitDone, TurnBudget: 1, TurnsUsed: 1, DurationMS: time.Since(start).Milliseconds()}
 	if chatErr != nil {
 		msg := red.String(chatErr.Error())

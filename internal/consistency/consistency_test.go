@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
@@ -79,7 +80,7 @@ func fixtureCopy(t *testing.T) string {
 
 func loadFixture(t *testing.T, repo string) State {
 	t.Helper()
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		t.Fatal(err)
 	}

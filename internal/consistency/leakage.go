@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 )
@@ -268,12 +269,12 @@ func sleepBudget(st State) (*float64, string) {
 		ds = append(ds, decl{v, specPath + " ## " + design.BudgetsHeading})
 	}
 	if v, ok := st.Config.Budgets[SleepBudgetKey]; ok {
-		ds = append(ds, decl{v, design.ConfigPath + " budgets"})
+		ds = append(ds, decl{v, config.ConfigPath + " budgets"})
 	}
 	for _, key := range slices.Sorted(maps.Keys(st.Constraints)) {
 		c := st.Constraints[key]
 		if (key == SleepBudgetKey || strings.HasSuffix(key, "."+SleepBudgetKey)) && c.Max != nil {
-			ds = append(ds, decl{*c.Max, design.ConstraintsPath + " " + key + " (source: " + firstNonEmpty(c.Source, "none given") + ")"})
+			ds = append(ds, decl{*c.Max, config.ConstraintsPath + " " + key + " (source: " + firstNonEmpty(c.Source, "none given") + ")"})
 		}
 	}
 	if len(ds) == 0 {

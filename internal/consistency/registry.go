@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 )
@@ -33,11 +34,11 @@ func registryInconsistencies(st State) []Inconsistency {
 		}
 		key := proposedBudgetKey(b)
 		out = append(out, Inconsistency{
-			Kind: KindUnregistered, Doc: design.ConstraintsPath, Subject: b,
+			Kind: KindUnregistered, Doc: config.ConstraintsPath, Subject: b,
 			Claim:  "(no entry)",
 			Actual: fmt.Sprintf("%s ## %s states %s", specPath, design.BudgetsHeading, design.BudgetLine(b, budgets.Values[b])[2:]),
 			ProposedResolution: fmt.Sprintf("add the entry %q to %s: max %s, source %q, affects the parts the budget constrains",
-				key, design.ConstraintsPath, formatNumber(budgets.Values[b]), specPath+"#"+slug(design.BudgetsHeading)),
+				key, config.ConstraintsPath, formatNumber(budgets.Values[b]), specPath+"#"+slug(design.BudgetsHeading)),
 			Resolvable: true,
 			Governing:  specPath + "#" + slug(design.BudgetsHeading),
 		})
@@ -61,12 +62,12 @@ func registryInconsistencies(st State) []Inconsistency {
 			}
 			source := doc + "#" + slug(ln.section)
 			res := fmt.Sprintf("add the entry %q to %s with the limit the line states, source %q, affects %s",
-				key, design.ConstraintsPath, source, affectsList(names.affects(item)))
+				key, config.ConstraintsPath, source, affectsList(names.affects(item)))
 			if len(named) == 0 {
 				res += "; choose a dotted key for it and start the doc line with that key in backticks, so doc and registry stay paired"
 			}
 			out = append(out, Inconsistency{
-				Kind: KindUnregistered, Doc: design.ConstraintsPath, Subject: key,
+				Kind: KindUnregistered, Doc: config.ConstraintsPath, Subject: key,
 				Claim:              "(no entry)",
 				Actual:             fmt.Sprintf("%s ## %s states %q", doc, ln.section, item),
 				ProposedResolution: res,
@@ -82,7 +83,7 @@ func registryInconsistencies(st State) []Inconsistency {
 		if p, ok := sourcePath(c.Source); ok {
 			if _, exists := st.Files[p]; !exists {
 				out = append(out, Inconsistency{
-					Kind: KindConstraintSource, Doc: design.ConstraintsPath, Subject: key,
+					Kind: KindConstraintSource, Doc: config.ConstraintsPath, Subject: key,
 					Claim:              "source " + c.Source,
 					Actual:             p + " does not exist",
 					ProposedResolution: fmt.Sprintf("point the source of %q at the doc and section that state it (or at the external document it comes from)", key),
@@ -103,7 +104,7 @@ func registryInconsistencies(st State) []Inconsistency {
 					claim = have + " " + formatNumber(*got)
 				}
 				out = append(out, Inconsistency{
-					Kind: KindConstraintValue, Doc: design.ConstraintsPath, Subject: key,
+					Kind: KindConstraintValue, Doc: config.ConstraintsPath, Subject: key,
 					Claim:              claim,
 					Actual:             fmt.Sprintf("%s ## %s says %s", specPath, design.BudgetsHeading, formatNumber(want)),
 					ProposedResolution: fmt.Sprintf("set %s of %q to %s: SPEC.md budgets are ground truth for requirements", have, key, formatNumber(want)),
@@ -121,10 +122,10 @@ func registryInconsistencies(st State) []Inconsistency {
 		out = append(out, Inconsistency{
 			Kind: KindUndocumented, Doc: doc, Subject: key,
 			Claim:              "(not stated)",
-			Actual:             fmt.Sprintf("%s has %q: %s", design.ConstraintsPath, key, strings.TrimPrefix(line, "- `"+key+"`: ")),
+			Actual:             fmt.Sprintf("%s has %q: %s", config.ConstraintsPath, key, strings.TrimPrefix(line, "- `"+key+"`: ")),
 			ProposedResolution: fmt.Sprintf("add the line %q under ## %s in %s", line, section, doc),
 			Resolvable:         true,
-			Governing:          design.ConstraintsPath + " (" + firstNonEmpty(c.Source, "no source given") + ")",
+			Governing:          config.ConstraintsPath + " (" + firstNonEmpty(c.Source, "no source given") + ")",
 		})
 	}
 	return out

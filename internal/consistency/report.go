@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
@@ -101,7 +102,7 @@ func (r *Report) filter(keep func(Inconsistency) bool) []Inconsistency {
 // Input names the repository to audit.
 type Input struct {
 	Repo      string         // repository folder, absolute
-	Config    design.Config  // its config (defaults when it has none)
+	Config    config.Config  // its config (defaults when it has none)
 	Schematic string         // root .kicad_sch, absolute
 	Tool      *kicadcli.Tool // exports the netlist
 }
@@ -109,7 +110,7 @@ type Input struct {
 // State is everything the audit reads, already loaded: Run loads it from a
 // repository, tests build it.
 type State struct {
-	Config        design.Config
+	Config        config.Config
 	Files         design.Files       // design.ReadFiles, plus every file a constraint source names
 	Constraints   design.Constraints // .copperhead/constraints.json
 	Schematic     *kicad.Schematic
@@ -151,7 +152,7 @@ func Load(ctx context.Context, in Input) (State, error) {
 		if _, have := files[p]; have {
 			continue
 		}
-		data, err := design.ReadRepoFile(in.Repo, p)
+		data, err := config.ReadRepoFile(in.Repo, p)
 		if err == nil {
 			files[p] = data
 		} else if !errors.Is(err, fs.ErrNotExist) {
@@ -271,7 +272,7 @@ func openspecInconsistencies(st State) []Inconsistency {
 func forbiddenPinViolation(st State, v design.ConstraintViolation) Inconsistency {
 	c := st.Constraints[v.Key]
 	return Inconsistency{
-		Kind: KindForbiddenPin, Doc: design.ConstraintsPath, Subject: v.Key,
+		Kind: KindForbiddenPin, Doc: config.ConstraintsPath, Subject: v.Key,
 		Claim:  fmt.Sprintf("%s forbids %s", v.Key, strings.Join(c.Forbidden, ", ")),
 		Actual: v.Message,
 		ProposedResolution: "a human decides: move the net to an allowed pin in the schematic (then sync the docs), " +

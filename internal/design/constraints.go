@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 
+	"copperhead/internal/config"
 	"copperhead/internal/kicad"
 )
 
@@ -29,14 +30,14 @@ type Constraints map[string]Constraint
 // LoadConstraints reads <repoRoot>/.copperhead/constraints.json; a missing file
 // is an empty registry.
 func LoadConstraints(repoRoot string) (Constraints, error) {
-	data, err := ReadRepoFile(repoRoot, ConstraintsPath)
+	data, err := ReadRepoFile(repoRoot, config.ConstraintsPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Constraints{}, nil
 	}
 	if err != nil {
-		return nil, readErr(ConstraintsPath, err)
+		return nil, readErr(config.ConstraintsPath, err)
 	}
-	return ParseConstraints(data, ConstraintsPath)
+	return ParseConstraints(data, config.ConstraintsPath)
 }
 
 // ParseConstraints decodes constraints.json bytes; name is the file name
@@ -45,7 +46,7 @@ func LoadConstraints(repoRoot string) (Constraints, error) {
 func ParseConstraints(data []byte, name string) (Constraints, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, jsonError(name, data, err)
+		return nil, config.JSONError(name, data, err)
 	}
 	if raw == nil {
 		return nil, fmt.Errorf("%s: top level must be a JSON object", name)
@@ -78,7 +79,7 @@ func parseConstraint(v json.RawMessage) (Constraint, error) {
 		if raw, ok := fields[d.key]; ok {
 			delete(fields, d.key)
 			if err := json.Unmarshal(raw, d.dst); err != nil {
-				return Constraint{}, fmt.Errorf("field %q: %s", d.key, typeErrorText(err))
+				return Constraint{}, fmt.Errorf("field %q: %s", d.key, config.TypeErrorText(err))
 			}
 		}
 	}
@@ -150,7 +151,10 @@ func (c *Constraint) UnmarshalJSON(data []byte) error {
 // indent, trailing newline. List order is kept as written (it is meaningful
 // to the human who wrote it).
 func (cs Constraints) Marshal() []byte {
-	return marshalSorted(map[string]Constraint(nonNil(cs)))
+	if cs == nil {
+		cs = Constraints{}
+	}
+	return config.MarshalSorted(map[string]Constraint(cs))
 }
 
 // ConstraintViolation is one mechanical constraint failure found by check.
@@ -244,7 +248,7 @@ func CheckForbiddenPins(reg Constraints, nl *kicad.Netlist) []ConstraintViolatio
 // SPEC.md, both ways: a budget on one side only, a different number, and a
 // budget line that does not follow the format are violations. Nothing is
 // reported when neither side declares a budget.
-func CheckBudgets(cfg Config, files Files) []ConstraintViolation {
+func CheckBudgets(cfg config.Config, files Files) []ConstraintViolation {
 	specPath := cfg.DocPath(SpecDoc)
 	spec, specExists := files[specPath]
 	declared := ParseBudgets(spec)
@@ -260,7 +264,7 @@ func CheckBudgets(cfg Config, files Files) []ConstraintViolation {
 	}
 	for _, key := range slices.Sorted(maps.Keys(cfg.Budgets)) {
 		want := cfg.Budgets[key]
-		said := fmt.Sprintf("budget %s: %s says %s", key, ConfigPath, formatNumber(want))
+		said := fmt.Sprintf("budget %s: %s says %s", key, config.ConfigPath, formatNumber(want))
 		got, ok := declared.Values[key]
 		var msg string
 		switch {
@@ -271,13 +275,13 @@ func CheckBudgets(cfg Config, files Files) []ConstraintViolation {
 		case !ok:
 			msg = fmt.Sprintf("%s but %s ## %s has no line for it", said, specPath, BudgetsHeading)
 		case got != want:
-			out = append(out, ConstraintViolation{Key: key, Kind: ViolationBudgetMismatch, Source: ConfigPath,
+			out = append(out, ConstraintViolation{Key: key, Kind: ViolationBudgetMismatch, Source: config.ConfigPath,
 				Message: fmt.Sprintf("%s but %s ## %s says %s", said, specPath, BudgetsHeading, formatNumber(got))})
 			continue
 		default:
 			continue
 		}
-		out = append(out, ConstraintViolation{Key: key, Kind: ViolationBudgetMissing, Message: msg, Source: ConfigPath})
+		out = append(out, ConstraintViolation{Key: key, Kind: ViolationBudgetMissing, Message: msg, Source: config.ConfigPath})
 	}
 	for _, key := range slices.Sorted(maps.Keys(declared.Values)) {
 		if _, ok := cfg.Budgets[key]; ok {
@@ -287,7 +291,7 @@ func CheckBudgets(cfg Config, files Files) []ConstraintViolation {
 			Key:  key,
 			Kind: ViolationBudgetMissing,
 			Message: fmt.Sprintf("budget %s: %s ## %s says %s but %s budgets has no such key",
-				key, specPath, BudgetsHeading, formatNumber(declared.Values[key]), ConfigPath),
+				key, specPath, BudgetsHeading, formatNumber(declared.Values[key]), config.ConfigPath),
 			Source: specPath,
 		})
 	}

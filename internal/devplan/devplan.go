@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"copperhead/internal/atomicfile"
+	"copperhead/internal/config"
 	"copperhead/internal/consistency"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
@@ -328,7 +329,7 @@ func Generate(in Input) []byte {
 
 // Write writes the skeleton to docs/DEVPLAN.md (per cfg) in repo,
 // atomically, and returns its repo-relative path.
-func Write(repo string, cfg design.Config, doc []byte) (string, error) {
+func Write(repo string, cfg config.Config, doc []byte) (string, error) {
 	rel := cfg.DocPath(DocName)
 	if err := atomicfile.Write(filepath.Join(repo, filepath.FromSlash(rel)), doc, 0o644); err != nil {
 		return "", err
@@ -341,7 +342,7 @@ func Write(repo string, cfg design.Config, doc []byte) (string, error) {
 // firmware stage; mcu and mcuRef from its detection ("" when none). Missing
 // docs leave their parts of the plan empty; a doc that cannot be read is an
 // error.
-func FromRepo(repo string, cfg design.Config, sch *kicad.Schematic, mcu, mcuRef, firmwareLine, happyPath string) (Input, error) {
+func FromRepo(repo string, cfg config.Config, sch *kicad.Schematic, mcu, mcuRef, firmwareLine, happyPath string) (Input, error) {
 	in := Input{MCU: mcu, MCURef: mcuRef, Firmware: firmwareLine, HappyPath: happyPath}
 	read := func(name string) ([]byte, error) {
 		data, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(cfg.DocPath(name))))

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 )
@@ -22,7 +23,7 @@ func fixtureInput(t *testing.T, firmwareLine string) Input {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"copperhead/internal/config"
 	"copperhead/internal/consistency"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
@@ -31,7 +32,7 @@ const (
 
 // Input is the loaded design explain reads.
 type Input struct {
-	Config      design.Config
+	Config      config.Config
 	Files       design.Files // design.ReadFiles
 	Constraints design.Constraints
 	Schematic   *kicad.Schematic

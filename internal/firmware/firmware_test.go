@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"copperhead/internal/config"
 	"copperhead/internal/consistency"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
@@ -509,7 +510,7 @@ func TestESP32FixtureAgreesWithSync(t *testing.T) {
 			t.Errorf("ESP-IDF layout lacks %s", f)
 		}
 	}
-	cfg := design.DefaultConfig()
+	cfg := config.DefaultConfig()
 	rep := consistency.Analyze(consistency.State{
 		Config:     cfg,
 		Files:      design.Files{cfg.DocPath(design.PinoutDoc): pinout},

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"copperhead/internal/config"
 	"copperhead/internal/consistency"
 	"copperhead/internal/design"
 	"copperhead/internal/firmware"
@@ -93,7 +94,7 @@ type EnvironmentCounts struct {
 // Input names what to check.
 type Input struct {
 	Repo      string         // repository folder, absolute
-	Config    design.Config  // the repository's config (defaults when it has none)
+	Config    config.Config  // the repository's config (defaults when it has none)
 	Schematic string         // root .kicad_sch, absolute
 	Board     string         // .kicad_pcb, absolute; "" when the project has none
 	Tool      *kicadcli.Tool // the kicad-cli to run
