@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"copperhead/internal/circuit"
 	"copperhead/internal/config"
-	"copperhead/internal/consistency"
 	"copperhead/internal/design"
 	"copperhead/internal/explain"
 	"copperhead/internal/llm"
@@ -279,8 +279,8 @@ func pinoutLine(r design.PinoutRow) string {
 }
 
 // pullUpLine states a pull-up's currents under the leakage model (see
-// consistency.SleepLeakage): asleep with keys open, and with a key held.
-func pullUpLine(pu consistency.PullUp, withNet bool) string {
+// circuit.SleepLeakage): asleep with keys open, and with a key held.
+func pullUpLine(pu circuit.PullUp, withNet bool) string {
 	s := fmt.Sprintf("%s %s from %s", pu.Refdes, pu.Value, pu.Rail)
 	if withNet {
 		s += " on " + pu.Net

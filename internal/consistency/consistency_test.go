@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"copperhead/internal/circuit"
 	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
@@ -347,14 +348,14 @@ var repoFileRef = regexp.MustCompile(`(?:\.?[A-Za-z0-9_-]+/)+[A-Za-z0-9_.-]+\.(?
 
 func TestSleepLeakageFixture(t *testing.T) {
 	st := loadFixture(t, fixtureCopy(t))
-	l := SleepLeakage(st)
+	l := sleepLeakage(st)
 	if l.Budget == nil || *l.Budget != 25 || l.BudgetSource != "docs/SPEC.md ## Budgets" {
 		t.Errorf("budget %v from %q, want 25 from SPEC.md", l.Budget, l.BudgetSource)
 	}
 	if l.IdleUA != 0 || l.HeldUA != 660 {
 		t.Errorf("idle %v µA held %v µA, want 0 and 660", l.IdleUA, l.HeldUA)
 	}
-	got := map[string]PullUp{}
+	got := map[string]circuit.PullUp{}
 	for _, p := range l.PullUps {
 		got[p.Refdes] = p
 	}
@@ -387,50 +388,6 @@ func TestResolutionRequest(t *testing.T) {
 	}
 	if (&Report{}).ResolutionRequest() != "" {
 		t.Error("empty report has a request")
-	}
-}
-
-func TestParseOhms(t *testing.T) {
-	tests := []struct {
-		in   string
-		want float64
-		ok   bool
-	}{
-		{"10k", 10e3, true}, {"4k7", 4.7e3, true}, {"2.2k", 2.2e3, true}, {"100R", 100, true},
-		{"1R5", 1.5, true}, {"1M", 1e6, true}, {"470", 470, true}, {"10kΩ", 10e3, true},
-		{"10 kOhm", 10e3, true}, {"10k 1%", 10e3, true}, {"0R", 0, true}, {"2,2k", 2.2e3, true},
-		{"100nF", 0, false}, {"RGB", 0, false}, {"", 0, false}, {"2.2k2", 0, false},
-	}
-	for _, tc := range tests {
-		got, ok := ParseOhms(tc.in)
-		if ok != tc.ok || (ok && (got < tc.want*0.999999 || got > tc.want*1.000001)) {
-			t.Errorf("ParseOhms(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
-func TestRails(t *testing.T) {
-	tests := []struct {
-		net           string
-		volts         float64
-		known, isRail bool
-	}{
-		{"3V3", 3.3, true, true}, {"+3V3", 3.3, true, true}, {"1V8", 1.8, true, true}, {"+5V", 5, true, true},
-		{"+3.3V", 3.3, true, true}, {"VCC_5V", 5, true, true}, {"VBAT", 4.2, true, true}, {"/power/VBAT", 4.2, true, true},
-		{"BAT+", 4.2, true, true}, {"VBUS", 0, false, true}, {"VSYS", 0, false, true}, {"VCC", 0, false, true},
-		{"KEY_DAH", 0, false, false}, {"GND", 0, false, false}, {"EN", 0, false, false}, {"USB_D+", 0, false, false},
-		{"LED_5VOLT", 0, false, false}, {"VBAT_SENSE", 0, false, false}, {"3V3_EN", 0, false, false}, {"VDD_IO", 0, false, true},
-	}
-	for _, tc := range tests {
-		v, known := RailVolts(tc.net)
-		if known != tc.known || v != tc.volts || IsRail(tc.net) != tc.isRail {
-			t.Errorf("%s: RailVolts %v %v, IsRail %v; want %v %v %v", tc.net, v, known, IsRail(tc.net), tc.volts, tc.known, tc.isRail)
-		}
-	}
-	for _, g := range []string{"GND", "GNDA", "AGND", "VSS", "/power/GND"} {
-		if !IsGround(g) {
-			t.Errorf("IsGround(%q) = false", g)
-		}
 	}
 }
 

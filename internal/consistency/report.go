@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"copperhead/internal/circuit"
 	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
@@ -65,7 +66,7 @@ type Report struct {
 	Inconsistencies []Inconsistency `json:"inconsistencies"`
 	// SleepLeakage is the leakage model's numbers, reported whether or not
 	// they break the budget: explain and a reviewer read them.
-	SleepLeakage Leakage `json:"sleep_leakage"`
+	SleepLeakage circuit.Leakage `json:"sleep_leakage"`
 	// Skipped names the checks that did not run, and why.
 	Skipped []string `json:"skipped"`
 }

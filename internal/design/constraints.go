@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 
+	"copperhead/internal/circuit"
 	"copperhead/internal/config"
 	"copperhead/internal/kicad"
 )
@@ -183,7 +184,7 @@ const (
 
 // CheckForbiddenPins reports every pin of a pinout part (see pinoutPart) that
 // a constraint forbids by name and that is used: it sits on a net that is not
-// a no-connect (IsNoConnect). Names match through canonicalPinNames, so
+// a no-connect (circuit.IsNoConnect). Names match through canonicalPinNames, so
 // "GPIO0" forbids a module pin named "IO0". Ordered by constraint key, then
 // refdes and pin.
 func CheckForbiddenPins(reg Constraints, nl *kicad.Netlist) []ConstraintViolation {
@@ -195,7 +196,7 @@ func CheckForbiddenPins(reg Constraints, nl *kicad.Netlist) []ConstraintViolatio
 	var pins []used
 	seen := map[[2]string]bool{}
 	for _, n := range nl.Nets {
-		if IsNoConnect(n) {
+		if circuit.IsNoConnect(n) {
 			continue
 		}
 		for _, nd := range n.Nodes {

@@ -31,7 +31,7 @@
 // footprints such as Resistor_SMD:R_0603_1608Metric stay readable.
 //
 // A pin that is not connected to anything shows the net NCMarker ("NC"); see
-// IsNoConnect for the exact rule.
+// circuit.IsNoConnect for the exact rule.
 //
 // A BOM.md may end with a "## Sourcing" section: one list item per sourcing
 // snapshot, "- `sourcing.<refdes>`: <summary>" (SourcingLine), the doc half

@@ -18,8 +18,8 @@ import (
 	"strings"
 
 	"copperhead/internal/atomicfile"
+	"copperhead/internal/circuit"
 	"copperhead/internal/config"
-	"copperhead/internal/consistency"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 )
@@ -62,14 +62,14 @@ type rail struct {
 // powerTree orders the supply rails: a rail produced by an IC's power_out
 // pin comes after every rail on that IC's power_in pins. Rails come from
 // power symbols, from power pins in PINOUT.md, and from rail-shaped net
-// names (consistency.IsRail, the same rule sync's leakage model uses).
+// names (circuit.IsRail, the same rule sync's leakage model uses).
 func powerTree(in Input) []rail {
 	values := map[string]string{}
 	for _, b := range in.BOM {
 		values[b.Refdes] = b.Value
 	}
 	isRail := func(n string) bool {
-		return n != "" && n != design.NCMarker && !consistency.IsGround(n) && !strings.HasPrefix(n, "Net-(") && !strings.HasPrefix(n, "unconnected-(")
+		return n != "" && n != design.NCMarker && !circuit.IsGround(n) && !strings.HasPrefix(n, "Net-(") && !strings.HasPrefix(n, "unconnected-(")
 	}
 	names := map[string]bool{}
 	for _, n := range in.PowerNets {
@@ -78,7 +78,7 @@ func powerTree(in Input) []rail {
 		}
 	}
 	for _, n := range in.Nets {
-		if isRail(n) && consistency.IsRail(n) {
+		if isRail(n) && circuit.IsRail(n) {
 			names[n] = true
 		}
 	}
@@ -186,7 +186,7 @@ func Generate(in Input) []byte {
 	rails := powerTree(in)
 	mcuRails := map[string]bool{}
 	for _, r := range in.Pinout {
-		if r.Refdes == in.MCURef && r.Type == "power_in" && !consistency.IsGround(r.Net) {
+		if r.Refdes == in.MCURef && r.Type == "power_in" && !circuit.IsGround(r.Net) {
 			mcuRails[r.Net] = true
 		}
 	}
@@ -221,7 +221,7 @@ func Generate(in Input) []byte {
 	if in.MCU != "" {
 		var pins []string
 		for _, r := range in.Pinout {
-			if r.Refdes == in.MCURef && r.Type == "power_in" && !consistency.IsGround(r.Net) {
+			if r.Refdes == in.MCURef && r.Type == "power_in" && !circuit.IsGround(r.Net) {
 				pins = append(pins, fmt.Sprintf("pin %s %s", r.Pin, r.Net))
 			}
 		}
@@ -250,7 +250,7 @@ func Generate(in Input) []byte {
 	hasGND := false
 	for _, n := range nets {
 		switch {
-		case consistency.IsGround(n):
+		case circuit.IsGround(n):
 			hasGND = hasGND || strings.EqualFold(n, "GND")
 		case isDebugNet(n):
 			debug = append(debug, n)

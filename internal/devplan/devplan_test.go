@@ -114,6 +114,23 @@ func TestPowerTreeOrder(t *testing.T) {
 	}
 }
 
+// TestPowerTreeSkipsEveryGround: a ground is never a rail to measure, by
+// whichever name (circuit.IsGround: PGND, SGND and EARTH were rails here
+// before the two ground classifiers were one).
+func TestPowerTreeSkipsEveryGround(t *testing.T) {
+	in := Input{Pinout: []design.PinoutRow{
+		{Refdes: "U2", Net: "+3V3", Type: "power_out"}, {Refdes: "U2", Net: "+5V", Type: "power_in"},
+		{Refdes: "U2", Net: "PGND", Type: "power_in"}, {Refdes: "U1", Net: "SGND", Type: "power_in"},
+	}, PowerNets: []string{"+5V", "GND", "PGND", "EARTH"}}
+	var got []string
+	for _, r := range powerTree(in) {
+		got = append(got, r.name)
+	}
+	if strings.Join(got, " ") != "+5V +3V3" {
+		t.Errorf("power tree %v, want +5V +3V3", got)
+	}
+}
+
 func TestNoForbiddenImports(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"copperhead/internal/circuit"
 	"copperhead/internal/config"
 	"copperhead/internal/consistency"
 	"copperhead/internal/design"
@@ -64,7 +65,7 @@ type ConstraintsGate struct {
 	OK         bool                         `json:"ok"`
 	Violations []design.ConstraintViolation `json:"violations"`
 	// SleepLeakage is the leakage model's numbers, over budget or not.
-	SleepLeakage consistency.Leakage `json:"sleep_leakage"`
+	SleepLeakage circuit.Leakage `json:"sleep_leakage"`
 }
 
 // OpenSpecGate is `openspec validate --all`.

@@ -1,0 +1,106 @@
+package circuit
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"copperhead/internal/kicad"
+)
+
+var (
+	railVnV = regexp.MustCompile(`(?:^|[^0-9.])([0-9]+)V([0-9]+)(?:$|[^0-9])`)
+	railV   = regexp.MustCompile(`(?:^|[^0-9.A-Z])([0-9]+(?:\.[0-9]+)?)V(?:$|[^0-9A-Z])`)
+	battery = regexp.MustCompile(`^V?BATT?\+?$`)
+	// ground is every ground name either classifier knew before they were
+	// one (sync's leakage model: GND…, AGND, DGND, VSS…, 0V; the layout
+	// engine: PGND, SGND, CHASSISGND, EARTHGND, EARTH, any name starting
+	// with GND), matched on the upper-cased base name.
+	ground = regexp.MustCompile(`^(?:GND.*|(?:A|D|P|S|CHASSIS|EARTH)GND[A-Z0-9_]*|VSS[A-Z0-9_]*|0V|EARTH)$`)
+	// supplyName is a net named like a supply by the broad rule placement
+	// uses: +5V, -12V, 3V3, VCC, VDD_IO, VBUS, VBAT, VIN, VSYS, HT, -VAA.
+	supplyName = regexp.MustCompile(`(?i)^[+-]|^\d+V\d*$|^\d+V\d*_|^V(CC|DD|BUS|BAT|IN|SYS|REF|CORE|IO|AA|SS|EE|PP|\d)|^(HT|VPP|AVCC|AVDD|DVDD|DVCC|PWR|VMOT|VLED)`)
+	// railName is a supply rail by name alone, voltage or not.
+	railName = regexp.MustCompile(`^(?:\+.+|V(?:CC|DD|SYS|IN|OUT|BATT?|BUS|USB|REF|IO)(?:[0-9]*|_[0-9A-Z]+)?)$`)
+	// signalWord marks a net named after a rail that is a signal: a sense
+	// divider's tap, an enable, a detect line (VBAT_SENSE, 3V3_EN).
+	signalWord = regexp.MustCompile(`SENSE|SNS|ADC|DIV|MON|DET|_EN$|_EN_|PGOOD|_PG$`)
+)
+
+// netBase strips a hierarchical path and upper-cases: /power/VBAT is VBAT.
+func netBase(net string) string {
+	return strings.ToUpper(net[strings.LastIndex(net, "/")+1:])
+}
+
+// RailVolts is a supply rail's voltage as its name gives it (see the model).
+func RailVolts(net string) (float64, bool) {
+	n := netBase(net)
+	if excludedRail(n) || signalWord.MatchString(n) {
+		return 0, false
+	}
+	if battery.MatchString(n) {
+		return 4.2, true
+	}
+	if m := railVnV.FindStringSubmatch(n); m != nil {
+		v, err := strconv.ParseFloat(m[1]+"."+m[2], 64)
+		return v, err == nil
+	}
+	if m := railV.FindStringSubmatch(n); m != nil {
+		v, err := strconv.ParseFloat(m[1], 64)
+		return v, err == nil
+	}
+	return 0, false
+}
+
+// IsRail reports whether a net is a supply rail: a name that gives a voltage
+// (3V3, +5V, VBAT) or a power-rail name (+…, VCC…, VDD…, VSYS, VIN, VBUS…).
+func IsRail(net string) bool {
+	n := netBase(net)
+	if n == "" || IsGround(net) || signalWord.MatchString(n) {
+		return false
+	}
+	_, known := RailVolts(net)
+	return known || railName.MatchString(n)
+}
+
+// IsGround reports whether a net is a ground: GND and every name starting
+// with it (GNDA, GNDPWR, GND_ISO), AGND, DGND, PGND, SGND, CHASSISGND,
+// EARTHGND (each optionally followed by letters, digits or "_"), EARTH, VSS…
+// and 0V, in any case, below any sheet path. It is the one ground rule: the
+// leakage model, the dev plan and the layout engine all ask it.
+func IsGround(net string) bool { return ground.MatchString(netBase(net)) }
+
+// IsSupplyName reports whether a net's name reads like a supply by the broad
+// rule the layout engine places decoupling by (see supplyName). It is wider
+// than IsRail (a leading + or -, V<digit>, HT, VMOT, ... and no signal-word
+// exception) and says nothing about grounds: ask IsGround first.
+func IsSupplyName(net string) bool { return supplyName.MatchString(netBase(net)) }
+
+func excludedRail(n string) bool {
+	n = netBase(n)
+	return strings.Contains(n, "VBUS") || strings.Contains(n, "VUSB")
+}
+
+// IsNoConnect reports whether a net means "this pin is connected to nothing":
+// KiCad's own unconnected-(…) nets (unwired pins and no-connect flags), and a
+// net with fewer than two pins that nobody named (KiCad's automatic "Net-(…)"
+// names, or no name). A single-pin net that carries a user name — a label or a
+// power symbol such as +3V3 — is a real net: power symbols are not pins in the
+// netlist, so a VDD pin alone on +3V3 is very much connected.
+func IsNoConnect(n kicad.Net) bool {
+	if kicad.IsUnconnectedNet(n.Name) {
+		return true
+	}
+	if distinctPins(n) >= 2 {
+		return false
+	}
+	return n.Name == "" || strings.HasPrefix(n.Name, "Net-(")
+}
+
+func distinctPins(n kicad.Net) int {
+	seen := map[[2]string]bool{}
+	for _, nd := range n.Nodes {
+		seen[[2]string{nd.Refdes, nd.Pin}] = true
+	}
+	return len(seen)
+}
