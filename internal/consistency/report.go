@@ -17,6 +17,7 @@ import (
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/openspec"
+	"copperhead/internal/pinsh"
 )
 
 // Kind classifies an inconsistency.
@@ -174,7 +175,7 @@ func Load(ctx context.Context, in Input) (State, error) {
 	}
 	st.Citations = design.CheckCitations(in.Repo, files, in.Config)
 	st.Sourcing = design.CheckSourcing(files, in.Config, st.Constraints, time.Now(), false)
-	if st.PinHeaders, err = readPinHeaders(in.Repo); err != nil {
+	if st.PinHeaders, err = pinsh.ReadAll(in.Repo); err != nil {
 		return st, err
 	}
 	if openspec.Present(in.Repo) {

@@ -10,15 +10,15 @@ import (
 	"strconv"
 	"strings"
 
-	"copperhead/internal/consistency"
 	"copperhead/internal/design"
+	"copperhead/internal/pinsh"
 )
 
 // PinDef is one MCU pin of PINOUT.md as firmware sees it: the net's define
 // and where the pin is.
 type PinDef struct {
 	Net    string `json:"net"`   // as PINOUT.md writes it
-	Macro  string `json:"macro"` // PIN_<NET>, consistency.PinMacro's spelling
+	Macro  string `json:"macro"` // PIN_<NET>, pinsh.PinMacro's spelling
 	Refdes string `json:"refdes"`
 	Pin    string `json:"pin"`  // pin number
 	Name   string `json:"name"` // pin name, e.g. PB5 or IO4
@@ -141,7 +141,7 @@ func PinDefs(pinoutDoc []byte, m MCU) ([]PinDef, error) {
 		if !ok {
 			continue
 		}
-		macro := consistency.PinMacro(r.Net)
+		macro := pinsh.PinMacro(r.Net)
 		if i, dup := byMacro[macro]; dup {
 			defs[i].Also = append(defs[i].Also, r.Name)
 			continue
@@ -213,12 +213,6 @@ func HappyPath(defs []PinDef) string {
 	return "idle loop: no GPIO of the MCU is on a net in PINOUT.md"
 }
 
-// markerPrefix starts the line of pins.h that records where it came from;
-// Drift reads it back.
-const markerPrefix = "copperhead:pins "
-
-var markerRE = regexp.MustCompile(`copperhead:pins family=(\S+) target=(\S+) refdes=(\S+) source=(\S+)(?: osc=([^\s,]+(?:,[^\s,]+)*))? sha256=([0-9a-f]{64})`)
-
 // PinsHeader renders pins.h for m from its pin definitions. The header is a
 // pure function of (m.Family, m.Target, m.Refdes, source, defs): Drift
 // regenerates it and compares bytes. Its marker line records those inputs
@@ -282,11 +276,8 @@ func PinsHeader(m MCU, source string, defs []PinDef) []byte {
 	fmt.Fprintf(&out, " * Do not edit: %s is the single source of truth. Change it, then run\n", source)
 	out.WriteString(" * `copperhead firmware` to regenerate this file; `copperhead check` reports\n")
 	out.WriteString(" * a pins.h that no longer matches it.\n")
-	if osc != "" {
-		osc = " osc=" + osc
-	}
-	fmt.Fprintf(&out, " * %sfamily=%s target=%s refdes=%s source=%s%s sha256=%s\n */\n",
-		markerPrefix, m.Family, m.Target, m.Refdes, source, osc, hex.EncodeToString(sum[:]))
+	mk := pinsh.Marker{Family: string(m.Family), Target: m.Target, Refdes: m.Refdes, Source: source, Osc: osc, Sum: hex.EncodeToString(sum[:])}
+	fmt.Fprintf(&out, " * %s\n */\n", mk.Line())
 	out.Write(body.Bytes())
 	return out.Bytes()
 }
@@ -298,27 +289,18 @@ type headerMarker struct {
 	sum    string
 }
 
-// readMarker parses a pins.h's marker; ok is false for a header copperhead
-// did not generate.
+// readMarker parses a pins.h's marker (pinsh.ReadMarker) into the MCU it
+// was generated for; ok is false for a header copperhead did not generate.
 func readMarker(src []byte) (headerMarker, bool) {
-	m := markerRE.FindSubmatch(src)
-	if m == nil {
+	m, ok := pinsh.ReadMarker(src)
+	if !ok {
 		return headerMarker{}, false
 	}
 	return headerMarker{
-		mcu:    MCU{Family: Family(m[1]), Target: string(m[2]), Refdes: string(m[3]), Clock: oscClock(string(m[5]))},
-		source: string(m[4]),
-		sum:    string(m[6]),
+		mcu:    MCU{Family: Family(m.Family), Target: m.Target, Refdes: m.Refdes, Clock: oscClock(m.Osc)},
+		source: m.Source,
+		sum:    m.Sum,
 	}, true
-}
-
-// bodyOf is the part of a generated header its marker hash covers.
-func bodyOf(src []byte) []byte {
-	_, body, ok := bytes.Cut(src, []byte("\n */\n"))
-	if !ok {
-		return nil
-	}
-	return body
 }
 
 // oscPins is the marker's spelling of the MCU pins a crystal is on ("9,10"),
