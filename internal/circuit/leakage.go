@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"copperhead/internal/kicad"
@@ -207,27 +205,6 @@ func SleepLeakage(nl *kicad.Netlist) Leakage {
 	}
 	l.IdleUA, l.HeldUA = round3(l.IdleUA), round3(l.HeldUA)
 	return l
-}
-
-var ohmsValue = regexp.MustCompile(`^\s*([0-9]+)(?:[.,]([0-9]+))?\s*([RrKkMmGg]?)([0-9]*)\s*(?:\x{2126}|\x{03a9}|[oO][hH][mM][sS]?)?(?:[\s,;/(].*)?$`)
-
-// ParseOhms reads a resistor value as schematics write it: 10k, 4k7, 2.2k,
-// 100R, 1R5, 1M, 470, 10kΩ, "10k 1%". m is milli, M mega.
-func ParseOhms(value string) (float64, bool) {
-	m := ohmsValue.FindStringSubmatch(value)
-	if m == nil || (m[2] != "" && m[4] != "") {
-		return 0, false
-	}
-	num := m[1]
-	if frac := m[2] + m[4]; frac != "" {
-		num += "." + frac
-	}
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil {
-		return 0, false
-	}
-	mult := map[string]float64{"": 1, "R": 1, "r": 1, "k": 1e3, "K": 1e3, "M": 1e6, "m": 1e-3, "G": 1e9, "g": 1e9}[m[3]]
-	return v * mult, true
 }
 
 var keyPrefixes = []string{"J", "P", "SW", "S", "K", "CN", "KEY"}

@@ -69,15 +69,9 @@ func TestParseConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := ParseConfig([]byte(tt.json), "cfg.json")
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
-				}
+			c, ok := parseCase(t, tt.json, tt.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			tt.check(t, c)
 		})
@@ -237,15 +231,9 @@ func TestParseConfigResearch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := ParseConfig([]byte(tt.json), "cfg.json")
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
-				}
+			c, ok := parseCase(t, tt.json, tt.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			got := c.Research
 			got.declared = false
@@ -348,4 +336,21 @@ func TestRunsDirIsTranscripts(t *testing.T) {
 	if got, want := transcript.RunsDir(root), filepath.Join(root, filepath.FromSlash(strings.TrimSuffix(RunsDir, "/"))); got != want {
 		t.Errorf("transcript.RunsDir = %s, config.RunsDir is %s", got, want)
 	}
+}
+
+// parseCase parses one table case's config.json: with wantErr, it asserts
+// the error contains it and ok is false; without, a parse error fails t.
+func parseCase(t *testing.T, json, wantErr string) (c Config, ok bool) {
+	t.Helper()
+	c, err := ParseConfig([]byte(json), "cfg.json")
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("err = %v, want it to contain %q", err, wantErr)
+		}
+		return c, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, true
 }

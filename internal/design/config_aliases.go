@@ -2,26 +2,14 @@ package design
 
 import "copperhead/internal/config"
 
-// The config schema and the repo paths moved to internal/config.
+// The config schema and the repo paths moved to internal/config; these
+// names stay until internal/agent and internal/editdocs use config's.
 //
 // Transitional: internal/agent still uses it; the lead removes it after merging.
-type (
-	Config         = config.Config
-	ResearchConfig = config.ResearchConfig
-)
+type Config = config.Config
+type ResearchConfig = config.ResearchConfig
 
-// Transitional: internal/agent still uses it; the lead removes it after merging.
-const (
-	ConfigPath             = config.ConfigPath
-	ConstraintsPath        = config.ConstraintsPath
-	RunsDir                = config.RunsDir
-	DefaultMaxTurns        = config.DefaultMaxTurns
-	DefaultMaxRepairCycles = config.DefaultMaxRepairCycles
-)
+const ConfigPath, ConstraintsPath, RunsDir = config.ConfigPath, config.ConstraintsPath, config.RunsDir
+const DefaultMaxTurns, DefaultMaxRepairCycles = config.DefaultMaxTurns, config.DefaultMaxRepairCycles
 
-// Transitional: internal/agent still uses it; the lead removes it after merging.
-var (
-	LoadConfig      = config.LoadConfig
-	DefaultConfig   = config.DefaultConfig
-	DefaultResearch = config.DefaultResearch
-)
+var LoadConfig, DefaultConfig, DefaultResearch = config.LoadConfig, config.DefaultConfig, config.DefaultResearch
