@@ -143,3 +143,31 @@ func TestSleepLeakageGrounds(t *testing.T) {
 		})
 	}
 }
+
+// TestGPIONumber is the one GPIO-name rule sync's pin audit and constraint
+// mentions, explain and the firmware generator read.
+func TestGPIONumber(t *testing.T) {
+	tests := []struct {
+		name string
+		n    int
+		ok   bool
+		of   int // GPIOOf; -1 for none
+	}{
+		{"GPIO5", 5, true, 5}, {"io4", 4, true, 4}, {"IO05", 5, true, 5}, {"GPIO0", 0, true, 0}, {" GPIO12 ", 12, true, 12},
+		{"PB5", 0, false, -1}, {"EN", 0, false, -1}, {"GPIO", 0, false, -1}, {"IO4A", 0, false, -1},
+		{"SDA/IO4", 0, false, 4}, {"TXD0/GPIO43/IO43", 0, false, 43},
+	}
+	for _, tc := range tests {
+		n, ok := GPIONumber(tc.name)
+		if n != tc.n || ok != tc.ok {
+			t.Errorf("GPIONumber(%q) = %d, %v; want %d, %v", tc.name, n, ok, tc.n, tc.ok)
+		}
+		of, ok := GPIOOf(tc.name)
+		if !ok {
+			of = -1
+		}
+		if of != tc.of {
+			t.Errorf("GPIOOf(%q) = %d; want %d", tc.name, of, tc.of)
+		}
+	}
+}

@@ -125,3 +125,30 @@ func ParseOhms(value string) (float64, bool) {
 	mult := map[string]float64{"": 1, "R": 1, "r": 1, "k": 1e3, "K": 1e3, "M": 1e6, "m": 1e-3, "G": 1e9, "g": 1e9}[m[3]]
 	return v * mult, true
 }
+
+// gpioName is an MCU pin named for its GPIO: GPIO<n> or IO<n>, leading
+// zeros allowed (IO05 is GPIO5).
+var gpioName = regexp.MustCompile(`^(?:GPIO|IO)0*([0-9]+)$`)
+
+// GPIONumber is the GPIO a pin name stands for, GPIO<n> or IO<n> in any
+// case (ESP32 and RP2040 symbols name pins so); ok is false for any other
+// name (PB5, EN, a "/" list: see GPIOOf).
+func GPIONumber(name string) (int, bool) {
+	m := gpioName.FindStringSubmatch(strings.ToUpper(strings.TrimSpace(name)))
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil
+}
+
+// GPIOOf is the GPIO of the first "/" alternative of a pin name that is a
+// GPIONumber ("SDA/IO4" is GPIO4).
+func GPIOOf(name string) (int, bool) {
+	for _, alt := range strings.Split(name, "/") {
+		if n, ok := GPIONumber(alt); ok {
+			return n, true
+		}
+	}
+	return 0, false
+}

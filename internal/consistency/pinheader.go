@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"copperhead/internal/circuit"
 	"copperhead/internal/design"
 	"copperhead/internal/pinsh"
 )
@@ -31,7 +32,7 @@ func pinHeaderInconsistencies(st State) (out []Inconsistency, skipped []string) 
 	want := map[string]expectedPin{}
 	ambiguous := map[string]bool{}
 	for _, r := range rows {
-		n, ok := gpioOf(r.Name)
+		n, ok := circuit.GPIOOf(r.Name)
 		net := strings.TrimSpace(r.Net)
 		if !ok || net == "" || strings.EqualFold(net, design.NCMarker) || net == "-" || net == "—" {
 			continue

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"copperhead/internal/circuit"
 	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
@@ -412,27 +413,12 @@ func tokens(line string) []string {
 	return out
 }
 
-var gpioToken = regexp.MustCompile(`^(?:GPIO|IO)0*([0-9]+)$`)
-
 // canonicalGPIO writes IOn and GPIOn (any case) as GPIOn; other names upper case.
 func canonicalGPIO(name string) string {
-	u := strings.ToUpper(strings.TrimSpace(name))
-	if m := gpioToken.FindStringSubmatch(u); m != nil {
-		return "GPIO" + m[1]
+	if n, ok := circuit.GPIONumber(name); ok {
+		return "GPIO" + strconv.Itoa(n)
 	}
-	return u
-}
-
-// gpioOf is the GPIO number a pin name (or one "/" alternative of it) stands
-// for: GPIO<n> or IO<n>.
-func gpioOf(name string) (int, bool) {
-	for _, alt := range strings.Split(name, "/") {
-		if m := gpioToken.FindStringSubmatch(strings.ToUpper(strings.TrimSpace(alt))); m != nil {
-			n, err := strconv.Atoi(m[1])
-			return n, err == nil
-		}
-	}
-	return 0, false
+	return strings.ToUpper(strings.TrimSpace(name))
 }
 
 // nameSet is what a doc line can name in the design.
@@ -460,12 +446,11 @@ func (ns nameSet) affects(line string) []string {
 	var out []string
 	for _, t := range tokens(line) {
 		name := t
-		switch {
-		case ns.refdes[t], ns.nets[t]:
-		case gpioToken.MatchString(strings.ToUpper(t)):
+		if !ns.refdes[t] && !ns.nets[t] {
+			if _, ok := circuit.GPIONumber(t); !ok {
+				continue
+			}
 			name = canonicalGPIO(t)
-		default:
-			continue
 		}
 		if !slices.Contains(out, name) {
 			out = append(out, name)

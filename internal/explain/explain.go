@@ -138,7 +138,6 @@ var PhrasePrompt string
 
 var (
 	refPin = regexp.MustCompile(`^([A-Za-z_]+[0-9]+)\.(.+)$`)
-	gpio   = regexp.MustCompile(`^(?:GPIO|IO)0*([0-9]+)$`)
 )
 
 // Explain resolves subject (a refdes, a net, REF.PIN, or a GPIO name such as
@@ -166,8 +165,8 @@ func Explain(in Input, subject string) (*Explanation, error) {
 	if ok {
 		return in.net(n), nil
 	}
-	if m := gpio.FindStringSubmatch(strings.ToUpper(s)); m != nil {
-		if node, ok := in.findGPIO(m[1]); ok {
+	if n, ok := circuit.GPIONumber(s); ok {
+		if node, ok := in.findGPIO(strconv.Itoa(n)); ok {
 			return in.pin(node), nil
 		}
 	}
@@ -533,10 +532,8 @@ func mentions(text string, names []string) bool {
 // canonical writes IOn and GPIOn as GPIOn and every other name upper case,
 // for each "/" alternative the first GPIO found.
 func canonical(name string) string {
-	for _, alt := range strings.Split(name, "/") {
-		if m := gpio.FindStringSubmatch(strings.ToUpper(strings.TrimSpace(alt))); m != nil {
-			return "GPIO" + m[1]
-		}
+	if n, ok := circuit.GPIOOf(name); ok {
+		return "GPIO" + strconv.Itoa(n)
 	}
 	return strings.ToUpper(strings.TrimSpace(name))
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"copperhead/internal/circuit"
 	"copperhead/internal/design"
 	"copperhead/internal/pinsh"
 )
@@ -43,7 +44,6 @@ const (
 
 var (
 	portPinRE = regexp.MustCompile(`^P([A-K])([0-9]{1,2})$`)
-	gpioPinRE = regexp.MustCompile(`^(?:GPIO|IO)0*([0-9]+)$`) // consistency's own rule for GPIO names
 	nrfPinRE  = regexp.MustCompile(`^P([01])\.([0-9]{2})$`)
 )
 
@@ -73,8 +73,7 @@ func locate(name string, m MCU) (port string, bit, gpio int, ok bool) {
 				return "", b, pt*32 + b, true
 			}
 		default: // ESP32, RP2040
-			if p := gpioPinRE.FindStringSubmatch(alt); p != nil {
-				n, _ := strconv.Atoi(p[1])
+			if n, ok := circuit.GPIONumber(alt); ok {
 				return "", n, n, true
 			}
 			if n, ok := altGPIO[m.Target][alt]; ok {
@@ -235,7 +234,7 @@ func PinsHeader(m MCU, source string, defs []PinDef) []byte {
 			also = "; also on " + strings.Join(d.Also, ", ")
 		}
 		alt := ""
-		if m.Family == FamilyESP32 && d.GPIO >= 0 && !gpioPinRE.MatchString(strings.ToUpper(d.Name)) && !strings.Contains(d.Name, "/") {
+		if m.Family == FamilyESP32 && d.GPIO >= 0 && !isGPIOName(d.Name) && !strings.Contains(d.Name, "/") {
 			alt = fmt.Sprintf(" (GPIO%d)", d.GPIO)
 		}
 		w("/* %s: %s pin %s %s%s%s */\n", d.Net, d.Refdes, d.Pin, d.Name, alt, also)
@@ -319,4 +318,11 @@ func oscClock(osc string) Clock {
 		return Clock{Assumed: true}
 	}
 	return Clock{Pins: strings.Split(osc, ",")}
+}
+
+// isGPIOName reports whether a pin's own name is its GPIO (IO4, GPIO25):
+// circuit.GPIONumber, sync's rule too.
+func isGPIOName(name string) bool {
+	_, ok := circuit.GPIONumber(name)
+	return ok
 }
