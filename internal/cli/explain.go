@@ -17,6 +17,7 @@ import (
 	"copperhead/internal/design"
 	"copperhead/internal/explain"
 	"copperhead/internal/llm"
+	"copperhead/internal/runs"
 )
 
 // ExplainResult is `explain --json`: the facts, and the model's phrasing
@@ -143,8 +144,7 @@ func (a *app) phraseExplanation(ctx context.Context, repo string, cfg config.Con
 	if err != nil {
 		return nil, err
 	}
-	r, err := a.runOneShot(ctx, repo, cfg, s, sel, oneShot{
-		Command: "explain", Request: "explain " + e.Subject,
+	r, err := a.runOneShot(ctx, repo, cfg, s, sel, "explain", "explain "+e.Subject, runs.Call{
 		Message: "Explain " + e.Subject + ". The facts:\n\n" + string(facts),
 		System:  explain.PhrasePrompt, MaxTokens: 400})
 	if err != nil {
@@ -153,7 +153,7 @@ func (a *app) phraseExplanation(ctx context.Context, repo string, cfg config.Con
 	if r.Err != nil {
 		return nil, r.Err
 	}
-	return &ExplainPhrase{Model: r.Model, RunID: r.RunID, Text: strings.TrimSpace(r.Redactor.String(r.Turn.Text))}, nil
+	return &ExplainPhrase{Model: r.Model, RunID: r.RunID, Text: strings.TrimSpace(r.Redact(r.Reply.Text))}, nil
 }
 
 // printExplanation writes the facts: a title line, the subject's own facts

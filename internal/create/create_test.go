@@ -52,7 +52,7 @@ type fakeRunner struct {
 	guided []string
 }
 
-func (f *fakeRunner) Stage(ctx context.Context, st Stage, request string, maxTurns int) (StageRun, error) {
+func (f *fakeRunner) Stage(ctx context.Context, _ Input, st Stage, request string, maxTurns int) (StageRun, error) {
 	f.calls = append(f.calls, st.Name)
 	if f.turns == nil {
 		f.turns = map[string]int{}
@@ -67,7 +67,7 @@ func (f *fakeRunner) Stage(ctx context.Context, st Stage, request string, maxTur
 	return StageRun{RunID: "run-" + st.Name, OK: true, Exit: "done", Turns: 3}, nil
 }
 
-func (f *fakeRunner) Diagnose(ctx context.Context, st Stage, problems []string, last StageRun) (string, StageRun, error) {
+func (f *fakeRunner) Diagnose(ctx context.Context, _ Input, st Stage, problems []string, last StageRun) (string, StageRun, error) {
 	f.calls = append(f.calls, "diagnose "+st.Name)
 	return "write the missing section", StageRun{RunID: "diag", OK: true, Turns: 1}, nil
 }
@@ -110,7 +110,7 @@ func TestRunGatesRetriesAndResume(t *testing.T) {
 	}}
 	cfg := config.DefaultConfig()
 	cfg.StageMaxTurns = map[string]int{"architecture": 7} // AC-15.18
-	in := Input{Env: Env{Repo: repo, Config: cfg}, Runner: f, MaxStageRetries: 1}
+	in := Input{Env: Env{Repo: repo, Config: cfg}, stage: f.Stage, diagnose: f.Diagnose, MaxStageRetries: 1}
 	rep, err := Run(context.Background(), in)
 	if !errors.Is(err, ErrStopped) {
 		t.Fatalf("Run = %v, want ErrStopped", err)

@@ -21,6 +21,19 @@ import (
 // KiCad's netlist, as the writers do.
 func fixture(t *testing.T) (Input, map[string][]byte) {
 	t.Helper()
+	in, pr := fixtureRepo(t)
+	d, err := Load(context.Background(), in.Repo, in.Config, pr.Schematic, in.KiCad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Design = d
+	return in, tree(t, in.Repo)
+}
+
+// fixtureRepo copies the bundled board into a temp repo: the Input without
+// its design, and the located project.
+func fixtureRepo(t *testing.T) (Input, *project.Project) {
+	t.Helper()
 	tool, err := kicadcli.Find(context.Background())
 	if err != nil {
 		t.Skipf("kicad-cli: %v", err)
@@ -38,11 +51,7 @@ func fixture(t *testing.T) (Input, map[string][]byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Load(context.Background(), repo, cfg, pr.Schematic, tool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Input{Repo: repo, Config: cfg, Design: d, KiCad: tool, Board: pr.Board}, tree(t, repo)
+	return Input{Repo: repo, Config: cfg, KiCad: tool, Board: pr.Board}, pr
 }
 
 // tree reads every file under repo except .git, by repo-relative path.
