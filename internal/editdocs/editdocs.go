@@ -131,16 +131,6 @@ func Open(ctx context.Context, repo string, cfg design.Config, schematic string,
 	return &Loaded{Design: d, Docs: docs}, nil
 }
 
-// Load is Open for a caller that keeps only the design: Prepare then reads
-// the docs itself.
-func Load(ctx context.Context, repo string, cfg design.Config, schematic string, tool *kicadcli.Tool) (*schedit.Design, error) {
-	l, err := Open(ctx, repo, cfg, schematic, tool)
-	if err != nil {
-		return nil, err
-	}
-	return l.Design, nil
-}
-
 // Prepare computes every file the plan changes and checks the new sheets
 // against kicad-cli's netlist. It writes nothing in the repository.
 func Prepare(ctx context.Context, in Input) (*Result, error) {

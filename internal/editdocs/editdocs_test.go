@@ -22,11 +22,11 @@ import (
 func fixture(t *testing.T) (Input, map[string][]byte) {
 	t.Helper()
 	in, pr := fixtureRepo(t)
-	d, err := Load(context.Background(), in.Repo, in.Config, pr.Schematic, in.KiCad)
+	l, err := Open(context.Background(), in.Repo, in.Config, pr.Schematic, in.KiCad)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in.Design = d
+	in.Design = l.Design
 	return in, tree(t, in.Repo)
 }
 
@@ -254,8 +254,8 @@ func TestLoadRefusesAPartialNetlist(t *testing.T) {
 		t.Fatal(err)
 	}
 	in.KiCad.NoCache = true
-	_, err = Load(context.Background(), in.Repo, in.Config, in.Design.RootPath, in.KiCad)
+	_, err = Open(context.Background(), in.Repo, in.Config, in.Design.RootPath, in.KiCad)
 	if err == nil || !strings.Contains(err.Error(), "power.kicad_sch") {
-		t.Fatalf("Load of a design kicad-cli reads only in part = %v, want a refusal naming the sheet", err)
+		t.Fatalf("Open of a design kicad-cli reads only in part = %v, want a refusal naming the sheet", err)
 	}
 }

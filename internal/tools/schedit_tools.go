@@ -33,11 +33,11 @@ func runSchedit(ctx context.Context, s *tool.Session, name string, op scheditOp)
 	if s.KiCad == nil {
 		return tool.Errorf("%s: kicad-cli is unavailable, and an edit is only written once KiCad's netlist confirms it; nothing changed", name), nil
 	}
-	d, err := editdocs.Load(ctx, s.Repo, s.Config, s.Project.Schematic, s.KiCad)
+	l, err := editdocs.Open(ctx, s.Repo, s.Config, s.Project.Schematic, s.KiCad)
 	if err != nil {
 		return tool.Errorf("%s: %s; nothing changed", name, s.Scrub(err.Error())), nil
 	}
-	p, err := op(d)
+	p, err := op(l.Design)
 	if err != nil {
 		if errors.Is(err, schedit.ErrRefused) {
 			return tool.Errorf("%s refused, nothing changed: %s", name, strings.TrimPrefix(err.Error(), schedit.ErrRefused.Error()+": ")), nil
@@ -52,7 +52,7 @@ func runSchedit(ctx context.Context, s *tool.Session, name string, op scheditOp)
 		return tool.Result{Text: msg}, nil
 	}
 	res, err := editdocs.Apply(ctx, editdocs.Input{
-		Repo: s.Repo, Config: s.Config, Design: d, Plan: p, KiCad: s.KiCad, Board: s.Project.Board, Redact: s.Redactor.Bytes,
+		Repo: s.Repo, Config: s.Config, Design: l.Design, Plan: p, KiCad: s.KiCad, Board: s.Project.Board, Redact: s.Redactor.Bytes, Docs: l.Docs,
 	})
 	if err != nil {
 		// The edit is one transaction: on an error nothing was written.
