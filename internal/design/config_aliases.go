@@ -13,3 +13,8 @@ const ConfigPath, ConstraintsPath, RunsDir = config.ConfigPath, config.Constrain
 const DefaultMaxTurns, DefaultMaxRepairCycles = config.DefaultMaxTurns, config.DefaultMaxRepairCycles
 
 var LoadConfig, DefaultConfig, DefaultResearch = config.LoadConfig, config.DefaultConfig, config.DefaultResearch
+
+// ReadRepoFile is config.ReadRepoFile.
+//
+// Transitional: internal/editdocs still uses it; the lead removes it after merging.
+var ReadRepoFile = config.ReadRepoFile

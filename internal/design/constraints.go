@@ -31,12 +31,12 @@ type Constraints map[string]Constraint
 // LoadConstraints reads <repoRoot>/.copperhead/constraints.json; a missing file
 // is an empty registry.
 func LoadConstraints(repoRoot string) (Constraints, error) {
-	data, err := ReadRepoFile(repoRoot, config.ConstraintsPath)
+	data, err := config.ReadRepoFile(repoRoot, config.ConstraintsPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Constraints{}, nil
 	}
 	if err != nil {
-		return nil, readErr(config.ConstraintsPath, err)
+		return nil, config.ReadError(config.ConstraintsPath, err)
 	}
 	return ParseConstraints(data, config.ConstraintsPath)
 }

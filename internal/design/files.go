@@ -30,7 +30,7 @@ func ReadFiles(repoRoot string, cfg config.Config) (Files, error) {
 	docs := cfg.DocsDir()
 	dir, err := repofs.ResolveDir(repoRoot, filepath.Join(repoRoot, filepath.FromSlash(docs)))
 	if err != nil {
-		return nil, readErr(docs, repofs.Renamed(err, docs))
+		return nil, config.ReadError(docs, repofs.Renamed(err, docs))
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -44,25 +44,17 @@ func ReadFiles(repoRoot string, cfg config.Config) (Files, error) {
 	}
 	paths = append(paths, config.ConfigPath, config.ConstraintsPath, config.ReadmePath)
 	for _, p := range paths {
-		data, err := ReadRepoFile(repoRoot, p)
+		data, err := config.ReadRepoFile(repoRoot, p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, readErr(p, err)
+			return nil, config.ReadError(p, err)
 		}
 		files[p] = data
 	}
 	return files, nil
 }
-
-// ReadRepoFile is config.ReadRepoFile.
-//
-// Transitional: internal/editdocs still uses it; the lead removes it after merging.
-var ReadRepoFile = config.ReadRepoFile
-
-// readErr is config.ReadError.
-var readErr = config.ReadError
 
 // InitPlan is what `copperhead init` would do to a repo. The CLI refuses when
 // HandEdited is non-empty and --force is not given (listing HandEdited);
