@@ -34,7 +34,7 @@ func TestCheckSourcing(t *testing.T) {
 	type want struct{ refdes, kind, severity, text string }
 	tests := []struct {
 		name    string
-		cfg     Config
+		cfg     config.Config
 		reg     Constraints
 		strict  bool
 		skipped string
