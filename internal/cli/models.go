@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/llm"
 )
 
@@ -128,7 +128,7 @@ func (a *app) modelSettings(flag string) (llm.Settings, error) {
 	if err != nil {
 		return llm.Settings{Flag: flag}, err
 	}
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		return llm.Settings{Flag: flag}, failf("%v", err)
 	}
