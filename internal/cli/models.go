@@ -136,7 +136,7 @@ func (a *app) modelSettings(flag string) (llm.Settings, error) {
 }
 
 // settingsFrom is modelSettings for a command that has read the config.
-func settingsFrom(flag string, cfg design.Config) llm.Settings {
+func settingsFrom(flag string, cfg config.Config) llm.Settings {
 	return llm.Settings{Flag: flag, ConfigModel: cfg.Model, ConfigBaseURL: cfg.BaseURL, ConfigAPIKeyEnv: cfg.APIKeyEnv}
 }
 

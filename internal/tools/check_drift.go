@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"copperhead/internal/config"
 	"copperhead/internal/consistency"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
@@ -75,7 +76,7 @@ func checkDrift(ctx context.Context, s *tool.Session, _ checkDriftArgs) (tool.Re
 // nil.
 func loadDesignState(ctx context.Context, s *tool.Session) (consistency.State, error) {
 	var st consistency.State
-	cfg, _, err := design.LoadConfig(s.Repo)
+	cfg, _, err := config.LoadConfig(s.Repo)
 	if err != nil {
 		return st, err
 	}

@@ -9,8 +9,8 @@ import (
 	"unicode"
 
 	"copperhead/internal/atomicfile"
+	"copperhead/internal/config"
 	"copperhead/internal/datasheets"
-	"copperhead/internal/design"
 	"copperhead/internal/tool"
 )
 
@@ -121,7 +121,7 @@ func editFile(ctx context.Context, s *tool.Session, a editFileArgs) (tool.Result
 // propose_change, which locks the edit tools until it validates again.
 func writeRefusal(rel string) string {
 	switch {
-	case rel == design.ConstraintsPath:
+	case rel == config.ConstraintsPath:
 		return rel + " is written only by record_constraint, which also updates the doc stating the constraint"
 	case rel == changesDir || strings.HasPrefix(rel, changesDir+"/"):
 		return "change proposals under " + changesDir + "/ are written only by propose_change (which re-validates them)"

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/tool"
@@ -65,7 +66,7 @@ func recordConstraint(ctx context.Context, s *tool.Session, a recordConstraintAr
 	if len(problems) > 0 {
 		return tool.Errorf("record_constraint: nothing written; fix these and call it again:\n- %s", strings.Join(problems, "\n- ")), nil
 	}
-	regPath, err := s.ResolvePath(design.ConstraintsPath)
+	regPath, err := s.ResolvePath(config.ConstraintsPath)
 	if err != nil {
 		return tool.Errorf("record_constraint: %v", err), nil
 	}

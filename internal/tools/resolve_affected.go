@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/tool"
 )
@@ -76,7 +77,7 @@ func resolveAffected(ctx context.Context, s *tool.Session, a resolveAffectedArgs
 	}
 	var changed []string
 	if regDirty {
-		p, err := s.ResolvePath(design.ConstraintsPath)
+		p, err := s.ResolvePath(config.ConstraintsPath)
 		if err != nil {
 			return tool.Errorf("resolve_affected: %v", err), nil
 		}

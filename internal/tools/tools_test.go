@@ -14,7 +14,7 @@ import (
 	"sync"
 	"testing"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/llm"
 	"copperhead/internal/openspec"
@@ -80,7 +80,7 @@ func toolSession(t *testing.T, withKiCad bool) *tool.Session {
 	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v: %s", err, out)
 	}
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
