@@ -1,7 +1,6 @@
 package config
 
 import (
-	"copperhead/internal/transcript"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -325,16 +324,6 @@ func TestConfigBaseline(t *testing.T) {
 		if tt.want == "" && strings.Contains(string(c.Marshal()), `"baseline"`) {
 			t.Errorf("%s: an unset baseline is written", tt.in)
 		}
-	}
-}
-
-// TestRunsDirIsTranscripts pins the one spelling transcript cannot import:
-// transcript is a leaf (redact and atomicfile only), so it spells the runs
-// folder itself, and this test keeps the two the same folder.
-func TestRunsDirIsTranscripts(t *testing.T) {
-	root := t.TempDir()
-	if got, want := transcript.RunsDir(root), filepath.Join(root, filepath.FromSlash(strings.TrimSuffix(RunsDir, "/"))); got != want {
-		t.Errorf("transcript.RunsDir = %s, config.RunsDir is %s", got, want)
 	}
 }
 
