@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/kicadcli"
@@ -51,7 +52,7 @@ const EventBudgetExtended = "budget-extended"
 // watchers) is the *runs.Run that Run is given.
 type RunInput struct {
 	Repo    string           // repository root, absolute
-	Config  design.Config    // the repository's config (defaults when it has none)
+	Config  config.Config    // the repository's config (defaults when it has none)
 	Project *project.Project // the located KiCad project; nil when the repo has none yet
 	KiCad   *kicadcli.Tool
 

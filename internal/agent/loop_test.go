@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/llm"
@@ -238,7 +238,7 @@ func newHarness(t *testing.T, steps ...step) *harness {
 	t.Helper()
 	gitIdentity(t)
 	repo := fixtureRepo(t)
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -903,7 +903,7 @@ func TestDirtyTreeRefused(t *testing.T) {
 // building it twice yields the same bytes.
 func TestSystemPrompt(t *testing.T) {
 	repo := fixtureRepo(t)
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		t.Fatal(err)
 	}

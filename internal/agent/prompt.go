@@ -15,8 +15,8 @@ import (
 	"strings"
 	"text/template"
 
+	"copperhead/internal/config"
 	"copperhead/internal/datasheets"
-	"copperhead/internal/design"
 	"copperhead/internal/repofs"
 	"copperhead/internal/tool"
 )
@@ -51,7 +51,7 @@ func mustPrompt(name string, data any) string {
 // PromptInput is what the system prompt is built from.
 type PromptInput struct {
 	Repo            string // repository root, absolute
-	Config          design.Config
+	Config          config.Config
 	RunID           string
 	MaxTurns        int
 	MaxRepairCycles int
@@ -108,7 +108,7 @@ func systemPrompt(in PromptInput) (string, []string, error) {
 		RunID:           in.RunID,
 		MaxTurns:        in.MaxTurns,
 		MaxRepairCycles: in.MaxRepairCycles,
-		ConstraintsPath: design.ConstraintsPath,
+		ConstraintsPath: config.ConstraintsPath,
 		Constraints:     "{}",
 		ResearchTools:   in.ResearchTools,
 		SearchParts:     slices.Contains(in.ResearchTools, "search_parts"),
@@ -119,7 +119,7 @@ func systemPrompt(in PromptInput) (string, []string, error) {
 	}
 	gate := &tool.Session{Repo: in.Repo}
 	var warnings []string
-	reg, err := readForPrompt(gate, design.ConstraintsPath)
+	reg, err := readForPrompt(gate, config.ConstraintsPath)
 	switch {
 	case err == nil:
 		if s := strings.TrimSpace(string(reg)); s != "" {
@@ -129,7 +129,7 @@ func systemPrompt(in PromptInput) (string, []string, error) {
 	case errors.Is(err, errGated):
 		warnings = append(warnings, err.Error())
 	default:
-		return "", nil, fmt.Errorf("read %s: %w", design.ConstraintsPath, err)
+		return "", nil, fmt.Errorf("read %s: %w", config.ConstraintsPath, err)
 	}
 	if d.KiCadFiles, err = kicadFiles(in.Repo); err != nil {
 		return "", nil, err
@@ -178,7 +178,7 @@ var kicadSuffixes = []string{".kicad_sch", ".kicad_pcb", ".kicad_pro", ".kicad_s
 
 // skipDirs hold no design source: VCS data, dependencies, copperhead's own
 // state, generated outputs.
-var skipDirs = map[string]bool{".git": true, "node_modules": true, ".copperhead": true, "outputs": true}
+var skipDirs = map[string]bool{".git": true, "node_modules": true, config.Dir: true, "outputs": true}
 
 // kicadFiles lists the repository's KiCad files, repo-relative and sorted.
 func kicadFiles(repo string) ([]string, error) {

@@ -1,17 +1,18 @@
 package agent
 
 import (
-	"copperhead/internal/design"
-	"copperhead/internal/research/researchtest"
-	"copperhead/internal/tool"
-	"copperhead/internal/tools"
-	"copperhead/internal/tools/toolstest"
-	"copperhead/internal/transcript"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"copperhead/internal/config"
+	"copperhead/internal/research/researchtest"
+	"copperhead/internal/tool"
+	"copperhead/internal/tools"
+	"copperhead/internal/tools/toolstest"
+	"copperhead/internal/transcript"
 )
 
 // TestResearchToolsPresence: the tools are present only when research is
@@ -20,7 +21,7 @@ import (
 func TestResearchToolsPresence(t *testing.T) {
 	tests := []struct {
 		name   string
-		cfg    design.ResearchConfig
+		cfg    config.ResearchConfig
 		getenv func(string) string
 		want   []string
 	}{
@@ -34,7 +35,7 @@ func TestResearchToolsPresence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &run{in: RunInput{Config: design.Config{Research: tt.cfg}, Getenv: tt.getenv, Request: "x"}, tools: tools.All()}
+			r := &run{in: RunInput{Config: config.Config{Research: tt.cfg}, Getenv: tt.getenv, Request: "x"}, tools: tools.All()}
 			r.addResearch()
 			if got := r.researchToolNames(); !slices.Equal(got, tt.want) {
 				t.Errorf("research tools %v, want %v", got, tt.want)
@@ -169,7 +170,7 @@ func TestNoResearchPromptUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"copperhead/internal/agent"
+	"copperhead/internal/config"
 	"copperhead/internal/create"
-	"copperhead/internal/design"
 	"copperhead/internal/llm"
 	"copperhead/internal/runs"
 )
@@ -110,7 +110,7 @@ func (a *app) runCreate(ctx context.Context, o createOptions, brief []byte) erro
 	}
 	kc.Boundary = repo
 	if o.status {
-		cfg, _, err := design.LoadConfig(repo)
+		cfg, _, err := config.LoadConfig(repo)
 		if err != nil {
 			return failf("%v", err)
 		}

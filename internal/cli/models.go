@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/llm"
 	"copperhead/internal/textfmt"
 )
@@ -129,7 +129,7 @@ func (a *app) modelSettings(flag string) (llm.Settings, error) {
 	if err != nil {
 		return llm.Settings{Flag: flag}, err
 	}
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		return llm.Settings{Flag: flag}, failf("%v", err)
 	}
@@ -137,7 +137,7 @@ func (a *app) modelSettings(flag string) (llm.Settings, error) {
 }
 
 // settingsFrom is modelSettings for a command that has read the config.
-func settingsFrom(flag string, cfg design.Config) llm.Settings {
+func settingsFrom(flag string, cfg config.Config) llm.Settings {
 	return llm.Settings{Flag: flag, ConfigModel: cfg.Model, ConfigBaseURL: cfg.BaseURL, ConfigAPIKeyEnv: cfg.APIKeyEnv}
 }
 

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/llm"
 	"copperhead/internal/runs"
 	"copperhead/internal/textfmt"
@@ -57,7 +57,7 @@ func (a *app) runProbe(ctx context.Context, s llm.Settings, sel llm.Selection) (
 	if err != nil {
 		return nil, err
 	}
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		return nil, failf("%v", err)
 	}

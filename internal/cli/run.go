@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"copperhead/internal/agent"
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/llm"
 	"copperhead/internal/runmeta"
 	"copperhead/internal/runs"
@@ -39,7 +39,7 @@ func startRun(ctx context.Context, o runs.Options) (*runs.Run, error) {
 // --probe`, `explain --phrase`): a run like any other, with a run-start,
 // the chat, a run-end and summary.md. The error return is for failures to
 // open or record; a model failure comes back in the outcome's Err.
-func (a *app) runOneShot(ctx context.Context, repo string, cfg design.Config, s llm.Settings, sel llm.Selection,
+func (a *app) runOneShot(ctx context.Context, repo string, cfg config.Config, s llm.Settings, sel llm.Selection,
 	command, request string, c runs.Call) (*runs.Outcome, error) {
 	o := a.runOptions(repo, s, sel)
 	o.OneShot = true

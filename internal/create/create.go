@@ -25,6 +25,7 @@ import (
 
 	"copperhead/internal/agent"
 	"copperhead/internal/atomicfile"
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/devplan"
 	"copperhead/internal/draft"
@@ -100,7 +101,7 @@ type StageRun = runs.Brief
 // Env is the repository the pipeline works in.
 type Env struct {
 	Repo   string
-	Config design.Config
+	Config config.Config
 	KiCad  *kicadcli.Tool
 }
 
@@ -400,7 +401,7 @@ func generateOutputs(ctx context.Context, in Input, pr *project.Project) (string
 
 // firmwareStatus records the firmware build line for the dev plan, so a
 // resumed pipeline still knows whether the scaffold compiled here.
-const firmwareStatus = ".copperhead/firmware.json"
+const firmwareStatus = config.FirmwareStatus
 
 type firmwareState struct {
 	MCU       string `json:"mcu"`

@@ -2,14 +2,13 @@ package create
 
 import (
 	"context"
+	"copperhead/internal/config"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"copperhead/internal/design"
 )
 
 func TestSectionHasEntries(t *testing.T) {
@@ -109,7 +108,7 @@ func TestRunGatesRetriesAndResume(t *testing.T) {
 			}
 		},
 	}}
-	cfg := design.DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.StageMaxTurns = map[string]int{"architecture": 7} // AC-15.18
 	in := Input{Env: Env{Repo: repo, Config: cfg}, stage: f.Stage, diagnose: f.Diagnose, MaxStageRetries: 1}
 	rep, err := Run(context.Background(), in)
@@ -123,7 +122,7 @@ func TestRunGatesRetriesAndResume(t *testing.T) {
 	if got := strings.Join(f.calls, " "); got != want {
 		t.Errorf("calls:\n%s\nwant:\n%s", got, want)
 	}
-	if f.turns["architecture"] != 7 || f.turns["spec-seed"] != design.DefaultMaxTurns {
+	if f.turns["architecture"] != 7 || f.turns["spec-seed"] != config.DefaultMaxTurns {
 		t.Errorf("turn budgets %v: want architecture 7 (stageMaxTurns), the rest maxTurns", f.turns)
 	}
 	if strings.Join(f.guided, ",") != "architecture,part-selection" {
@@ -155,7 +154,7 @@ func TestRunGatesRetriesAndResume(t *testing.T) {
 
 func TestRunWithoutModelStops(t *testing.T) {
 	repo := t.TempDir()
-	rep, err := Run(context.Background(), Input{Env: Env{Repo: repo, Config: design.DefaultConfig()}})
+	rep, err := Run(context.Background(), Input{Env: Env{Repo: repo, Config: config.DefaultConfig()}})
 	if !errors.Is(err, ErrStopped) || rep.StoppedAt != "spec-seed" {
 		t.Fatalf("Run without a model = %v at %q", err, rep.StoppedAt)
 	}
@@ -219,7 +218,7 @@ func TestPartSelectionGate(t *testing.T) {
 			if c.rows != "" {
 				write(t, repo, "docs/BOM.md", "# BOM\n\n"+head+c.rows)
 			}
-			problems, err := Gate(context.Background(), Env{Repo: repo, Config: design.DefaultConfig()}, st)
+			problems, err := Gate(context.Background(), Env{Repo: repo, Config: config.DefaultConfig()}, st)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"copperhead/internal/agent"
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/project"
 	"copperhead/internal/runmeta"
 	"copperhead/internal/runs"
@@ -75,8 +75,8 @@ func runDiagnosis(ctx context.Context, in Input, st Stage, problems []string, la
 
 // current is the repository's config and project as they are now: a stage
 // may have written either.
-func current(repo string) (design.Config, *project.Project, error) {
-	cfg, _, err := design.LoadConfig(repo)
+func current(repo string) (config.Config, *project.Project, error) {
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		return cfg, nil, err
 	}

@@ -1,7 +1,6 @@
 package datasheets
 
 import (
-	"copperhead/internal/textfmt"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -12,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"copperhead/internal/textfmt"
 )
 
 // PageCitation is a citation as a design doc writes it (D6, D8): a cached

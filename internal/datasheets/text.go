@@ -1,7 +1,6 @@
 package datasheets
 
 import (
-	"copperhead/internal/textfmt"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"copperhead/internal/textfmt"
 )
 
 // PageMarker is the line that opens page n in a text file.

@@ -33,6 +33,7 @@ import (
 	"sort"
 	"strings"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicad/kigen"
@@ -47,7 +48,7 @@ import (
 // Input is one plan to apply.
 type Input struct {
 	Repo   string        // repository root, absolute
-	Config design.Config // the repository's config (where the docs live)
+	Config config.Config // the repository's config (where the docs live)
 	Design *schedit.Design
 	Plan   *schedit.Plan
 	// KiCad exports the netlists the edit is checked against; required.
@@ -110,7 +111,7 @@ type Loaded struct {
 // out of it (an edit must not be planned or checked against half the
 // design). That netlist is the edit's "before": Prepare does not export it
 // again.
-func Open(ctx context.Context, repo string, cfg design.Config, schematic string, tool *kicadcli.Tool) (*Loaded, error) {
+func Open(ctx context.Context, repo string, cfg config.Config, schematic string, tool *kicadcli.Tool) (*Loaded, error) {
 	if tool == nil {
 		return nil, errors.New("kicad-cli is needed to check an edit against KiCad")
 	}
@@ -227,7 +228,7 @@ func Prepare(ctx context.Context, in Input) (*Result, error) {
 		// UpdateRows only rewrites docs it was given: their bytes as read.
 		old, ok := files[path]
 		if !ok {
-			if old, err = design.ReadRepoFile(in.Repo, path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if old, err = config.ReadRepoFile(in.Repo, path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("read %s: %w", path, err)
 			}
 		}

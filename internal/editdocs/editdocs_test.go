@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/kicad/schedit"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/project"
@@ -43,7 +43,7 @@ func fixtureRepo(t *testing.T) (Input, *project.Project) {
 		t.Fatal(err)
 	}
 	repo, _ = filepath.EvalSymlinks(repo)
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		t.Fatal(err)
 	}

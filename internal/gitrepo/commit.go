@@ -2,12 +2,13 @@ package gitrepo
 
 import (
 	"context"
-	"copperhead/internal/textfmt"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"copperhead/internal/textfmt"
 )
 
 // ErrNothingToCommit means `git add -A` staged nothing: the run changed no

@@ -2,13 +2,15 @@ package gitrepo
 
 import (
 	"context"
-	"copperhead/internal/textfmt"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
+
+	"copperhead/internal/config"
+	"copperhead/internal/textfmt"
 )
 
 // A run in progress is findable after a SIGKILL (issue #13 item 6): before
@@ -190,7 +192,7 @@ func readRecord(ctx context.Context, repo, runID string) (*snapshotRecord, error
 func (rec *snapshotRecord) note(runID string) RunNote {
 	n := rec.RunNote
 	if n.RunID != runID {
-		n = RunNote{RunID: runID, RunDir: ".copperhead/runs/" + runID, Owner: n.Owner, WorkTree: n.WorkTree}
+		n = RunNote{RunID: runID, RunDir: config.RunsDir + runID, Owner: n.Owner, WorkTree: n.WorkTree}
 	}
 	return n
 }

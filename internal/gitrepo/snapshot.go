@@ -3,7 +3,6 @@ package gitrepo
 import (
 	"bytes"
 	"context"
-	"copperhead/internal/textfmt"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
@@ -19,6 +18,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"copperhead/internal/textfmt"
 )
 
 // Safety rails (spec §7, AC-3.6, AC-3.8, AC-15.16/15.17): a run starts from a

@@ -3,7 +3,6 @@ package kicadcli
 import (
 	"bytes"
 	"context"
-	"copperhead/internal/textfmt"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"copperhead/internal/textfmt"
 )
 
 // DefaultTimeout bounds one kicad-cli run when Tool.Timeout is zero. It exists

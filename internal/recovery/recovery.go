@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"copperhead/internal/config"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/redact"
 	"copperhead/internal/runs"
@@ -87,7 +88,7 @@ func Interrupted(ctx context.Context, repo string) ([]Run, error) {
 func describe(top string, n gitrepo.RunNote) Run {
 	r := Run{RunID: n.RunID, RunDir: n.RunDir, Damaged: n.Damaged}
 	if r.RunDir == "" {
-		r.RunDir = ".copperhead/runs/" + n.RunID
+		r.RunDir = config.RunsDir + n.RunID
 	}
 	if t, ok := transcript.RunIDTime(n.RunID); ok {
 		r.StartedAt = t

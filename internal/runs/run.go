@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/llm"
 	"copperhead/internal/redact"
 	"copperhead/internal/runmeta"
@@ -75,9 +75,9 @@ func (e *ProviderError) Unwrap() error { return e.Err }
 
 // Budgets resolves a run's turn and repair-cycle budgets: the flag over the
 // config over the defaults.
-func Budgets(flagTurns int, cfg design.Config) (turns, repair int) {
-	return firstPositive(flagTurns, cfg.MaxTurns, design.DefaultMaxTurns),
-		firstPositive(cfg.MaxRepairCycles, design.DefaultMaxRepairCycles)
+func Budgets(flagTurns int, cfg config.Config) (turns, repair int) {
+	return firstPositive(flagTurns, cfg.MaxTurns, config.DefaultMaxTurns),
+		firstPositive(cfg.MaxRepairCycles, config.DefaultMaxRepairCycles)
 }
 
 func firstPositive(vs ...int) int {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/llm"
 	"copperhead/internal/runmeta"
@@ -54,21 +54,21 @@ func start(t *testing.T, p llm.Provider, o Options) *Run {
 }
 
 func TestBudgets(t *testing.T) {
-	cfg := func(turns, repair int) design.Config {
-		c := design.DefaultConfig()
+	cfg := func(turns, repair int) config.Config {
+		c := config.DefaultConfig()
 		c.MaxTurns, c.MaxRepairCycles = turns, repair
 		return c
 	}
 	for _, tt := range []struct {
 		name           string
 		flag           int
-		cfg            design.Config
+		cfg            config.Config
 		turns, repairs int
 	}{
-		{"defaults", 0, cfg(0, 0), design.DefaultMaxTurns, design.DefaultMaxRepairCycles},
+		{"defaults", 0, cfg(0, 0), config.DefaultMaxTurns, config.DefaultMaxRepairCycles},
 		{"config", 0, cfg(12, 3), 12, 3},
 		{"flag over config", 7, cfg(12, 3), 7, 3},
-		{"negative is unset", -1, cfg(-4, -2), design.DefaultMaxTurns, design.DefaultMaxRepairCycles},
+		{"negative is unset", -1, cfg(-4, -2), config.DefaultMaxTurns, config.DefaultMaxRepairCycles},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			turns, repairs := Budgets(tt.flag, tt.cfg)

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/llm"
 )
 
 // testSession is a session on an empty repository.
 func testSession(t *testing.T) *Session {
-	return &Session{Repo: t.TempDir(), Config: design.DefaultConfig(), RunID: "test-run", Ledger: NewLedger()}
+	return &Session{Repo: t.TempDir(), Config: config.DefaultConfig(), RunID: "test-run", Ledger: NewLedger()}
 }
 
 func TestIsKiCadFile(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 )
 
 // RepoPath is a model-given path resolved inside the repository.
@@ -114,9 +114,9 @@ func Refusal(rel string) string {
 			return "git internals (.git/) are off limits"
 		}
 	}
-	runs := strings.TrimSuffix(design.RunsDir, "/")
+	runs := strings.TrimSuffix(config.RunsDir, "/")
 	if rel == runs || strings.HasPrefix(rel, runs+"/") {
-		return "run records under " + design.RunsDir + " are off limits"
+		return "run records under " + config.RunsDir + " are off limits"
 	}
 	if isSecret(path.Base(rel)) {
 		return "it may hold secrets (keys, tokens, certificates), which copperhead never reads or writes"

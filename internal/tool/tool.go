@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"copperhead/internal/atomicfile"
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/llm"
 	"copperhead/internal/project"
@@ -60,7 +60,7 @@ type RequirementsCheck struct {
 // and update it.
 type Session struct {
 	Repo    string           // repository root, absolute, symlinks resolved
-	Config  design.Config    // the repository's config
+	Config  config.Config    // the repository's config
 	Project *project.Project // the located KiCad project (nil when the repo has none yet)
 	KiCad   *kicadcli.Tool   // kicad-cli
 	RunID   string

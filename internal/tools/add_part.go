@@ -2,15 +2,11 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicad/schedit"
 	"copperhead/internal/tool"
 )
-
-//go:embed add_part.md
-var addPartDoc string
 
 type addPartArgs struct {
 	LibID     string   `json:"lib_id" desc:"library symbol, Library:Symbol, e.g. Device:R"`
@@ -22,7 +18,7 @@ type addPartArgs struct {
 	AtY       *float64 `json:"at_y,omitempty" desc:"y position in mm (with at_x)"`
 }
 
-var addPartTool = tool.New("add_part", addPartDoc, addPart, tool.Mutating)
+var addPartTool = newTool("add_part", addPart, tool.Mutating)
 
 func addPart(ctx context.Context, s *tool.Session, a addPartArgs) (tool.Result, error) {
 	var at *kicad.Point

@@ -2,19 +2,16 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"strings"
 
+	"copperhead/internal/config"
 	"copperhead/internal/consistency"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/tool"
 )
-
-//go:embed check_drift.md
-var checkDriftDoc string
 
 type checkDriftArgs struct{}
 
@@ -27,7 +24,7 @@ type driftLine struct {
 	Message string `json:"message"`
 }
 
-var checkDriftTool = tool.New("check_drift", checkDriftDoc, checkDrift)
+var checkDriftTool = newTool("check_drift", checkDrift)
 
 func checkDrift(ctx context.Context, s *tool.Session, _ checkDriftArgs) (tool.Result, error) {
 	st, err := loadDesignState(ctx, s)
@@ -79,7 +76,7 @@ func checkDrift(ctx context.Context, s *tool.Session, _ checkDriftArgs) (tool.Re
 // nil.
 func loadDesignState(ctx context.Context, s *tool.Session) (consistency.State, error) {
 	var st consistency.State
-	cfg, _, err := design.LoadConfig(s.Repo)
+	cfg, _, err := config.LoadConfig(s.Repo)
 	if err != nil {
 		return st, err
 	}

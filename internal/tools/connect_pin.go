@@ -2,14 +2,10 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 
 	"copperhead/internal/kicad/schedit"
 	"copperhead/internal/tool"
 )
-
-//go:embed connect_pin.md
-var connectPinDoc string
 
 type connectPinArgs struct {
 	Ref string `json:"ref" desc:"reference designator, e.g. U1"`
@@ -17,7 +13,7 @@ type connectPinArgs struct {
 	Net string `json:"net" desc:"net to connect the pin to, as list_nets shows it (\"/PTT\", \"GND\") or a bare label name; a new name makes a new net (a label is placed on a short stub)"`
 }
 
-var connectPinTool = tool.New("connect_pin", connectPinDoc, connectPin, tool.Mutating)
+var connectPinTool = newTool("connect_pin", connectPin, tool.Mutating)
 
 func connectPin(ctx context.Context, s *tool.Session, a connectPinArgs) (tool.Result, error) {
 	return runSchedit(ctx, s, "connect_pin", func(d *schedit.Design) (*schedit.Plan, error) {

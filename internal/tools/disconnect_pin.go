@@ -2,21 +2,17 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 
 	"copperhead/internal/kicad/schedit"
 	"copperhead/internal/tool"
 )
-
-//go:embed disconnect_pin.md
-var disconnectPinDoc string
 
 type disconnectPinArgs struct {
 	Ref string `json:"ref" desc:"reference designator, e.g. U1"`
 	Pin string `json:"pin" desc:"pin number or name"`
 }
 
-var disconnectPinTool = tool.New("disconnect_pin", disconnectPinDoc, disconnectPin, tool.Mutating)
+var disconnectPinTool = newTool("disconnect_pin", disconnectPin, tool.Mutating)
 
 func disconnectPin(ctx context.Context, s *tool.Session, a disconnectPinArgs) (tool.Result, error) {
 	return runSchedit(ctx, s, "disconnect_pin", func(d *schedit.Design) (*schedit.Plan, error) {

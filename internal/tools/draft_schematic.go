@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,15 +14,12 @@ import (
 	"copperhead/internal/tool"
 )
 
-//go:embed draft_schematic.md
-var draftSchematicDoc string
-
 type draftSchematicArgs struct {
 	Intent string `json:"intent" desc:"the intent file, relative to the repository root, e.g. hardware/intent.json"`
 	Force  bool   `json:"force,omitempty" desc:"replace an existing sheet that differs from this draft"`
 }
 
-var draftSchematicTool = tool.New("draft_schematic", draftSchematicDoc, draftSchematic, tool.Mutating)
+var draftSchematicTool = newTool("draft_schematic", draftSchematic, tool.Mutating)
 
 func draftSchematic(ctx context.Context, s *tool.Session, a draftSchematicArgs) (tool.Result, error) {
 	p, err := s.ResolvePath(a.Intent)

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -10,13 +9,10 @@ import (
 	"unicode"
 
 	"copperhead/internal/atomicfile"
+	"copperhead/internal/config"
 	"copperhead/internal/datasheets"
-	"copperhead/internal/design"
 	"copperhead/internal/tool"
 )
-
-//go:embed edit_file.md
-var editFileDoc string
 
 // maxMatchLines caps the line numbers listed for an ambiguous anchor.
 const maxMatchLines = 10
@@ -28,7 +24,7 @@ type editFileArgs struct {
 	ReplaceAll bool   `json:"replace_all,omitempty" desc:"replace every occurrence instead of requiring exactly one"`
 }
 
-var editFileTool = tool.New("edit_file", editFileDoc, editFile, tool.Mutating)
+var editFileTool = newTool("edit_file", editFile, tool.Mutating)
 
 func editFile(ctx context.Context, s *tool.Session, a editFileArgs) (tool.Result, error) {
 	p, err := s.ResolvePath(a.Path)
@@ -125,7 +121,7 @@ func editFile(ctx context.Context, s *tool.Session, a editFileArgs) (tool.Result
 // propose_change, which locks the edit tools until it validates again.
 func writeRefusal(rel string) string {
 	switch {
-	case rel == design.ConstraintsPath:
+	case rel == config.ConstraintsPath:
 		return rel + " is written only by record_constraint, which also updates the doc stating the constraint"
 	case rel == changesDir || strings.HasPrefix(rel, changesDir+"/"):
 		return "change proposals under " + changesDir + "/ are written only by propose_change (which re-validates them)"

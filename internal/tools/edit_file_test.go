@@ -1,11 +1,12 @@
 package tools
 
 import (
-	"copperhead/internal/tool"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"copperhead/internal/tool"
 )
 
 const schRel = "hardware/open-telegraph.kicad_sch"

@@ -2,22 +2,18 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"path/filepath"
 	"strings"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/tool"
 )
-
-//go:embed export_svg.md
-var exportSVGDoc string
 
 type exportSVGArgs struct {
 	Target string `json:"target" enum:"sch,pcb" desc:"sch for the schematic, pcb for the board"`
 }
 
-var exportSVGTool = tool.New("export_svg", exportSVGDoc, exportSVG)
+var exportSVGTool = newTool("export_svg", exportSVG)
 
 func exportSVG(ctx context.Context, s *tool.Session, a exportSVGArgs) (tool.Result, error) {
 	var board bool
@@ -42,7 +38,7 @@ func exportSVG(ctx context.Context, s *tool.Session, a exportSVGArgs) (tool.Resu
 	}
 	// Written by copperhead itself into the run's own folder, which the
 	// model's file tools cannot reach: the export is not an edit of the repo.
-	out := filepath.Join(s.Repo, filepath.FromSlash(design.RunsDir), runID, "svg", a.Target)
+	out := filepath.Join(s.Repo, filepath.FromSlash(config.RunsDir), runID, "svg", a.Target)
 	files, err := s.KiCad.ExportSVG(ctx, abs, out)
 	if err != nil {
 		return tool.Errorf("export_svg: %s", s.Scrub(err.Error())), nil

@@ -3,7 +3,6 @@ package tools
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"maps"
@@ -20,9 +19,6 @@ import (
 	"copperhead/internal/tool"
 )
 
-//go:embed fetch_datasheet.md
-var fetchDatasheetDoc string
-
 type fetchDatasheetArgs struct {
 	URL string `json:"url" desc:"the datasheet's URL exactly as web_search or search_parts returned it"`
 	MPN string `json:"mpn" desc:"the manufacturer part number the datasheet is for, e.g. TPS63020DSJR (names the cached file)"`
@@ -32,7 +28,7 @@ type fetchDatasheetArgs struct {
 // only the datasheet cache: evidence, not design, and committed with the run
 // like everything else the run changed. It is not Mutating, because the
 // model needs datasheets while it plans, before any proposal exists.
-var fetchDatasheetTool = researchTool("fetch_datasheet", fetchDatasheetDoc, fetchDatasheet)
+var fetchDatasheetTool = researchTool("fetch_datasheet", fetchDatasheet)
 
 func fetchDatasheet(ctx context.Context, s *tool.Session, kit *research.Kit, a fetchDatasheetArgs) (tool.Result, error) {
 	mpn := strings.TrimSpace(a.MPN)

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,9 +12,6 @@ import (
 	"copperhead/internal/tool"
 )
 
-//go:embed fetch_page.md
-var fetchPageDoc string
-
 type fetchPageArgs struct {
 	URL string `json:"url" desc:"a URL exactly as web_search, search_parts or an earlier fetch_page returned it"`
 }
@@ -25,7 +21,7 @@ type fetchPageArgs struct {
 // menu lookup and exactly that canonical string is fetched, so the model can
 // choose among URLs trusted code saw but never address one of its own. The
 // page's links are harvested by our parser, not the model, onto the menu.
-var fetchPageTool = researchTool("fetch_page", fetchPageDoc, fetchPage)
+var fetchPageTool = researchTool("fetch_page", fetchPage)
 
 func fetchPage(ctx context.Context, s *tool.Session, kit *research.Kit, a fetchPageArgs) (tool.Result, error) {
 	entry, ok := kit.Menu.Lookup(a.URL)

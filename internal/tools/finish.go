@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,15 +10,12 @@ import (
 	"copperhead/internal/tool"
 )
 
-//go:embed finish.md
-var finishDoc string
-
 type finishArgs struct {
 	Outcome string `json:"outcome" enum:"done,refuse" desc:"done: implemented and verified; refuse: the request would break a budget or constraint, or cannot be done"`
 	Summary string `json:"summary" desc:"for the user: what changed and how it was verified, or why the request was refused (cite the budget or constraint)"`
 }
 
-var finishTool = tool.New("finish", finishDoc, finish)
+var finishTool = newTool("finish", finish)
 
 func finish(ctx context.Context, s *tool.Session, a finishArgs) (tool.Result, error) {
 	summary := strings.TrimSpace(a.Summary)

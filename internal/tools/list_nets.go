@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,15 +10,12 @@ import (
 	"copperhead/internal/tool"
 )
 
-//go:embed list_nets.md
-var listNetsDoc string
-
 // maxNetNodes caps the pins shown per net: a GND net touches most parts.
 const maxNetNodes = 12
 
 type listNetsArgs struct{}
 
-var listNetsTool = tool.New("list_nets", listNetsDoc, listNets)
+var listNetsTool = newTool("list_nets", listNets)
 
 func listNets(ctx context.Context, s *tool.Session, _ listNetsArgs) (tool.Result, error) {
 	nl, rel, res := s.Netlist(ctx, "list_nets")

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,9 +9,6 @@ import (
 	"copperhead/internal/kicad"
 	"copperhead/internal/tool"
 )
-
-//go:embed list_pins.md
-var listPinsDoc string
 
 type listPinsArgs struct {
 	Refdes string `json:"refdes" desc:"reference designator of the part, e.g. U1"`
@@ -26,7 +22,7 @@ type pinRow struct {
 	Net  string `json:"net"`
 }
 
-var listPinsTool = tool.New("list_pins", listPinsDoc, listPins)
+var listPinsTool = newTool("list_pins", listPins)
 
 func listPins(ctx context.Context, s *tool.Session, a listPinsArgs) (tool.Result, error) {
 	ref := strings.TrimSpace(a.Refdes)

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -11,9 +10,6 @@ import (
 	"copperhead/internal/kicad"
 	"copperhead/internal/tool"
 )
-
-//go:embed list_symbols.md
-var listSymbolsDoc string
 
 type listSymbolsArgs struct{}
 
@@ -27,7 +23,7 @@ type symbolRow struct {
 	DNP       bool   `json:"dnp,omitempty"`
 }
 
-var listSymbolsTool = tool.New("list_symbols", listSymbolsDoc, listSymbols)
+var listSymbolsTool = newTool("list_symbols", listSymbols)
 
 func listSymbols(ctx context.Context, s *tool.Session, _ listSymbolsArgs) (tool.Result, error) {
 	abs, rel := s.DesignFile(false)

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -15,9 +14,6 @@ import (
 	"copperhead/internal/openspec"
 	"copperhead/internal/tool"
 )
-
-//go:embed propose_change.md
-var proposeChangeDoc string
 
 // changesDir is where OpenSpec keeps proposed changes, repo-relative.
 const changesDir = "openspec/changes"
@@ -56,7 +52,7 @@ type proposeChangeArgs struct {
 
 // Not tool.Mutating: the proposal is the one thing a run may write before
 // validation, and propose_change writes only under openspec/changes/<id>/.
-var proposeChangeTool = tool.New("propose_change", proposeChangeDoc, proposeChange)
+var proposeChangeTool = newTool("propose_change", proposeChange)
 
 func proposeChange(ctx context.Context, s *tool.Session, a proposeChangeArgs) (tool.Result, error) {
 	if err := openspec.CheckChangeID(a.ID); err != nil {

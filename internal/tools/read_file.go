@@ -3,7 +3,6 @@ package tools
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"fmt"
 	"os"
 	"path"
@@ -12,9 +11,6 @@ import (
 	"copperhead/internal/datasheets"
 	"copperhead/internal/tool"
 )
-
-//go:embed read_file.md
-var readFileDoc string
 
 // Read limits per call. They keep one read of a large board from filling the
 // context window; the model pages with start_line.
@@ -32,7 +28,7 @@ type readFileArgs struct {
 	EndLine   int    `json:"end_line,omitempty" desc:"last line to show, inclusive (default: as many as fit, up to 2000 lines)"`
 }
 
-var readFileTool = tool.New("read_file", readFileDoc, readFile)
+var readFileTool = newTool("read_file", readFile)
 
 func readFile(ctx context.Context, s *tool.Session, a readFileArgs) (tool.Result, error) {
 	p, err := s.ResolvePath(a.Path)

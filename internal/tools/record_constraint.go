@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,13 +12,11 @@ import (
 	"slices"
 	"strings"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/tool"
 )
-
-//go:embed record_constraint.md
-var recordConstraintDoc string
 
 // constraintsHeading is the doc section that states constraints, one list
 // item each, the key first in backticks (what `copperhead sync` pairs with
@@ -40,7 +37,7 @@ type recordConstraintArgs struct {
 	DocText   string   `json:"doc_text" desc:"the statement for humans, e.g. sleep current at most 25 uA (one line)"`
 }
 
-var recordConstraintTool = tool.New("record_constraint", recordConstraintDoc, recordConstraint, tool.Mutating)
+var recordConstraintTool = newTool("record_constraint", recordConstraint, tool.Mutating)
 
 func recordConstraint(ctx context.Context, s *tool.Session, a recordConstraintArgs) (tool.Result, error) {
 	var problems []string
@@ -69,7 +66,7 @@ func recordConstraint(ctx context.Context, s *tool.Session, a recordConstraintAr
 	if len(problems) > 0 {
 		return tool.Errorf("record_constraint: nothing written; fix these and call it again:\n- %s", strings.Join(problems, "\n- ")), nil
 	}
-	regPath, err := s.ResolvePath(design.ConstraintsPath)
+	regPath, err := s.ResolvePath(config.ConstraintsPath)
 	if err != nil {
 		return tool.Errorf("record_constraint: %v", err), nil
 	}

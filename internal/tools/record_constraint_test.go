@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/tool"
 )
@@ -162,7 +163,7 @@ func TestResolveAffectedBatch(t *testing.T) {
 // registry (spec §2.6).
 func TestDeferredRevisitsReopen(t *testing.T) {
 	s := toolSession(t, false)
-	writeRepo(t, s, design.ConstraintsPath, `{"power.sleep_current_uA": {"max": 25, "source": "x", "affects": ["R7", "R42", "zone:top"], "deferred": ["R7", "R42"]}}`)
+	writeRepo(t, s, config.ConstraintsPath, `{"power.sleep_current_uA": {"max": 25, "source": "x", "affects": ["R7", "R42", "zone:top"], "deferred": ["R7", "R42"]}}`)
 	n, err := OpenDeferredRevisits(s)
 	if err != nil || n != 1 {
 		t.Fatalf("OpenDeferredRevisits = %d, %v; want 1 (R7 exists now, R42 does not)", n, err)
@@ -177,7 +178,7 @@ func TestDeferredRevisitsReopen(t *testing.T) {
 	res := mustOK(t, call(t, s, "resolve_affected", map[string]any{"resolutions": []map[string]any{
 		{"constraint": "power.sleep_current_uA", "item": "R7", "status": "no-change", "reason": "10k pullup idles open"},
 	}}))
-	if strings.Join(res.Changed, ",") != design.ConstraintsPath {
+	if strings.Join(res.Changed, ",") != config.ConstraintsPath {
 		t.Errorf("changed = %v", res.Changed)
 	}
 	reg, err := design.LoadConstraints(s.Repo)

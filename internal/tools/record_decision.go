@@ -2,13 +2,10 @@ package tools
 
 import (
 	"context"
-	"copperhead/internal/tool"
-	_ "embed"
 	"fmt"
-)
 
-//go:embed record_decision.md
-var recordDecisionDoc string
+	"copperhead/internal/tool"
+)
 
 type recordDecisionArgs struct {
 	Decision  string   `json:"decision" desc:"what was decided, e.g. KEY_DAH moves to GPIO4"`
@@ -18,7 +15,7 @@ type recordDecisionArgs struct {
 
 // Not tool.Mutating: a decision only joins tool.Session.Decisions; it reaches
 // docs/DECISIONS.md through the commit, which needs a validated change.
-var recordDecisionTool = tool.New("record_decision", recordDecisionDoc, recordDecision)
+var recordDecisionTool = newTool("record_decision", recordDecision)
 
 func recordDecision(ctx context.Context, s *tool.Session, a recordDecisionArgs) (tool.Result, error) {
 	d := tool.Decision{Decision: oneLine(a.Decision), Rationale: oneLine(a.Rationale)}

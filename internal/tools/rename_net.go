@@ -2,14 +2,10 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 
 	"copperhead/internal/kicad/schedit"
 	"copperhead/internal/tool"
 )
-
-//go:embed rename_net.md
-var renameNetDoc string
 
 type renameNetArgs struct {
 	Old   string `json:"old" desc:"the net's current name, as list_nets shows it (\"/PTT\", \"/amp/OUT\", \"VCC\") or as the bare label text"`
@@ -17,7 +13,7 @@ type renameNetArgs struct {
 	Merge bool   `json:"merge,omitempty" desc:"allow renaming onto a net that already exists, joining the two (refused otherwise)"`
 }
 
-var renameNetTool = tool.New("rename_net", renameNetDoc, renameNet, tool.Mutating)
+var renameNetTool = newTool("rename_net", renameNet, tool.Mutating)
 
 func renameNet(ctx context.Context, s *tool.Session, a renameNetArgs) (tool.Result, error) {
 	return runSchedit(ctx, s, "rename_net", func(d *schedit.Design) (*schedit.Plan, error) {

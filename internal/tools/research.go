@@ -51,9 +51,9 @@ func Research(k *research.Kit) []tool.Tool {
 
 // researchTool is tool.New for a research tool: its function also gets the
 // run's research kit, which the tool is built on once the run has one.
-func researchTool[A any](name, doc string, run func(ctx context.Context, s *tool.Session, kit *research.Kit, a A) (tool.Result, error)) func(*research.Kit) tool.Tool {
+func researchTool[A any](name string, run func(ctx context.Context, s *tool.Session, kit *research.Kit, a A) (tool.Result, error)) func(*research.Kit) tool.Tool {
 	return func(kit *research.Kit) tool.Tool {
-		return tool.New(name, doc, func(ctx context.Context, s *tool.Session, a A) (tool.Result, error) {
+		return newTool(name, func(ctx context.Context, s *tool.Session, a A) (tool.Result, error) {
 			return run(ctx, s, kit, a)
 		})
 	}

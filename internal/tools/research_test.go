@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/llm"
 	"copperhead/internal/research"
@@ -197,7 +198,7 @@ func TestSearchParts(t *testing.T) {
 		{"both forms", `{"query":"x","mpn":"y"}`, true, true, "exactly one", nil},
 		{"unknown refdes", `{"mpn":"TPS63020DSJR","refdes":"U99"}`, true, true, "no row for U99", nil},
 		{"no exact match", `{"mpn":"TPS63020","refdes":"U4"}`, true, true, "no result is exactly TPS63020", nil},
-		{"recorded", `{"mpn":"TPS63020DSJR","refdes":"U4"}`, true, false, "Recorded sourcing.U4", []string{design.ConstraintsPath, "docs/BOM.md"}},
+		{"recorded", `{"mpn":"TPS63020DSJR","refdes":"U4"}`, true, false, "Recorded sourcing.U4", []string{config.ConstraintsPath, "docs/BOM.md"}},
 		{"recorded again", `{"mpn":"TPS63020DSJR","refdes":"U4"}`, true, false, "", nil},
 	}
 	for _, tt := range tests {

@@ -2,17 +2,14 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"slices"
 	"strings"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/tool"
 )
-
-//go:embed resolve_affected.md
-var resolveAffectedDoc string
 
 type resolutionArg struct {
 	Constraint string `json:"constraint" desc:"constraint key, e.g. power.sleep_current_uA"`
@@ -25,7 +22,7 @@ type resolveAffectedArgs struct {
 	Resolutions []resolutionArg `json:"resolutions" desc:"one entry per affects item; each resolves independently"`
 }
 
-var resolveAffectedTool = tool.New("resolve_affected", resolveAffectedDoc, resolveAffected, tool.Mutating)
+var resolveAffectedTool = newTool("resolve_affected", resolveAffected, tool.Mutating)
 
 func resolveAffected(ctx context.Context, s *tool.Session, a resolveAffectedArgs) (tool.Result, error) {
 	if len(a.Resolutions) == 0 {
@@ -80,7 +77,7 @@ func resolveAffected(ctx context.Context, s *tool.Session, a resolveAffectedArgs
 	}
 	var changed []string
 	if regDirty {
-		p, err := s.ResolvePath(design.ConstraintsPath)
+		p, err := s.ResolvePath(config.ConstraintsPath)
 		if err != nil {
 			return tool.Errorf("resolve_affected: %v", err), nil
 		}

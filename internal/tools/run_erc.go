@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,16 +10,13 @@ import (
 	"copperhead/internal/tool"
 )
 
-//go:embed run_erc.md
-var runERCDoc string
-
 // maxViolationLines caps the violations one check shows. Every error is
 // always shown up to the cap, before any warning.
 const maxViolationLines = 60
 
 type runERCArgs struct{}
 
-var runERCTool = tool.New("run_erc", runERCDoc, runERC)
+var runERCTool = newTool("run_erc", runERC)
 
 func runERC(ctx context.Context, s *tool.Session, _ runERCArgs) (tool.Result, error) {
 	return runCheck(ctx, s, false), nil

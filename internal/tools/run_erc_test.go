@@ -1,11 +1,12 @@
 package tools
 
 import (
-	"copperhead/internal/tool"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"copperhead/internal/tool"
 )
 
 // TestNotApplicableYet: without a schematic or board the KiCad tools answer

@@ -1,10 +1,11 @@
 package tools
 
 import (
-	"copperhead/internal/tool"
 	"slices"
 	"strings"
 	"testing"
+
+	"copperhead/internal/tool"
 )
 
 // TestRenameNetTool: rename_net renames the net in the schematic, updates

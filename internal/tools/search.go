@@ -3,7 +3,6 @@ package tools
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"fmt"
 	"io/fs"
 	"os"
@@ -15,9 +14,6 @@ import (
 	"copperhead/internal/datasheets"
 	"copperhead/internal/tool"
 )
-
-//go:embed search.md
-var searchDoc string
 
 // Search limits. A net name in a board file can match thousands of lines;
 // the caps keep one call's answer readable, and the answer says how many
@@ -37,7 +33,7 @@ type searchArgs struct {
 	Glob    string `json:"glob,omitempty" desc:"only search files matching this glob, e.g. *.kicad_sch, docs/*.md, hardware/**"`
 }
 
-var searchTool = tool.New("search", searchDoc, search)
+var searchTool = newTool("search", search)
 
 func search(ctx context.Context, s *tool.Session, a searchArgs) (tool.Result, error) {
 	if a.Pattern == "" {

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -17,9 +16,6 @@ import (
 	"copperhead/internal/sourcing"
 	"copperhead/internal/tool"
 )
-
-//go:embed search_parts.md
-var searchPartsDoc string
 
 const (
 	// defaultPartResults and maxPartResults bound a free-text search: enough
@@ -54,7 +50,7 @@ type searchPartsArgs struct {
 // refdes is answered with the search results and "nothing recorded", and the
 // model records the snapshot with a second call once the edit tools unlock,
 // which is also when the part it selected can have a BOM row.
-var searchPartsTool = researchTool("search_parts", searchPartsDoc, searchParts)
+var searchPartsTool = researchTool("search_parts", searchParts)
 
 func searchParts(ctx context.Context, s *tool.Session, kit *research.Kit, a searchPartsArgs) (tool.Result, error) {
 	mpn, query, refdes := strings.TrimSpace(a.MPN), oneLine(a.Query), strings.TrimSpace(a.Refdes)

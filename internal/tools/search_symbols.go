@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"strings"
 
@@ -10,15 +9,12 @@ import (
 	"copperhead/internal/tool"
 )
 
-//go:embed search_symbols.md
-var searchSymbolsDoc string
-
 type searchSymbolsArgs struct {
 	Query string `json:"query" desc:"words that must all appear, e.g. \"LDO 3.3V\" or \"ATmega32U4\""`
 	Limit int    `json:"limit,omitempty" desc:"most hits to return (default 20, at most 50)"`
 }
 
-var searchSymbolsTool = tool.New("search_symbols", searchSymbolsDoc, searchSymbols)
+var searchSymbolsTool = newTool("search_symbols", searchSymbols)
 
 func searchSymbols(ctx context.Context, s *tool.Session, a searchSymbolsArgs) (tool.Result, error) {
 	limit := a.Limit

@@ -1,9 +1,10 @@
 package tools
 
 import (
-	"copperhead/internal/tool"
 	"strings"
 	"testing"
+
+	"copperhead/internal/tool"
 )
 
 func TestSearch(t *testing.T) {

@@ -2,14 +2,10 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 
 	"copperhead/internal/kicad/schedit"
 	"copperhead/internal/tool"
 )
-
-//go:embed set_field.md
-var setFieldDoc string
 
 type setFieldArgs struct {
 	Ref      string `json:"ref" desc:"reference designator, e.g. R7"`
@@ -18,7 +14,7 @@ type setFieldArgs struct {
 	Instance string `json:"instance,omitempty" desc:"\"all\" to change every instance of a part on a reused sheet, or the instance path (\"/Power/\")"`
 }
 
-var setFieldTool = tool.New("set_field", setFieldDoc, setField, tool.Mutating)
+var setFieldTool = newTool("set_field", setField, tool.Mutating)
 
 func setField(ctx context.Context, s *tool.Session, a setFieldArgs) (tool.Result, error) {
 	return runSchedit(ctx, s, "set_field", func(d *schedit.Design) (*schedit.Plan, error) {

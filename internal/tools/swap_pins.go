@@ -2,14 +2,10 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 
 	"copperhead/internal/kicad/schedit"
 	"copperhead/internal/tool"
 )
-
-//go:embed swap_pins.md
-var swapPinsDoc string
 
 type swapPinsArgs struct {
 	Ref  string `json:"ref" desc:"reference designator, e.g. U1"`
@@ -18,7 +14,7 @@ type swapPinsArgs struct {
 	Net  string `json:"net,omitempty" desc:"the net that must end up on pin_b; makes a repeated call a no-op instead of swapping back"`
 }
 
-var swapPinsTool = tool.New("swap_pins", swapPinsDoc, swapPins, tool.Mutating)
+var swapPinsTool = newTool("swap_pins", swapPins, tool.Mutating)
 
 func swapPins(ctx context.Context, s *tool.Session, a swapPinsArgs) (tool.Result, error) {
 	return runSchedit(ctx, s, "swap_pins", func(d *schedit.Design) (*schedit.Plan, error) {

@@ -2,21 +2,17 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"strings"
 
 	"copperhead/internal/draft"
 	"copperhead/internal/tool"
 )
 
-//go:embed symbol_pins.md
-var symbolPinsDoc string
-
 type symbolPinsArgs struct {
 	LibID string `json:"lib_id" desc:"LIBRARY:SYMBOL, e.g. Regulator_Linear:AP2112K-3.3"`
 }
 
-var symbolPinsTool = tool.New("symbol_pins", symbolPinsDoc, symbolPins)
+var symbolPinsTool = newTool("symbol_pins", symbolPins)
 
 func symbolPins(ctx context.Context, s *tool.Session, a symbolPinsArgs) (tool.Result, error) {
 	info, err := draft.LookupSymbol(draft.InstalledLibrary(), a.LibID)

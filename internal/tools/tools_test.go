@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,11 +14,12 @@ import (
 	"sync"
 	"testing"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/llm"
 	"copperhead/internal/openspec"
 	"copperhead/internal/project"
+	"copperhead/internal/research"
 	"copperhead/internal/tool"
 	"copperhead/internal/tools/toolstest"
 )
@@ -78,7 +80,7 @@ func toolSession(t *testing.T, withKiCad bool) *tool.Session {
 	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v: %s", err, out)
 	}
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,5 +354,32 @@ func checkSchemas(t *testing.T, specs []llm.Tool, golden, test string) {
 	}
 	if !bytes.Equal(pretty.Bytes(), want) {
 		t.Errorf("tool schemas differ from %s (review, then run go test -run %s -update after an intended change):\n%s", golden, test, pretty.String())
+	}
+}
+
+// TestEveryToolDescribed: every tool's description is its Markdown file,
+// and every Markdown file describes a tool.
+func TestEveryToolDescribed(t *testing.T) {
+	all := All()
+	for _, build := range []func(*research.Kit) tool.Tool{webSearchTool, searchPartsTool, fetchDatasheetTool, fetchPageTool} {
+		all = append(all, build(nil))
+	}
+	described := map[string]bool{}
+	for _, tl := range all {
+		spec := tl.Spec()
+		b, err := docs.ReadFile(spec.Name + ".md")
+		if err != nil || spec.Description == "" || spec.Description != strings.TrimSpace(string(b)) {
+			t.Errorf("%s: description %q is not its %s.md (%v)", spec.Name, spec.Description, spec.Name, err)
+		}
+		described[spec.Name+".md"] = true
+	}
+	files, err := fs.Glob(docs, "*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !described[f] {
+			t.Errorf("%s describes no tool", f)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -12,12 +11,9 @@ import (
 	"copperhead/internal/tool"
 )
 
-//go:embed validate_change.md
-var validateChangeDoc string
-
 type validateChangeArgs struct{}
 
-var validateChangeTool = tool.New("validate_change", validateChangeDoc, validateChange)
+var validateChangeTool = newTool("validate_change", validateChange)
 
 func validateChange(ctx context.Context, s *tool.Session, _ validateChangeArgs) (tool.Result, error) {
 	if s.ChangeID == "" {

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,9 +10,6 @@ import (
 	"copperhead/internal/research"
 	"copperhead/internal/tool"
 )
-
-//go:embed web_search.md
-var webSearchDoc string
 
 const (
 	// maxQueryRunes is Brave's own limit on a query (400 characters), the
@@ -33,7 +29,7 @@ type webSearchArgs struct {
 // webSearchTool runs one web search through the first search provider that
 // answers (Brave, then Tavily, then OpenRouter, as their keys allow) and
 // puts every result URL on the run's menu.
-var webSearchTool = researchTool("web_search", webSearchDoc, webSearch)
+var webSearchTool = researchTool("web_search", webSearch)
 
 func webSearch(ctx context.Context, s *tool.Session, kit *research.Kit, a webSearchArgs) (tool.Result, error) {
 	query := oneLine(a.Query)

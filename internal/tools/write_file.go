@@ -2,25 +2,22 @@ package tools
 
 import (
 	"context"
-	"copperhead/internal/tool"
-	_ "embed"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"strings"
-)
 
-//go:embed write_file.md
-var writeFileDoc string
+	"copperhead/internal/tool"
+)
 
 type writeFileArgs struct {
 	Path    string `json:"path" desc:"new file to create, relative to the repository root, e.g. docs/POWER.md"`
 	Content string `json:"content" desc:"the whole content of the file"`
 }
 
-var writeFileTool = tool.New("write_file", writeFileDoc, writeFile, tool.Mutating)
+var writeFileTool = newTool("write_file", writeFile, tool.Mutating)
 
 func writeFile(ctx context.Context, s *tool.Session, a writeFileArgs) (tool.Result, error) {
 	p, err := s.ResolvePath(a.Path)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"copperhead/internal/config"
 	"copperhead/internal/ulids"
 )
 
@@ -20,7 +21,7 @@ const (
 // RunsDir is the folder holding every run record of the repo at repoRoot:
 // repoRoot/.copperhead/runs (git-ignored from the first commit, AC-4.3).
 func RunsDir(repoRoot string) string {
-	return filepath.Join(repoRoot, ".copperhead", "runs")
+	return filepath.Join(repoRoot, filepath.FromSlash(config.RunsDir))
 }
 
 // NewRunID returns a new run id for a run started at t: a ULID, 26

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"testing"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/research"
 	"copperhead/internal/research/datasheet"
 	"copperhead/internal/research/researchtest"
@@ -31,7 +31,7 @@ func EmptySession(t *testing.T) *tool.Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &tool.Session{Repo: repo, Config: design.DefaultConfig(), RunID: "test-run", Ledger: tool.NewLedger()}
+	return &tool.Session{Repo: repo, Config: config.DefaultConfig(), RunID: "test-run", Ledger: tool.NewLedger()}
 }
 
 // CopyFixture copies the open-telegraph example into a temporary folder
@@ -161,8 +161,8 @@ var AllKeys = Keys("BRAVE_API_KEY", BraveKey, "NEXAR_CLIENT_ID", NexarID, "NEXAR
 
 // ResearchConfig is the default research config, enabled or not, with
 // fetchPages as given.
-func ResearchConfig(enabled, fetchPages bool) design.ResearchConfig {
-	c := design.DefaultResearch()
+func ResearchConfig(enabled, fetchPages bool) config.ResearchConfig {
+	c := config.DefaultResearch()
 	c.Enabled, c.FetchPages = enabled, fetchPages
 	return c
 }

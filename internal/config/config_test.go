@@ -1,4 +1,4 @@
-package design
+package config
 
 import (
 	"encoding/json"
@@ -68,15 +68,9 @@ func TestParseConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := ParseConfig([]byte(tt.json), "cfg.json")
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
-				}
+			c, ok := parseCase(t, tt.json, tt.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			tt.check(t, c)
 		})
@@ -166,33 +160,11 @@ func TestLoadConfig(t *testing.T) {
 	}
 }
 
-func TestReadmeExplainsEveryConfigKey(t *testing.T) {
-	readme := string(GenerateReadme())
-	keys := []string{"schematic", "board", "docs", "model", "baseURL", "apiKeyEnv", "maxTurns", "maxRepairCycles",
-		"stageMaxTurns", "budgets", "generated", "baseline", "forbidden", "affects", "deferred", "source", "runs/",
-		"research", "enabled", "allowHosts", "fetchPages", "maxPdfMB", "stalenessDays", "sourcing.<refdes>", "stockTotal", "price1k", "VERIFIED(datasheet)"}
-	for _, k := range keys {
-		if !strings.Contains(readme, "`"+k+"`") {
-			t.Errorf("README does not explain `%s`", k)
-		}
-	}
-	if _, err := ParseConstraints([]byte(readmeConstraintsExample(t, readme)), "README example"); err != nil {
-		t.Errorf("README constraints.json example does not parse: %v", err)
-	}
-}
-
-func readmeConstraintsExample(t *testing.T, readme string) string {
-	t.Helper()
-	_, after, ok := strings.Cut(readme, "```json\n")
-	if !ok {
-		t.Fatal("README has no json example")
-	}
-	example, _, _ := strings.Cut(after, "```")
-	return example
-}
-
 func TestConfigEncodingJSON(t *testing.T) {
-	c := keyerConfig()
+	// The keyer fixture's config (internal/design's keyerConfig).
+	c := DefaultConfig()
+	c.Schematic, c.Board = "hardware/keyer.kicad_sch", "hardware/keyer.kicad_pcb"
+	c.Budgets = map[string]float64{"sleep_current_uA": 25, "battery_life_days": 365.5}
 	c.Extra = map[string]json.RawMessage{"x": json.RawMessage(`"<y>"`)}
 	data, err := json.Marshal(struct {
 		Config Config `json:"config"`
@@ -258,15 +230,9 @@ func TestParseConfigResearch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := ParseConfig([]byte(tt.json), "cfg.json")
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
-				}
+			c, ok := parseCase(t, tt.json, tt.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			got := c.Research
 			got.declared = false
@@ -359,4 +325,21 @@ func TestConfigBaseline(t *testing.T) {
 			t.Errorf("%s: an unset baseline is written", tt.in)
 		}
 	}
+}
+
+// parseCase parses one table case's config.json: with wantErr, it asserts
+// the error contains it and ok is false; without, a parse error fails t.
+func parseCase(t *testing.T, json, wantErr string) (c Config, ok bool) {
+	t.Helper()
+	c, err := ParseConfig([]byte(json), "cfg.json")
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("err = %v, want it to contain %q", err, wantErr)
+		}
+		return c, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, true
 }

@@ -1,7 +1,8 @@
-package design
+package config
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,15 +10,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-)
-
-// Paths of copperhead's own files in a user's repo, slash-separated and
-// relative to the repo root.
-const (
-	ConfigPath      = ".copperhead/config.json"
-	ConstraintsPath = ".copperhead/constraints.json"
-	ReadmePath      = ".copperhead/README.md"
-	RunsDir         = ".copperhead/runs/"
 )
 
 // Defaults for config keys a repo leaves out.
@@ -76,7 +68,7 @@ func LoadConfig(repoRoot string) (cfg Config, found bool, err error) {
 		return DefaultConfig(), false, nil
 	}
 	if err != nil {
-		return Config{}, false, readErr(ConfigPath, err)
+		return Config{}, false, ReadError(ConfigPath, err)
 	}
 	cfg, err = ParseConfig(data, ConfigPath)
 	return cfg, err == nil, err
@@ -89,7 +81,7 @@ func ParseConfig(data []byte, name string) (cfg Config, err error) {
 	cfg = DefaultConfig()
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return Config{}, jsonError(name, data, err)
+		return Config{}, JSONError(name, data, err)
 	}
 	if raw == nil {
 		return Config{}, fmt.Errorf("%s: top level must be a JSON object", name)
@@ -155,7 +147,10 @@ func repoRelative(p string) bool {
 	return c != ".." && !strings.HasPrefix(c, "../")
 }
 
-func jsonError(name string, data []byte, err error) error {
+// JSONError words a failed decode of a whole JSON file: a syntax error with
+// its line and column, a top level that is not an object, anything else as
+// malformed JSON. name is the file name it quotes.
+func JSONError(name string, data []byte, err error) error {
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
 		line, col := lineCol(data, syn.Offset)
@@ -168,7 +163,9 @@ func jsonError(name string, data []byte, err error) error {
 	return fmt.Errorf("%s: malformed JSON: %v", name, err)
 }
 
-func typeErrorText(err error) string {
+// TypeErrorText words a JSON value of the wrong type for a message that names
+// its key: "expected a number, got JSON string".
+func TypeErrorText(err error) string {
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) {
 		where := ""
@@ -225,7 +222,7 @@ func (c Config) Marshal() []byte {
 	}
 	out["schematic"] = c.Schematic
 	putString("board", c.Board)
-	out["docs"] = firstNonEmpty(c.Docs, DefaultDocs)
+	out["docs"] = cmp.Or(c.Docs, DefaultDocs)
 	putString("model", c.Model)
 	putString("baseURL", c.BaseURL)
 	putString("apiKeyEnv", c.APIKeyEnv)
@@ -243,7 +240,7 @@ func (c Config) Marshal() []byte {
 	if r := c.Research.fields(); r != nil {
 		out["research"] = r
 	}
-	return marshalSorted(out)
+	return MarshalSorted(out)
 }
 
 // MarshalJSON makes a Config embeddable in other JSON (run metadata): the
@@ -275,7 +272,7 @@ func nonNil[V any](m map[string]V) map[string]V {
 
 // marshalSorted is encoding/json (which sorts map keys) with two-space indent,
 // no HTML escaping and a trailing newline.
-func marshalSorted(v any) []byte {
+func MarshalSorted(v any) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -283,7 +280,7 @@ func marshalSorted(v any) []byte {
 	if err := enc.Encode(v); err != nil {
 		// Only maps of strings, numbers and RawMessages that already parsed
 		// reach here; a failure is a bug, not user input.
-		panic(fmt.Sprintf("design: marshal: %v", err))
+		panic(fmt.Sprintf("config: marshal: %v", err))
 	}
 	return buf.Bytes()
 }
@@ -309,7 +306,7 @@ func decodeKeys(raw map[string]json.RawMessage, name, prefix string, keys []conf
 			continue
 		}
 		if err := json.Unmarshal(v, f.dst); err != nil {
-			return fmt.Errorf("%s: key %q: %v", name, prefix+f.key, typeErrorText(err))
+			return fmt.Errorf("%s: key %q: %v", name, prefix+f.key, TypeErrorText(err))
 		}
 	}
 	return nil
