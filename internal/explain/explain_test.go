@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -194,24 +193,6 @@ func TestExplainUnknown(t *testing.T) {
 		var ue *UnknownError
 		if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("Explain(%q) = %v, want %s", subject, err, want)
-		}
-	}
-}
-
-// TestNoModelImports: explain's facts are deterministic by construction.
-func TestNoModelImports(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list")
-	}
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Skipf("go list unavailable: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		for _, banned := range []string{"copperhead/internal/llm", "copperhead/internal/agent", "copperhead/internal/research"} {
-			if dep == banned || strings.HasPrefix(dep, banned+"/") {
-				t.Errorf("explain depends on %s", dep)
-			}
 		}
 	}
 }

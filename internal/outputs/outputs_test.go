@@ -354,17 +354,3 @@ func TestProfileAndSupplierNames(t *testing.T) {
 		}
 	}
 }
-
-func TestNoForbiddenImports(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Skipf("go list unavailable: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		for _, banned := range []string{"copperhead/internal/llm", "copperhead/internal/agent", "copperhead/internal/research"} {
-			if dep == banned || strings.HasPrefix(dep, banned+"/") {
-				t.Errorf("outputs depends on %s", dep)
-			}
-		}
-	}
-}
