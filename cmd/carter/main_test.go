@@ -26,28 +26,32 @@ import (
 )
 
 // TestMain lets testscript run carter's real main as the "carter" command.
-// When a script has started a loopback search engine (fakesearch), --web
-// uses it through egress with loopback admitted: the one hole egress keeps
-// for tests, opened here in the test binary and never in the shipped one.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"carter": func() {
-			base := os.Getenv("FAKESEARCH_URL")
-			if base == "" {
-				os.Exit(run())
+	testscript.Main(m, scriptPrograms)
+}
+
+// scriptPrograms are the programs scripts run in-process
+// (testdata/script/README.md lists them). When a script has started a
+// loopback search engine (fakesearch), --web uses it through egress with
+// loopback admitted: the one hole egress keeps for tests, opened here in the
+// test binary and never in the shipped one.
+var scriptPrograms = map[string]func(){
+	"carter": func() {
+		base := os.Getenv("FAKESEARCH_URL")
+		if base == "" {
+			os.Exit(run())
+		}
+		deps := command.Deps{Web: func(spec task.Spec, log func(egress.Record)) (retrieve.Retriever, error) {
+			client := func(allow []string) *egress.Client {
+				return egress.New(egress.Config{AllowHosts: allow, AllowLoopbackForTests: true, Log: log, MaxBytes: 256 << 10})
 			}
-			deps := command.Deps{Web: func(spec task.Spec, log func(egress.Record)) (retrieve.Retriever, error) {
-				client := func(allow []string) *egress.Client {
-					return egress.New(egress.Config{AllowHosts: allow, AllowLoopbackForTests: true, Log: log, MaxBytes: 256 << 10})
-				}
-				return web.New(web.Config{
-					Search:       web.SearXNG{BaseURL: base, Client: client([]string{"127.0.0.1"})},
-					AllowDomains: spec.Constraints.AllowDomains, MaxBytes: 256 << 10, NewClient: client,
-				})
-			}}
-			os.Exit(command.Main(context.Background(), os.Args[1:], command.StdIO(), deps))
-		},
-	})
+			return web.New(web.Config{
+				Search:       web.SearXNG{BaseURL: base, Client: client([]string{"127.0.0.1"})},
+				AllowDomains: spec.Constraints.AllowDomains, MaxBytes: 256 << 10, NewClient: client,
+			})
+		}}
+		os.Exit(command.Main(context.Background(), os.Args[1:], command.StdIO(), deps))
+	},
 }
 
 // TestScripts runs every testdata/script/*.txtar end to end: the scripts are
@@ -58,34 +62,54 @@ func TestScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
-		Setup: func(env *testscript.Env) error {
-			env.Setenv("HOME", filepath.Join(env.WorkDir, ".home"))
-			env.Setenv("CASES", cases)
-			env.Setenv("KICAD_DOCS", command.DefaultCorpus)
-			return nil
-		},
+		Dir:   "testdata/script",
+		Setup: scriptSetup(cases),
 		Condition: func(cond string) (bool, error) {
-			switch cond {
-			case "kicaddocs":
-				_, err := os.Stat(filepath.Join(command.DefaultCorpus, "pcbnew.html"))
-				return err == nil, nil
-			case "pdftotext":
-				_, err := os.Stat("/usr/bin/pdftotext")
-				return err == nil, nil
+			if c, ok := scriptConditions[cond]; ok {
+				return c(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"fakemodel":    func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeModel(t, ts, neg, args) },
-			"fakerequests": cmdFakeRequests,
-			"fakesearch":   func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeSearch(t, ts, neg, args) },
-			"lastrun":      cmdLastRun,
-			"jsonfield":    cmdJSONField,
-			"samebytes":    cmdSameBytes,
-			"nofile":       cmdNoFile,
-		},
+		Cmds: scriptCmds(t),
 	})
+}
+
+// scriptSetup sets each script's environment (testdata/script/README.md
+// lists it).
+func scriptSetup(cases string) func(env *testscript.Env) error {
+	return func(env *testscript.Env) error {
+		env.Setenv("HOME", filepath.Join(env.WorkDir, ".home"))
+		env.Setenv("CASES", cases)
+		env.Setenv("KICAD_DOCS", command.DefaultCorpus)
+		return nil
+	}
+}
+
+// scriptConditions are the custom [conditions] scripts may test
+// (testdata/script/README.md lists them).
+var scriptConditions = map[string]func() bool{
+	"kicaddocs": func() bool {
+		_, err := os.Stat(filepath.Join(command.DefaultCorpus, "pcbnew.html"))
+		return err == nil
+	},
+	"pdftotext": func() bool {
+		_, err := os.Stat("/usr/bin/pdftotext")
+		return err == nil
+	},
+}
+
+// scriptCmds are the custom commands scripts may run
+// (testdata/script/README.md lists them).
+func scriptCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"fakemodel":    func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeModel(t, ts, neg, args) },
+		"fakerequests": cmdFakeRequests,
+		"fakesearch":   func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeSearch(t, ts, neg, args) },
+		"lastrun":      cmdLastRun,
+		"jsonfield":    cmdJSONField,
+		"samebytes":    cmdSameBytes,
+		"nofile":       cmdNoFile,
+	}
 }
 
 var fakeModels sync.Map // *testscript.TestScript -> *llmtest.Server

@@ -30,9 +30,13 @@ import (
 // TestMain lets testscript run the real copperhead binary's main as the
 // "copperhead" command inside scripts.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"copperhead": func() { os.Exit(run()) },
-	})
+	testscript.Main(m, scriptPrograms)
+}
+
+// scriptPrograms are the programs scripts run in-process
+// (testdata/script/README.md lists them).
+var scriptPrograms = map[string]func(){
+	"copperhead": func() { os.Exit(run()) },
 }
 
 const demos = "/usr/share/kicad/demos"
@@ -45,61 +49,83 @@ func TestScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
-		Setup: func(env *testscript.Env) error {
-			home := filepath.Join(env.WorkDir, ".home")
-			env.Setenv("HOME", home)
-			env.Setenv("DEMOS", demos)
-			env.Setenv("FIXTURE", fixture)
-			env.Setenv("COPPERHEAD_CACHE_DIR", filepath.Join(env.WorkDir, ".cache"))
-			env.Setenv("COPPERHEAD_KICAD_CONFIG", filepath.Join(env.WorkDir, ".kicadcfg"))
-			env.Setenv("GIT_AUTHOR_NAME", "Test Engineer")
-			env.Setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")
-			env.Setenv("GIT_COMMITTER_NAME", "Test Engineer")
-			env.Setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
-			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-			return os.MkdirAll(home, 0o755)
-		},
+		Dir:   "testdata/script",
+		Setup: scriptSetup(fixture),
 		Condition: func(cond string) (bool, error) {
-			switch cond {
-			case "kicad":
-				_, err := exec.LookPath("kicad-cli")
-				if err != nil {
-					return false, nil
-				}
-				_, err = os.Stat(demos)
-				return err == nil, nil
-			case "live":
-				// Live-model runs cost money: only with a key in the environment.
-				return os.Getenv("ANTHROPIC_API_KEY") != "" || os.Getenv("OPENAI_API_KEY") != "", nil
-			case "strace":
-				_, err := exec.LookPath("strace")
-				return err == nil, nil
-			case "sarif":
-				// The official SARIF validator (scripts/setup.sh installs it).
-				_, err := exec.LookPath("sarif-multitool")
-				return err == nil, nil
+			if c, ok := scriptConditions[cond]; ok {
+				return c(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"fakemodel":     func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeModel(t, ts, neg, args) },
-			"fakerequest":   cmdFakeRequest,
-			"fakerequests":  cmdFakeRequests,
-			"fakewait":      cmdFakeWait,
-			"nosecret":      cmdNoSecret,
-			"globcp":        cmdGlobCp,
-			"copytree":      cmdCopyTree,
-			"bomrows":       cmdBOMRows,
-			"noconnections": cmdNoConnections,
-			"samebytes":     cmdSameBytes,
-			"fakeinternet":  cmdFakeInternet,
-			"makepdf":       cmdMakePDF,
-			"fakedatasheet": cmdFakeDatasheet,
-			"waitfile":      cmdWaitFile,
-			"svgmarks":      cmdSVGMarks,
-		},
+		Cmds: scriptCmds(t),
 	})
+}
+
+// scriptSetup sets each script's environment (testdata/script/README.md
+// lists it): a private home, caches and KiCad configuration in $WORK, the
+// demos and the fixture, a fixed git identity.
+func scriptSetup(fixture string) func(env *testscript.Env) error {
+	return func(env *testscript.Env) error {
+		home := filepath.Join(env.WorkDir, ".home")
+		env.Setenv("HOME", home)
+		env.Setenv("DEMOS", demos)
+		env.Setenv("FIXTURE", fixture)
+		env.Setenv("COPPERHEAD_CACHE_DIR", filepath.Join(env.WorkDir, ".cache"))
+		env.Setenv("COPPERHEAD_KICAD_CONFIG", filepath.Join(env.WorkDir, ".kicadcfg"))
+		env.Setenv("GIT_AUTHOR_NAME", "Test Engineer")
+		env.Setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")
+		env.Setenv("GIT_COMMITTER_NAME", "Test Engineer")
+		env.Setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
+		env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+		return os.MkdirAll(home, 0o755)
+	}
+}
+
+// scriptConditions are the custom [conditions] scripts may test
+// (testdata/script/README.md lists them).
+var scriptConditions = map[string]func() bool{
+	"kicad": func() bool {
+		if _, err := exec.LookPath("kicad-cli"); err != nil {
+			return false
+		}
+		_, err := os.Stat(demos)
+		return err == nil
+	},
+	// Live-model runs cost money: only with a key in the environment.
+	"live": func() bool {
+		return os.Getenv("ANTHROPIC_API_KEY") != "" || os.Getenv("OPENAI_API_KEY") != ""
+	},
+	"strace": func() bool {
+		_, err := exec.LookPath("strace")
+		return err == nil
+	},
+	// The official SARIF validator (scripts/setup.sh installs it).
+	"sarif": func() bool {
+		_, err := exec.LookPath("sarif-multitool")
+		return err == nil
+	},
+}
+
+// scriptCmds are the custom commands scripts may run
+// (testdata/script/README.md lists them).
+func scriptCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"fakemodel":     func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeModel(t, ts, neg, args) },
+		"fakerequest":   cmdFakeRequest,
+		"fakerequests":  cmdFakeRequests,
+		"fakewait":      cmdFakeWait,
+		"nosecret":      cmdNoSecret,
+		"globcp":        cmdGlobCp,
+		"copytree":      cmdCopyTree,
+		"bomrows":       cmdBOMRows,
+		"noconnections": cmdNoConnections,
+		"samebytes":     cmdSameBytes,
+		"fakeinternet":  cmdFakeInternet,
+		"makepdf":       cmdMakePDF,
+		"fakedatasheet": cmdFakeDatasheet,
+		"waitfile":      cmdWaitFile,
+		"svgmarks":      cmdSVGMarks,
+	}
 }
 
 // copytree SRC DST copies a folder recursively (a demo project into $WORK).

@@ -1,0 +1,16 @@
+package main
+
+import (
+	"testing"
+
+	"copperhead/internal/testkit"
+)
+
+// TestScriptREADME holds testdata/script/README.md to what TestScripts
+// registers: every program, command, condition and environment variable the
+// scripts can use is listed there, and nothing listed is missing here.
+func TestScriptREADME(t *testing.T) {
+	testkit.CheckScriptREADME(t, "testdata/script/README.md", testkit.Script{
+		Programs: scriptPrograms, Setup: scriptSetup("fixture"), Conditions: scriptConditions, Cmds: scriptCmds(t),
+	})
+}
