@@ -23,6 +23,7 @@ import (
 	"copperhead/internal/llm"
 	"copperhead/internal/llm/llmtest"
 	"copperhead/internal/research/egress"
+	"copperhead/internal/testkit"
 )
 
 // TestMain lets testscript run carter's real main as the "carter" command.
@@ -56,22 +57,12 @@ var scriptPrograms = map[string]func(){
 
 // TestScripts runs every testdata/script/*.txtar end to end: the scripts are
 // the readable specification of carter's command-line behaviour.
-func TestScripts(t *testing.T) {
-	cases, err := filepath.Abs("../../tests/regression_cases.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	testscript.Run(t, testscript.Params{
-		Dir:   "testdata/script",
-		Setup: scriptSetup(cases),
-		Condition: func(cond string) (bool, error) {
-			if c, ok := scriptConditions[cond]; ok {
-				return c(), nil
-			}
-			return false, fmt.Errorf("unknown condition %q", cond)
-		},
-		Cmds: scriptCmds(t),
-	})
+func TestScripts(t *testing.T) { testkit.RunScripts(t, scripts(t)) }
+
+// scripts is what the scripts may use beyond testscript's own commands
+// (testdata/script/README.md lists it).
+func scripts(t *testing.T) testkit.Script {
+	return testkit.Script{Programs: scriptPrograms, Setup: scriptSetup(testkit.AbsPath(t, "../../tests/regression_cases.json")), Conditions: scriptConditions, Cmds: scriptCmds(t)}
 }
 
 // scriptSetup sets each script's environment (testdata/script/README.md
@@ -88,20 +79,14 @@ func scriptSetup(cases string) func(env *testscript.Env) error {
 // scriptConditions are the custom [conditions] scripts may test
 // (testdata/script/README.md lists them).
 var scriptConditions = map[string]func() bool{
-	"kicaddocs": func() bool {
-		_, err := os.Stat(filepath.Join(command.DefaultCorpus, "pcbnew.html"))
-		return err == nil
-	},
-	"pdftotext": func() bool {
-		_, err := os.Stat("/usr/bin/pdftotext")
-		return err == nil
-	},
+	"kicaddocs": testkit.Exists(filepath.Join(command.DefaultCorpus, "pcbnew.html")),
+	"pdftotext": testkit.Exists("/usr/bin/pdftotext"),
 }
 
 // scriptCmds are the custom commands scripts may run
 // (testdata/script/README.md lists them).
-func scriptCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
-	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+func scriptCmds(t *testing.T) map[string]testkit.Cmd {
+	return map[string]testkit.Cmd{
 		"fakemodel":    func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeModel(t, ts, neg, args) },
 		"fakerequests": cmdFakeRequests,
 		"fakesearch":   func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeSearch(t, ts, neg, args) },

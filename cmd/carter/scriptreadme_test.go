@@ -10,7 +10,5 @@ import (
 // registers: every program, command, condition and environment variable the
 // scripts can use is listed there, and nothing listed is missing here.
 func TestScriptREADME(t *testing.T) {
-	testkit.CheckScriptREADME(t, "testdata/script/README.md", testkit.Script{
-		Programs: scriptPrograms, Setup: scriptSetup("cases.json"), Conditions: scriptConditions, Cmds: scriptCmds(t),
-	})
+	testkit.CheckScriptREADME(t, "testdata/script/README.md", scripts(t))
 }

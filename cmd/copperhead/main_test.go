@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -25,6 +24,7 @@ import (
 	"copperhead/internal/llm/llmtest"
 	"copperhead/internal/research"
 	"copperhead/internal/research/researchtest"
+	"copperhead/internal/testkit"
 )
 
 // TestMain lets testscript run the real copperhead binary's main as the
@@ -43,22 +43,12 @@ const demos = "/usr/share/kicad/demos"
 
 // TestScripts runs every testdata/script/*.txtar end to end: the scripts are
 // the readable specification of copperhead's command-line behaviour.
-func TestScripts(t *testing.T) {
-	fixture, err := filepath.Abs("../../examples/open-telegraph")
-	if err != nil {
-		t.Fatal(err)
-	}
-	testscript.Run(t, testscript.Params{
-		Dir:   "testdata/script",
-		Setup: scriptSetup(fixture),
-		Condition: func(cond string) (bool, error) {
-			if c, ok := scriptConditions[cond]; ok {
-				return c(), nil
-			}
-			return false, fmt.Errorf("unknown condition %q", cond)
-		},
-		Cmds: scriptCmds(t),
-	})
+func TestScripts(t *testing.T) { testkit.RunScripts(t, scripts(t)) }
+
+// scripts is what the scripts may use beyond testscript's own commands
+// (testdata/script/README.md lists it).
+func scripts(t *testing.T) testkit.Script {
+	return testkit.Script{Programs: scriptPrograms, Setup: scriptSetup(testkit.AbsPath(t, "../../examples/open-telegraph")), Conditions: scriptConditions, Cmds: scriptCmds(t)}
 }
 
 // scriptSetup sets each script's environment (testdata/script/README.md
@@ -84,32 +74,20 @@ func scriptSetup(fixture string) func(env *testscript.Env) error {
 // scriptConditions are the custom [conditions] scripts may test
 // (testdata/script/README.md lists them).
 var scriptConditions = map[string]func() bool{
-	"kicad": func() bool {
-		if _, err := exec.LookPath("kicad-cli"); err != nil {
-			return false
-		}
-		_, err := os.Stat(demos)
-		return err == nil
-	},
+	"kicad": func() bool { return testkit.OnPath("kicad-cli")() && testkit.Exists(demos)() },
 	// Live-model runs cost money: only with a key in the environment.
 	"live": func() bool {
 		return os.Getenv("ANTHROPIC_API_KEY") != "" || os.Getenv("OPENAI_API_KEY") != ""
 	},
-	"strace": func() bool {
-		_, err := exec.LookPath("strace")
-		return err == nil
-	},
+	"strace": testkit.OnPath("strace"),
 	// The official SARIF validator (scripts/setup.sh installs it).
-	"sarif": func() bool {
-		_, err := exec.LookPath("sarif-multitool")
-		return err == nil
-	},
+	"sarif": testkit.OnPath("sarif-multitool"),
 }
 
 // scriptCmds are the custom commands scripts may run
 // (testdata/script/README.md lists them).
-func scriptCmds(t *testing.T) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
-	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+func scriptCmds(t *testing.T) map[string]testkit.Cmd {
+	return map[string]testkit.Cmd{
 		"fakemodel":     func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeModel(t, ts, neg, args) },
 		"fakerequest":   cmdFakeRequest,
 		"fakerequests":  cmdFakeRequests,

@@ -125,32 +125,53 @@ func ParseRules(cell string) ([]Rule, error) {
 	return rules, nil
 }
 
-// tableRows returns the cells of the table whose header row starts with
-// header, each with its line number.
-func tableRows(md, header string) (rows [][]string, lines []int, found bool) {
+// tableRow is one row of a Markdown table: its cells and its line.
+type tableRow struct {
+	line  int
+	cells []string
+}
+
+// readTable returns the rows of the table whose header row is header, each
+// with as many cells as the header.
+func readTable(md, header string) ([]tableRow, error) {
+	want := strings.Count(header, "|") - 1
+	var rows []tableRow
 	in := false
 	for i, line := range strings.Split(md, "\n") {
 		line = strings.TrimSpace(line)
 		if !in {
-			if strings.HasPrefix(line, header) {
-				in, found = true, true
-			}
+			in = line == header
 			continue
 		}
 		if !strings.HasPrefix(line, "|") {
 			break
 		}
-		if strings.HasPrefix(line, "|---") || strings.HasPrefix(line, "| ---") {
+		if strings.HasPrefix(line, "|---") {
 			continue
 		}
 		cells := strings.Split(strings.Trim(line, "|"), "|")
 		for j := range cells {
 			cells[j] = strings.TrimSpace(cells[j])
 		}
-		rows = append(rows, cells)
-		lines = append(lines, i+1)
+		if len(cells) != want {
+			return nil, fmt.Errorf("line %d: %d cells, want %d (%s)", i+1, len(cells), want, header)
+		}
+		rows = append(rows, tableRow{line: i + 1, cells: cells})
 	}
-	return rows, lines, found
+	if !in {
+		return nil, fmt.Errorf("no table %s", header)
+	}
+	return rows, nil
+}
+
+// names reads a cell of backticked names, its error naming the line and
+// the column.
+func (r tableRow) names(col int, column string) ([]string, error) {
+	ns, err := names(r.cells[col])
+	if err != nil {
+		return nil, fmt.Errorf("line %d: %s: %w", r.line, column, err)
+	}
+	return ns, nil
 }
 
 // Parse reads the package table ("| package | owns | never imports |") and
@@ -158,17 +179,14 @@ func tableRows(md, header string) (rows [][]string, lines []int, found bool) {
 // of the document.
 func Parse(md string) (Table, error) {
 	var t Table
-	rows, lines, ok := tableRows(md, "| package | owns | never imports |")
-	if !ok {
-		return t, fmt.Errorf("no package table (| package | owns | never imports |)")
+	rows, err := readTable(md, "| package | owns | never imports |")
+	if err != nil {
+		return t, err
 	}
-	for i, cells := range rows {
-		if len(cells) != 3 {
-			return t, fmt.Errorf("line %d: %d cells, want 3 (package | owns | never imports)", lines[i], len(cells))
-		}
-		pkgs, err := names(cells[0])
+	for _, row := range rows {
+		pkgs, err := row.names(0, "package")
 		if err != nil {
-			return t, fmt.Errorf("line %d: package cell: %w", lines[i], err)
+			return t, err
 		}
 		// "`internal/carter/task`, `ids`": later short names are siblings
 		// of the first.
@@ -178,29 +196,25 @@ func Parse(md string) (Table, error) {
 				pkgs[j] = parent + pkgs[j]
 			}
 		}
-		rules, err := ParseRules(cells[2])
+		rules, err := ParseRules(row.cells[2])
 		if err != nil {
-			return t, fmt.Errorf("line %d: never imports: %w", lines[i], err)
+			return t, fmt.Errorf("line %d: never imports: %w", row.line, err)
 		}
-		t.Rows = append(t.Rows, Row{Line: lines[i], Packages: pkgs, Rules: rules})
+		t.Rows = append(t.Rows, Row{Line: row.line, Packages: pkgs, Rules: rules})
 	}
-	rows, lines, ok = tableRows(md, "| import | imported directly only by |")
-	if !ok {
-		return t, fmt.Errorf("no reserved-imports table (| import | imported directly only by |)")
+	if rows, err = readTable(md, "| import | imported directly only by |"); err != nil {
+		return t, err
 	}
-	for i, cells := range rows {
-		if len(cells) != 2 {
-			return t, fmt.Errorf("line %d: %d cells, want 2 (import | imported directly only by)", lines[i], len(cells))
-		}
-		imps, err := names(cells[0])
+	for _, row := range rows {
+		imps, err := row.names(0, "import")
 		if err != nil {
-			return t, fmt.Errorf("line %d: import cell: %w", lines[i], err)
+			return t, err
 		}
-		by, err := names(cells[1])
+		by, err := row.names(1, "imported directly only by")
 		if err != nil {
-			return t, fmt.Errorf("line %d: importers cell: %w", lines[i], err)
+			return t, err
 		}
-		t.Reserved = append(t.Reserved, Reserved{Line: lines[i], Imports: imps, By: by})
+		t.Reserved = append(t.Reserved, Reserved{Line: row.line, Imports: imps, By: by})
 	}
 	return t, nil
 }

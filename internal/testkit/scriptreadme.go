@@ -70,13 +70,14 @@ func DiffScriptREADME(listed, registered map[string][]string) []string {
 }
 
 // Script is what a testscript test binary registers: the programs of
-// testscript.Main, and the Setup, Condition and Cmds of its Params (the
-// conditions as a map Condition looks up).
+// testscript.Main, and the Setup, Condition and Cmds of the Params
+// RunScripts gives testscript.Run (the conditions as a map Condition looks
+// up).
 type Script struct {
 	Programs   map[string]func()
 	Setup      func(*testscript.Env) error
 	Conditions map[string]func() bool
-	Cmds       map[string]func(ts *testscript.TestScript, neg bool, args []string)
+	Cmds       map[string]Cmd
 }
 
 // CheckScriptREADME fails t for every program, command, condition or
