@@ -111,23 +111,7 @@ func cmdCopyTree(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: copytree SRC DST")
 	}
-	src, dst := ts.MkAbs(args[0]), ts.MkAbs(args[1])
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(out, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(out, data, 0o644)
-	})
-	ts.Check(err)
+	ts.Check(testkit.CopyTree(ts.MkAbs(args[1]), ts.MkAbs(args[0]), nil))
 }
 
 var bomRow = regexp.MustCompile(`(?m)^\|\s*([^|\s]+)\s*\|`)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,20 +15,10 @@ import (
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
+	"copperhead/internal/testkit"
 )
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "explain-test-*")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Setenv("COPPERHEAD_KICAD_CONFIG", filepath.Join(dir, "config"))
-	os.Setenv("COPPERHEAD_CACHE_DIR", filepath.Join(dir, "cache"))
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testkit.MainWithPrivateKiCad(m, "explain-test-*") }
 
 var (
 	fixtureOnce sync.Once
@@ -53,21 +42,7 @@ func loadFixture(t *testing.T) Input {
 
 func load(dst string) (Input, error) {
 	src, _ := filepath.Abs("../../examples/open-telegraph")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-		}
-		return err
-	})
-	if err != nil {
+	if err := testkit.CopyTree(dst, src, nil); err != nil {
 		return Input{}, err
 	}
 	dec := filepath.Join(dst, "docs", "DECISIONS.md")
