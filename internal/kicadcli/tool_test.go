@@ -2,7 +2,6 @@ package kicadcli
 
 import (
 	"context"
-	"copperhead/internal/testkit"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"copperhead/internal/testkit"
 )
 
 // TestMain keeps the tests off the user's real folders: copperhead's KiCad

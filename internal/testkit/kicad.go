@@ -92,13 +92,24 @@ func CopyFixture(t testing.TB, src string) string {
 func FileWriter(t testing.TB, dir string) func(name, text string) string {
 	return func(name, text string) string {
 		t.Helper()
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return WriteFile(t, dir, name, text, 0o644)
 	}
+}
+
+// WriteFile writes body to the file rel (a slash path) below root, making
+// its folders, with exactly perm (set again after the umask), failing t on
+// error; it returns the file's path.
+func WriteFile(t testing.TB, root, rel, body string, perm os.FileMode) string {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), perm); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, perm); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
