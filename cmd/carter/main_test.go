@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -92,7 +91,7 @@ func scriptCmds(t *testing.T) map[string]testkit.Cmd {
 		"fakesearch":   func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeSearch(t, ts, neg, args) },
 		"lastrun":      cmdLastRun,
 		"jsonfield":    cmdJSONField,
-		"samebytes":    cmdSameBytes,
+		"samebytes":    testkit.SameBytes,
 		"nofile":       cmdNoFile,
 	}
 }
@@ -247,20 +246,6 @@ func cmdJSONField(ts *testscript.TestScript, neg bool, args []string) {
 	got := fmt.Sprint(v)
 	if (got == args[2]) == neg {
 		ts.Fatalf("%s %s = %s, want %s%s", args[0], args[1], got, map[bool]string{true: "not ", false: ""}[neg], args[2])
-	}
-}
-
-// samebytes A B asserts two files are byte-identical.
-func cmdSameBytes(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 2 {
-		ts.Fatalf("usage: samebytes A B")
-	}
-	a, err := os.ReadFile(ts.MkAbs(args[0]))
-	ts.Check(err)
-	b, err := os.ReadFile(ts.MkAbs(args[1]))
-	ts.Check(err)
-	if bytes.Equal(a, b) == neg {
-		ts.Fatalf("%s and %s: equal=%v", args[0], args[1], !neg)
 	}
 }
 

@@ -97,7 +97,7 @@ func scriptCmds(t *testing.T) map[string]testkit.Cmd {
 		"copytree":      cmdCopyTree,
 		"bomrows":       cmdBOMRows,
 		"noconnections": cmdNoConnections,
-		"samebytes":     cmdSameBytes,
+		"samebytes":     testkit.SameBytes,
 		"fakeinternet":  cmdFakeInternet,
 		"makepdf":       cmdMakePDF,
 		"fakedatasheet": cmdFakeDatasheet,
@@ -178,21 +178,6 @@ func cmdNoConnections(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if len(hits) > 0 {
 		ts.Fatalf("network connections attempted:\n%s", strings.Join(hits, "\n"))
-	}
-}
-
-// samebytes A B asserts two files are byte-identical (a stronger cmp for
-// binary-safe comparisons and clearer failure text for large files).
-func cmdSameBytes(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 2 {
-		ts.Fatalf("usage: samebytes A B")
-	}
-	a, err := os.ReadFile(ts.MkAbs(args[0]))
-	ts.Check(err)
-	b, err := os.ReadFile(ts.MkAbs(args[1]))
-	ts.Check(err)
-	if bytes.Equal(a, b) == neg {
-		ts.Fatalf("%s and %s: equal=%v", args[0], args[1], !neg)
 	}
 }
 

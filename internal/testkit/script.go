@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -61,4 +62,20 @@ func AbsPath(t testing.TB, path string) string {
 		t.Fatal(err)
 	}
 	return abs
+}
+
+// SameBytes is the samebytes command: `samebytes A B` asserts two files are
+// byte-identical (binary-safe, with clearer failure text than cmp for large
+// files); `! samebytes A B` that they differ.
+func SameBytes(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: samebytes A B")
+	}
+	a, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	b, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	if bytes.Equal(a, b) == neg {
+		ts.Fatalf("%s and %s: equal=%v", args[0], args[1], !neg)
+	}
 }
