@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -22,7 +21,7 @@ import (
 	"copperhead/internal/llm"
 	"copperhead/internal/llm/llmtest"
 	"copperhead/internal/research/egress"
-	"copperhead/internal/testkit"
+	"copperhead/internal/scriptcmd"
 )
 
 // TestMain lets testscript run carter's real main as the "carter" command.
@@ -56,19 +55,19 @@ var scriptPrograms = map[string]func(){
 
 // TestScripts runs every testdata/script/*.txtar end to end: the scripts are
 // the readable specification of carter's command-line behaviour.
-func TestScripts(t *testing.T) { testkit.RunScripts(t, scripts(t)) }
+func TestScripts(t *testing.T) { scriptcmd.RunScripts(t, scripts(t)) }
 
 // scripts is what the scripts may use beyond testscript's own commands
 // (testdata/script/README.md lists it).
-func scripts(t *testing.T) testkit.Script {
-	return testkit.Script{Programs: scriptPrograms, Setup: scriptSetup(testkit.AbsPath(t, "../../tests/regression_cases.json")), Conditions: scriptConditions, Cmds: scriptCmds(t)}
+func scripts(t *testing.T) scriptcmd.Script {
+	return scriptcmd.Script{Programs: scriptPrograms, Setup: scriptSetup(scriptcmd.AbsPath(t, "../../tests/regression_cases.json")), Conditions: scriptConditions, Cmds: scriptCmds(t)}
 }
 
 // scriptSetup sets each script's environment (testdata/script/README.md
 // lists it).
 func scriptSetup(cases string) func(env *testscript.Env) error {
 	return func(env *testscript.Env) error {
-		env.Setenv("HOME", filepath.Join(env.WorkDir, ".home"))
+		scriptcmd.SetHome(env)
 		env.Setenv("CASES", cases)
 		env.Setenv("KICAD_DOCS", command.DefaultCorpus)
 		return nil
@@ -78,25 +77,23 @@ func scriptSetup(cases string) func(env *testscript.Env) error {
 // scriptConditions are the custom [conditions] scripts may test
 // (testdata/script/README.md lists them).
 var scriptConditions = map[string]func() bool{
-	"kicaddocs": testkit.Exists(filepath.Join(command.DefaultCorpus, "pcbnew.html")),
-	"pdftotext": testkit.Exists("/usr/bin/pdftotext"),
+	"kicaddocs": scriptcmd.Exists(filepath.Join(command.DefaultCorpus, "pcbnew.html")),
+	"pdftotext": scriptcmd.Exists("/usr/bin/pdftotext"),
 }
 
 // scriptCmds are the custom commands scripts may run
 // (testdata/script/README.md lists them).
-func scriptCmds(t *testing.T) map[string]testkit.Cmd {
-	return map[string]testkit.Cmd{
+func scriptCmds(t *testing.T) map[string]scriptcmd.Cmd {
+	return map[string]scriptcmd.Cmd{
 		"fakemodel":    func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeModel(t, ts, neg, args) },
-		"fakerequests": cmdFakeRequests,
+		"fakerequests": scriptcmd.FakeRequests,
 		"fakesearch":   func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeSearch(t, ts, neg, args) },
 		"lastrun":      cmdLastRun,
 		"jsonfield":    cmdJSONField,
-		"samebytes":    testkit.SameBytes,
+		"samebytes":    scriptcmd.SameBytes,
 		"nofile":       cmdNoFile,
 	}
 }
-
-var fakeModels sync.Map // *testscript.TestScript -> *llmtest.Server
 
 // fakemodel REPLY... starts a loopback server speaking the OpenAI Chat
 // Completions wire protocol that answers each request with the next reply,
@@ -109,21 +106,7 @@ func cmdFakeModel(t *testing.T, ts *testscript.TestScript, neg bool, args []stri
 	for _, r := range args {
 		script = append(script, llmtest.Reply{Text: r, Usage: llm.Usage{Input: 900, Output: 120}})
 	}
-	srv := llmtest.NewServer(t, llmtest.OpenAI, script...)
-	fakeModels.Store(ts, srv)
-	ts.Setenv("FAKEMODEL_URL", srv.URL+"/v1")
-}
-
-// fakerequests N asserts how many requests the fake model received.
-func cmdFakeRequests(ts *testscript.TestScript, neg bool, args []string) {
-	v, ok := fakeModels.Load(ts)
-	if !ok || len(args) != 1 {
-		ts.Fatalf("usage: fakerequests N (after fakemodel)")
-	}
-	got := fmt.Sprint(len(v.(*llmtest.Server).Requests()))
-	if (got == args[0]) == neg {
-		ts.Fatalf("fake model received %s requests, want %s", got, args[0])
-	}
+	scriptcmd.StartFakeModel(t, ts, llmtest.OpenAI, script...)
 }
 
 // fakesearch DIR starts a loopback search engine over the documents in DIR:

@@ -3,12 +3,12 @@ package main
 import (
 	"testing"
 
-	"copperhead/internal/testkit"
+	"copperhead/internal/scriptcmd"
 )
 
 // TestScriptREADME holds testdata/script/README.md to what TestScripts
 // registers: every program, command, condition and environment variable the
 // scripts can use is listed there, and nothing listed is missing here.
 func TestScriptREADME(t *testing.T) {
-	testkit.CheckScriptREADME(t, "testdata/script/README.md", scripts(t))
+	scriptcmd.CheckScriptREADME(t, "testdata/script/README.md", scripts(t))
 }

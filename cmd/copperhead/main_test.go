@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +23,7 @@ import (
 	"copperhead/internal/llm/llmtest"
 	"copperhead/internal/research"
 	"copperhead/internal/research/researchtest"
+	"copperhead/internal/scriptcmd"
 	"copperhead/internal/testkit"
 )
 
@@ -43,12 +43,12 @@ const demos = "/usr/share/kicad/demos"
 
 // TestScripts runs every testdata/script/*.txtar end to end: the scripts are
 // the readable specification of copperhead's command-line behaviour.
-func TestScripts(t *testing.T) { testkit.RunScripts(t, scripts(t)) }
+func TestScripts(t *testing.T) { scriptcmd.RunScripts(t, scripts(t)) }
 
 // scripts is what the scripts may use beyond testscript's own commands
 // (testdata/script/README.md lists it).
-func scripts(t *testing.T) testkit.Script {
-	return testkit.Script{Programs: scriptPrograms, Setup: scriptSetup(testkit.AbsPath(t, "../../examples/open-telegraph")), Conditions: scriptConditions, Cmds: scriptCmds(t)}
+func scripts(t *testing.T) scriptcmd.Script {
+	return scriptcmd.Script{Programs: scriptPrograms, Setup: scriptSetup(scriptcmd.AbsPath(t, "../../examples/open-telegraph")), Conditions: scriptConditions, Cmds: scriptCmds(t)}
 }
 
 // scriptSetup sets each script's environment (testdata/script/README.md
@@ -56,8 +56,7 @@ func scripts(t *testing.T) testkit.Script {
 // demos and the fixture, a fixed git identity.
 func scriptSetup(fixture string) func(env *testscript.Env) error {
 	return func(env *testscript.Env) error {
-		home := filepath.Join(env.WorkDir, ".home")
-		env.Setenv("HOME", home)
+		home := scriptcmd.SetHome(env)
 		env.Setenv("DEMOS", demos)
 		env.Setenv("FIXTURE", fixture)
 		env.Setenv("COPPERHEAD_CACHE_DIR", filepath.Join(env.WorkDir, ".cache"))
@@ -74,30 +73,30 @@ func scriptSetup(fixture string) func(env *testscript.Env) error {
 // scriptConditions are the custom [conditions] scripts may test
 // (testdata/script/README.md lists them).
 var scriptConditions = map[string]func() bool{
-	"kicad": func() bool { return testkit.OnPath("kicad-cli")() && testkit.Exists(demos)() },
+	"kicad": func() bool { return scriptcmd.OnPath("kicad-cli")() && scriptcmd.Exists(demos)() },
 	// Live-model runs cost money: only with a key in the environment.
 	"live": func() bool {
 		return os.Getenv("ANTHROPIC_API_KEY") != "" || os.Getenv("OPENAI_API_KEY") != ""
 	},
-	"strace": testkit.OnPath("strace"),
+	"strace": scriptcmd.OnPath("strace"),
 	// The official SARIF validator (scripts/setup.sh installs it).
-	"sarif": testkit.OnPath("sarif-multitool"),
+	"sarif": scriptcmd.OnPath("sarif-multitool"),
 }
 
 // scriptCmds are the custom commands scripts may run
 // (testdata/script/README.md lists them).
-func scriptCmds(t *testing.T) map[string]testkit.Cmd {
-	return map[string]testkit.Cmd{
+func scriptCmds(t *testing.T) map[string]scriptcmd.Cmd {
+	return map[string]scriptcmd.Cmd{
 		"fakemodel":     func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeModel(t, ts, neg, args) },
 		"fakerequest":   cmdFakeRequest,
-		"fakerequests":  cmdFakeRequests,
+		"fakerequests":  scriptcmd.FakeRequests,
 		"fakewait":      cmdFakeWait,
 		"nosecret":      cmdNoSecret,
 		"globcp":        cmdGlobCp,
 		"copytree":      cmdCopyTree,
 		"bomrows":       cmdBOMRows,
 		"noconnections": cmdNoConnections,
-		"samebytes":     testkit.SameBytes,
+		"samebytes":     scriptcmd.SameBytes,
 		"fakeinternet":  cmdFakeInternet,
 		"makepdf":       cmdMakePDF,
 		"fakedatasheet": cmdFakeDatasheet,
@@ -181,9 +180,6 @@ func cmdNoConnections(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// fakeModels holds each script's fake model server.
-var fakeModels sync.Map // *testscript.TestScript -> *llmtest.Server
-
 // fakemodel anthropic|openai REPLY... starts a loopback server speaking that
 // provider's real wire protocol, answering each request with the next reply,
 // and sets $FAKEMODEL_URL (the base URL a client is pointed at).
@@ -239,23 +235,17 @@ func cmdFakeModel(t *testing.T, ts *testscript.TestScript, neg bool, args []stri
 			script = append(script, llmtest.Reply{Text: r, Usage: llm.Usage{Input: 21, Output: 1}})
 		}
 	}
-	srv := llmtest.NewServer(t, llmtest.Protocol(args[0]), script...)
-	fakeModels.Store(ts, srv)
-	url := srv.URL
-	if args[0] == string(llmtest.OpenAI) {
-		url += "/v1"
-	}
-	ts.Setenv("FAKEMODEL_URL", url)
+	scriptcmd.StartFakeModel(t, ts, llmtest.Protocol(args[0]), script...)
 }
 
 // fakerequest N FILE writes the body of the fake model's Nth request (1-based)
 // to FILE, for assertions on what the loop sent (the tool list, results).
 func cmdFakeRequest(ts *testscript.TestScript, neg bool, args []string) {
-	v, ok := fakeModels.Load(ts)
+	srv, ok := scriptcmd.FakeModel(ts)
 	if neg || !ok || len(args) != 2 {
 		ts.Fatalf("usage: fakerequest N FILE (after fakemodel)")
 	}
-	reqs := v.(*llmtest.Server).Requests()
+	reqs := srv.Requests()
 	var n int
 	if _, err := fmt.Sscan(args[0], &n); err != nil || n < 1 || n > len(reqs) {
 		ts.Fatalf("request %s of %d", args[0], len(reqs))
@@ -263,34 +253,22 @@ func cmdFakeRequest(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), reqs[n-1].Body, 0o644))
 }
 
-// fakerequests N asserts how many requests the script's fake model received.
-func cmdFakeRequests(ts *testscript.TestScript, neg bool, args []string) {
-	v, ok := fakeModels.Load(ts)
-	if !ok || len(args) != 1 {
-		ts.Fatalf("usage: fakerequests N (after fakemodel)")
-	}
-	got := fmt.Sprint(len(v.(*llmtest.Server).Requests()))
-	if (got == args[0]) == neg {
-		ts.Fatalf("fake model received %s requests, want %s", got, args[0])
-	}
-}
-
 // fakewait N waits (up to a minute) until the fake model has received N
 // requests: a script can then act on a background run at a known point,
 // e.g. kill it while the model is thinking.
 func cmdFakeWait(ts *testscript.TestScript, neg bool, args []string) {
-	v, ok := fakeModels.Load(ts)
+	srv, ok := scriptcmd.FakeModel(ts)
 	if neg || !ok || len(args) != 1 {
 		ts.Fatalf("usage: fakewait N (after fakemodel)")
 	}
 	n, err := strconv.Atoi(args[0])
 	ts.Check(err)
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if len(v.(*llmtest.Server).Requests()) >= n {
+		if len(srv.Requests()) >= n {
 			return
 		}
 	}
-	ts.Fatalf("fake model received %d requests after a minute, want %d", len(v.(*llmtest.Server).Requests()), n)
+	ts.Fatalf("fake model received %d requests after a minute, want %d", len(srv.Requests()), n)
 }
 
 // waitfile PATH waits until PATH exists: a background command has reached

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"copperhead/internal/config"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,8 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"copperhead/internal/design"
 )
 
 // The README is copperhead's contract with the people who use it. This test
@@ -841,7 +840,7 @@ func configKeyProblems(keys []string) []string {
 			} else {
 				body = `{"` + key + `": ` + wrong + `}`
 			}
-			_, err := design.ParseConfig([]byte(body), "config.json")
+			_, err := config.ParseConfig([]byte(body), "config.json")
 			if err != nil {
 				errs = append(errs, err.Error())
 				if strings.Contains(err.Error(), `key "`+key+`"`) {

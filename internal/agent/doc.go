@@ -1,6 +1,9 @@
 // Package agent is copperhead's agent loop: it drives a model (through llm)
 // over a KiCad repository with tools that read, propose, edit and verify, and
-// it cannot skip the gates.
+// it cannot skip the gates. It holds the loop and its prompts only: the
+// tools are in internal/tools, and the seam they are dispatched through (the
+// Tool interface, Session, Dispatch, the ledger, the edit guard and the path
+// gate) is internal/tool.
 //
 //   - Spec-gated in: mutating tools are absent from the tool list, and refused
 //     at dispatch, until the run's OpenSpec change validates.
@@ -14,10 +17,10 @@
 //
 // Research tools (web_search, search_parts, fetch_datasheet, fetch_page)
 // exist only when the repository enabled research and the providers' keys
-// are set (ResearchTools); everything they return is fenced as untrusted
+// are set (tools.Research); everything they return is fenced as untrusted
 // data, and fetching is limited to the run's URL menu.
 //
-// It imports llm, design, kicad, kicadcli, verify, openspec, gitrepo,
+// It imports tool, tools, llm, design, kicadcli, openspec, gitrepo,
 // transcript, txn (the run ref's owner) and the research packages; it must
 // never import cli. It opens no socket itself: research traffic goes through
 // research/egress and model traffic through llm (internal/research's import

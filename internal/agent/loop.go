@@ -12,17 +12,19 @@ import (
 	"strings"
 	"time"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/llm"
 	"copperhead/internal/openspec"
 	"copperhead/internal/project"
-	"copperhead/internal/redact"
 	"copperhead/internal/research"
 	"copperhead/internal/research/egress"
+	"copperhead/internal/runs"
+	"copperhead/internal/tool"
+	"copperhead/internal/tools"
 	"copperhead/internal/transcript"
-	"copperhead/internal/txn"
 )
 
 // Loop limits with their reasons.
@@ -45,42 +47,27 @@ const (
 // extension (AC-15.1); its payload is BudgetExtension.
 const EventBudgetExtended = "budget-extended"
 
-// RunInput is one agent run: the repository, the model, the request and the
-// run's budgets and callbacks.
+// RunInput is what one agent run works on: the repository, the request and
+// the run's callbacks. The run itself (model, transcript, redactor, budgets,
+// watchers) is the *runs.Run that Run is given.
 type RunInput struct {
 	Repo    string           // repository root, absolute
-	Config  design.Config    // the repository's config (defaults when it has none)
+	Config  config.Config    // the repository's config (defaults when it has none)
 	Project *project.Project // the located KiCad project; nil when the repo has none yet
 	KiCad   *kicadcli.Tool
 
-	// Provider is the model. Run records it into Writer with llm.Record
-	// unless it already is an *llm.Recorder, so every chat turn lands in
-	// the transcript exactly once whoever wraps it.
-	Provider llm.Provider
-	// Writer is the run's transcript, created by the caller (who closes
-	// it). Run writes Start first and a run-end event last, on every exit
-	// path, and summary.md beside it.
-	Writer *transcript.Writer
-	// Start is the run-start event (runmeta.Collect); Run writes it once
-	// the snapshot is taken and renders it in summary.md.
-	Start transcript.RunStart
-	// Redactor redacts summary.md and every byte the tools write; nil applies
-	// redact's shape rules only.
-	Redactor *redact.Redactor
-
-	Request string
-	RunID   string
-	// MaxTurns and MaxRepairCycles are the effective budgets (flags over
-	// config, AC-8.2); zero means the config's value.
-	MaxTurns, MaxRepairCycles int
-	AllowDirty                bool // snapshot a dirty tree instead of refusing it (spec §7)
-	// DryRun runs on a scratch copy of the tree (gitrepo.NewScratch: HEAD
-	// plus the uncommitted state) instead of the tree itself: the tools,
-	// KiCad and the prompt see the copy, the transcript stays in Repo, and
-	// at the end the copy's diff is returned and the copy removed. The
-	// user's tree, index, refs and stash list are never written, even by a
-	// kill (AC-3.9).
+	Request    string
+	AllowDirty bool // snapshot a dirty tree instead of refusing it (spec §7)
+	// DryRun runs on a scratch copy of the tree (runs.OpenTree) instead of
+	// the tree itself: the tools, KiCad and the prompt see the copy, the
+	// transcript stays in Repo, and at the end the copy's diff is returned
+	// and the copy removed. The user's tree, index, refs and stash list are
+	// never written, even by a kill (AC-3.9).
 	DryRun bool
+	// Tree is the tree the run works on, opened by the caller (whose one
+	// preflight refused a dirty tree before any run folder existed); nil:
+	// Run opens it (runs.OpenTree with AllowDirty and DryRun).
+	Tree *runs.Tree
 	// Interactive (--interactive) requires Approve: the human approves the
 	// validated proposal before the edit tools unlock (spec §2.6).
 	Interactive bool
@@ -100,14 +87,12 @@ type RunInput struct {
 	// an attended run; it returns how many more turns to grant (0 or less
 	// declines). nil in CI and pipes: exhaustion fails (AC-15.3).
 	Extend func(BudgetStats) int
-	// Progress receives what the renderer shows; nil discards it.
-	Progress func(Event)
 	// Clock is the wall clock; nil means time.Now.
 	Clock func() time.Time
-	// Tools is the tool set; nil means AllTools(). When
+	// Tools is the tool set; nil means tools.All(). When
 	// Config.Research.Enabled, Run adds the research tools the provider keys
-	// allow (ResearchTools) before the first mutating tool.
-	Tools []Tool
+	// allow (tools.Research) before the first mutating tool.
+	Tools []tool.Tool
 	// Getenv reads the research providers' keys; nil means os.Getenv.
 	Getenv func(string) string
 	// TurnTimeout is the per-turn watchdog; zero means DefaultTurnTimeout.
@@ -131,84 +116,35 @@ type BudgetExtension struct {
 	NewBudget int `json:"new_budget"`
 }
 
-// EventKind says what a progress Event reports.
-type EventKind string
-
-const (
-	EventTurn   EventKind = "turn"   // a model call is starting (in flight until EventReply)
-	EventReply  EventKind = "reply"  // the model answered; Text is its prose
-	EventTool   EventKind = "tool"   // a tool call ran; Text is its result's first line
-	EventNotice EventKind = "notice" // the loop itself speaks: nudge, extension, rollback, commit
-)
-
-// Event is one step of a run as the renderer sees it. Counters are as of the
-// event; Tokens is cumulative.
-type Event struct {
-	Kind    EventKind
-	Turn    int
-	Budget  int
-	Tokens  llm.Usage
-	Text    string
-	Tool    string // EventTool: the tool's name
-	IsError bool   // EventTool: the call failed
-	Elapsed time.Duration
-}
-
-// RunOutcome is how a run ended.
-type RunOutcome struct {
-	ExitPath     transcript.ExitPath
-	ChangeID     string
-	Commit       string // "" when nothing was committed
-	StashRef     string // the stash holding a failed run's work; "" when none
-	RunDir       string // the run folder, absolute
-	Transcript   string // transcript.jsonl, absolute
-	Tokens       llm.Usage
-	Turns        int
-	TurnBudget   int // after any extensions
-	RepairCycles int
-	RepairBudget int
-	Summary      string // the model's finish summary
-	Diff         string // DryRun: the change the run would have committed
-	Verification transcript.Verification
-	Duration     time.Duration
-	Error        string // what failed; "" for done and refused
-}
-
-// OK reports whether the run ended as intended: done, or a refusal (which is
-// the agent doing its job, AC-3.4).
-func (o *RunOutcome) OK() bool {
-	return o.ExitPath == transcript.ExitDone || o.ExitPath == transcript.ExitRefused
-}
-
 // Run drives one agent run (spec §4.1): snapshot the tree, build the system
 // prompt, loop model turns and tool calls until the model finishes or a budget
 // runs out, then commit (done), restore (refused) or keep the work in a stash
 // and restore (every failure). A dry run does all of it on a scratch copy and
 // ends with the copy's diff and the copy removed. It returns an error only when the run
 // could not start (the tree could not be snapshotted, the prompt not built);
-// once the run-start event is written, every ending is a RunOutcome with a
-// run-end event and summary.md behind it.
-func Run(ctx context.Context, in RunInput) (*RunOutcome, error) {
-	r, err := newRun(ctx, in)
+// once the run-start event is written, every ending is an Outcome with a
+// run-end event and summary.md behind it. The caller abandons rn when Run
+// returns an error (it never began).
+func Run(ctx context.Context, rn *runs.Run, in RunInput) (*runs.Outcome, error) {
+	r, err := newRun(ctx, rn, in)
 	if err != nil {
 		return nil, err
 	}
-	defer r.scratch.Remove(ctx) // end removes it; this is the net
+	defer r.tree.Remove(ctx) // end removes it; this is the net
 	return r.run(ctx), nil
 }
 
 // run is one Run in progress.
 type run struct {
 	in    RunInput
+	rn    *runs.Run
 	now   func() time.Time
 	start time.Time
-	model llm.Provider
-	tools []Tool
-	snap  *gitrepo.Snapshot
-	// scratch is a dry run's copy of the tree, which in.Repo names; nil
-	// for a run on the tree itself.
-	scratch *gitrepo.Scratch
-	s       *Session
+	tools []tool.Tool
+	// tree is what the run changes: the repository, or a dry run's copy,
+	// which in.Repo names.
+	tree *runs.Tree
+	s    *tool.Session
 	// kit is the run's research (one egress client, one URL menu); nil when
 	// the run has no research tools.
 	kit *research.Kit
@@ -223,118 +159,87 @@ type run struct {
 	toolCalls map[string]int
 	plan      string
 
-	out *RunOutcome
+	out *runs.Outcome
 }
 
-func newRun(ctx context.Context, in RunInput) (_ *run, err error) {
-	if in.Writer == nil || in.Provider == nil {
-		return nil, errors.New("agent run: no transcript or no model")
+func newRun(ctx context.Context, rn *runs.Run, in RunInput) (_ *run, err error) {
+	if rn == nil {
+		return nil, errors.New("agent run: no run")
 	}
 	if in.Interactive && in.Approve == nil {
 		// An interactive run that approved on its own would be a lie.
 		return nil, errors.New("agent run: interactive without an approval prompt")
 	}
-	// A dry run is a run on a scratch copy: from here on in.Repo, the
-	// project and KiCad's boundary name the copy. Its snapshot below is the
-	// copy's, so the diff is relative to the user's uncommitted state.
-	var scratch *gitrepo.Scratch
-	if in.DryRun {
-		if scratch, err = gitrepo.NewScratch(ctx, in.Repo, in.AllowDirty); err != nil {
+	tree := in.Tree
+	if tree == nil {
+		if tree, err = runs.OpenTree(ctx, in.Repo, in.AllowDirty, in.DryRun); err != nil {
 			return nil, err
 		}
-		defer func() {
-			if err != nil {
-				err = errors.Join(err, scratch.Remove(ctx))
-			}
-		}()
-		in = onScratch(in, scratch)
 	}
-	r := &run{in: in, now: in.Clock, toolCalls: map[string]int{}, scratch: scratch}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, tree.Remove(ctx))
+		}
+	}()
+	// A dry run is a run on a scratch copy: from here on in.Repo, the
+	// project and KiCad's boundary name the copy. Its snapshot is the
+	// copy's, so the diff is relative to the user's uncommitted state.
+	if tree.Scratch != nil {
+		in = onScratch(in, tree)
+	}
+	r := &run{in: in, rn: rn, now: in.Clock, toolCalls: map[string]int{}, tree: tree}
 	if r.now == nil {
 		r.now = time.Now
 	}
 	r.start = r.now()
-	r.budget = firstPositive(in.MaxTurns, in.Config.MaxTurns, design.DefaultMaxTurns)
-	r.maxRepair = firstPositive(in.MaxRepairCycles, in.Config.MaxRepairCycles, design.DefaultMaxRepairCycles)
+	r.budget, r.maxRepair = rn.TurnBudget, rn.RepairBudget
 	if in.TurnTimeout <= 0 {
 		r.in.TurnTimeout = DefaultTurnTimeout
 	}
 	r.tools = in.Tools
 	if r.tools == nil {
-		r.tools = AllTools()
+		r.tools = tools.All()
 	}
 	r.addResearch()
-	r.model = in.Provider
-	if _, ok := r.model.(*llm.Recorder); !ok {
-		r.model = llm.Record(r.model, in.Writer)
-	}
 	cfg := in.Config
 	cfg.MaxTurns, cfg.MaxRepairCycles = r.budget, r.maxRepair
-	r.s = &Session{Repo: in.Repo, Config: cfg, Project: in.Project, KiCad: in.KiCad, Redactor: in.Redactor,
-		RunID: in.RunID, Request: in.Request, Approve: in.Approve, Sync: in.Sync, Ledger: NewLedger()}
+	r.s = &tool.Session{Repo: in.Repo, Config: cfg, Project: in.Project, KiCad: in.KiCad, Redactor: rn.Redactor,
+		RunID: rn.ID, Request: in.Request, Approve: in.Approve, Sync: in.Sync, Ledger: tool.NewLedger()}
 
 	// The prompt first: it only reads, so a failure here leaves nothing
-	// to restore. Then the snapshot, the last step that may refuse.
-	sys, left, err := systemPrompt(PromptInput{Repo: in.Repo, Config: cfg, RunID: in.RunID,
+	// to restore. Then the way back, and the run goes on record.
+	sys, left, err := systemPrompt(PromptInput{Repo: in.Repo, Config: cfg, RunID: rn.ID,
 		MaxTurns: r.budget, MaxRepairCycles: r.maxRepair, ResearchTools: r.researchToolNames()})
 	if err != nil {
 		return nil, fmt.Errorf("build system prompt: %w", err)
 	}
 	r.system = sys
-	if r.snap, err = gitrepo.TakeSnapshot(ctx, in.Repo, in.AllowDirty || scratch != nil); err != nil {
+	if err := rn.Protect(ctx, tree); err != nil {
 		return nil, err
 	}
-	// The way back must survive a SIGKILL: the snapshot is referenced
-	// before anything is written (refs/copperhead/runs/<run-id>), and the
-	// run-start reaches the file at once, so `copperhead recover` can name
-	// the run. end deletes the ref once the run-end is written.
-	// A dry run's copy shares the repository's refs but none of its
-	// files: the copy goes whatever happens (gitrepo.PruneScratch after a
-	// kill), so it has nothing to recover and takes no ref.
-	if scratch == nil {
-		runDir, err := filepath.Rel(r.snap.Repo, in.Writer.Dir())
-		if err != nil || !filepath.IsLocal(runDir) {
-			runDir = in.Writer.Dir() // outside the tree the run changes: absolute
-		}
-		note := gitrepo.RunNote{RunID: in.RunID, RunDir: filepath.ToSlash(runDir), Owner: txn.Owner()}
-		if err := r.snap.Reference(ctx, note); err != nil {
-			return nil, err
-		}
-	}
-	if err := in.Writer.Write(transcript.TypeRunStart, in.Start); err != nil {
-		if scratch != nil {
-			return nil, err // the copy goes, and with it everything
-		}
-		return nil, errors.Join(err, r.discard(ctx), r.unreference(ctx))
-	}
-	if err := in.Writer.Flush(); err != nil {
-		if scratch != nil {
-			return nil, err
-		}
-		return nil, errors.Join(err, r.discard(ctx), r.unreference(ctx))
-	}
-	r.out = &RunOutcome{RunDir: in.Writer.Dir(), Transcript: in.Writer.Path(), RepairBudget: r.maxRepair}
+	r.out = rn.Outcome()
+	r.out.DryRun = tree.Scratch != nil
 	for _, w := range left {
-		r.progress(Event{Kind: EventNotice, Text: "warning: " + w})
+		r.progress(runs.Event{Kind: runs.EventNotice, Text: "warning: " + w})
 	}
 	if names := r.researchToolNames(); len(names) > 0 {
-		r.progress(Event{Kind: EventNotice, Text: "research tools: " + strings.Join(names, ", ")})
+		r.progress(runs.Event{Kind: runs.EventNotice, Text: "research tools: " + strings.Join(names, ", ")})
 	}
 	// Revisits an earlier run deferred until their artifact existed are due
 	// now if it does (spec §2.6). A registry that cannot be read is not a
 	// reason to refuse the run that may be asked to fix it: the model hears
 	// of it through the tools that read the registry.
-	if n, err := OpenDeferredRevisits(r.s); err != nil {
-		r.progress(Event{Kind: EventNotice, Text: "deferred revisits not checked: " + err.Error()})
+	if n, err := tools.OpenDeferredRevisits(r.s); err != nil {
+		r.progress(runs.Event{Kind: runs.EventNotice, Text: "deferred revisits not checked: " + err.Error()})
 	} else if n > 0 {
-		r.progress(Event{Kind: EventNotice, Text: fmt.Sprintf("%d deferred revisits are due: their artifacts exist now", n)})
+		r.progress(runs.Event{Kind: runs.EventNotice, Text: fmt.Sprintf("%d deferred revisits are due: their artifacts exist now", n)})
 	}
 	return r, nil
 }
 
 // onScratch is in with every path into the repository moved into the
-// scratch copy. The transcript (in.Writer) stays where it is.
-func onScratch(in RunInput, s *gitrepo.Scratch) RunInput {
+// scratch copy. The run record stays where it is.
+func onScratch(in RunInput, s *runs.Tree) RunInput {
 	in.Repo = s.Map(in.Repo)
 	if in.Project != nil {
 		p := *in.Project
@@ -362,19 +267,18 @@ func (r *run) addResearch() {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	w := r.in.Writer
 	kit := research.New(r.in.Config.Research, getenv, func(rec egress.Record) {
 		// A lost line resurfaces as the next write's error.
-		_ = w.Write(transcript.TypeResearchRequest, ResearchRequestEvent(rec))
+		_ = r.rn.Record(transcript.TypeResearchRequest, tools.ResearchRequestEvent(rec))
 	})
-	tools := ResearchTools(kit)
-	if len(tools) == 0 {
+	found := tools.Research(kit)
+	if len(found) == 0 {
 		return
 	}
 	// URLs the person wrote in the request are theirs to have fetched.
 	kit.AllowTextURLs(r.in.Request, "request")
 	r.kit = kit
-	r.tools = withResearch(r.tools, tools)
+	r.tools = tools.WithResearch(r.tools, found)
 }
 
 // researchToolNames names the run's research tools in list order.
@@ -383,31 +287,19 @@ func (r *run) researchToolNames() []string {
 		return nil
 	}
 	var names []string
-	for _, t := range ResearchTools(r.kit) {
+	for _, t := range tools.Research(r.kit) {
 		names = append(names, t.Spec().Name)
 	}
 	return names
 }
 
-func firstPositive(vs ...int) int {
-	for _, v := range vs {
-		if v > 0 {
-			return v
-		}
-	}
-	return 0
-}
-
-func (r *run) progress(e Event) {
-	if r.in.Progress == nil {
-		return
-	}
+func (r *run) progress(e runs.Event) {
 	e.Turn, e.Budget, e.Tokens, e.Elapsed = r.turn, r.budget, r.tokens, r.now().Sub(r.start)
-	r.in.Progress(e)
+	r.rn.Emit(e)
 }
 
 // run loops turns until an exit path is decided, then ends the run.
-func (r *run) run(ctx context.Context) *RunOutcome {
+func (r *run) run(ctx context.Context) *runs.Outcome {
 	r.msgs = []llm.Message{{Role: llm.RoleUser, Text: mustPrompt("request.md", struct{ Request string }{r.in.Request})}}
 	exit, failure := r.loop(ctx)
 	return r.end(ctx, exit, failure)
@@ -432,7 +324,7 @@ func (r *run) loop(ctx context.Context) (transcript.ExitPath, string) {
 				return transcript.ExitTurnBudgetExhausted, fmt.Sprintf("turn budget exhausted: %d of %d turns used without finishing", r.turn, r.budget)
 			}
 			ext := BudgetExtension{BudgetStats: r.stats(), Extra: extra, NewBudget: r.budget + extra}
-			_ = r.in.Writer.Write(EventBudgetExtended, ext) // a lost line resurfaces as the next chat's record error
+			_ = r.rn.Record(EventBudgetExtended, ext) // a lost line resurfaces as the next chat's record error
 			r.budget += extra
 			nudged = false
 			// The last message is the user turn not yet sent (the loop
@@ -440,14 +332,14 @@ func (r *run) loop(ctx context.Context) (transcript.ExitPath, string) {
 			// extension with its tool results.
 			last := &r.msgs[len(r.msgs)-1]
 			last.Text = joinText(last.Text, mustPrompt("nudge_extended.md", struct{ Extra, Budget, TurnsLeft int }{extra, r.budget, r.budget - r.turn}))
-			r.progress(Event{Kind: EventNotice, Text: fmt.Sprintf("turn budget extended by %d to %d", extra, r.budget)})
+			r.progress(runs.Event{Kind: runs.EventNotice, Text: fmt.Sprintf("turn budget extended by %d to %d", extra, r.budget)})
 		}
 
 		r.turn++
-		tools := ToolList(r.s, r.tools)
-		r.progress(Event{Kind: EventTurn})
+		tools := tool.ToolList(r.s, r.tools)
+		r.progress(runs.Event{Kind: runs.EventTurn})
 		tctx, cancel := context.WithTimeout(ctx, r.in.TurnTimeout)
-		t, err := r.model.Chat(tctx, r.msgs, tools, llm.Options{System: r.system})
+		t, err := r.rn.Provider.Chat(tctx, r.msgs, tools, llm.Options{System: r.system})
 		timedOut := errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 		cancel()
 		if err != nil {
@@ -469,7 +361,7 @@ func (r *run) loop(ctx context.Context) (transcript.ExitPath, string) {
 		if r.plan == "" && strings.TrimSpace(t.Text) != "" {
 			r.plan = strings.TrimSpace(t.Text)
 		}
-		r.progress(Event{Kind: EventReply, Text: t.Text})
+		r.progress(runs.Event{Kind: runs.EventReply, Text: t.Text})
 
 		next := llm.Message{Role: llm.RoleUser}
 		if len(t.ToolCalls) == 0 {
@@ -478,7 +370,7 @@ func (r *run) loop(ctx context.Context) (transcript.ExitPath, string) {
 				return transcript.ExitStalled, fmt.Sprintf("stalled: %d consecutive replies without a tool call", stalls)
 			}
 			note = append(note, mustPrompt("nudge_stall.md", struct{ Left int }{stallLimit - stalls}))
-			r.progress(Event{Kind: EventNotice, Text: "reply without a tool call: nudged to use tools or finish"})
+			r.progress(runs.Event{Kind: runs.EventNotice, Text: "reply without a tool call: nudged to use tools or finish"})
 		} else {
 			stalls = 0
 			var fatal error
@@ -495,7 +387,7 @@ func (r *run) loop(ctx context.Context) (transcript.ExitPath, string) {
 				return transcript.ExitRepairCyclesExhausted, fmt.Sprintf("repair cycles exhausted: %d failing ERC/DRC runs, budget %d%s", r.s.RepairCycles, r.maxRepair, r.lastViolations())
 			}
 			if r.s.Finished != nil {
-				if r.s.Finished.Outcome == OutcomeRefuse {
+				if r.s.Finished.Outcome == tool.OutcomeRefuse {
 					return transcript.ExitRefused, ""
 				}
 				return transcript.ExitDone, ""
@@ -504,7 +396,7 @@ func (r *run) loop(ctx context.Context) (transcript.ExitPath, string) {
 		if left := r.budget - r.turn; !nudged && left > 0 && left <= budgetNudgeAt {
 			nudged = true
 			note = append(note, mustPrompt("nudge_budget.md", struct{ TurnsLeft, Budget int }{left, r.budget}))
-			r.progress(Event{Kind: EventNotice, Text: fmt.Sprintf("%d turns left: nudged to batch and finish", left)})
+			r.progress(runs.Event{Kind: runs.EventNotice, Text: fmt.Sprintf("%d turns left: nudged to batch and finish", left)})
 		}
 		next.Text = strings.Join(note, "\n\n")
 		r.msgs = append(r.msgs, next)
@@ -524,32 +416,38 @@ func joinText(a, b string) string {
 func (r *run) dispatch(ctx context.Context, calls []llm.ToolCall) (results []llm.ToolResult, fatal error) {
 	results = make([]llm.ToolResult, 0, len(calls))
 	for _, c := range calls {
-		var res Result
+		var res tool.Result
 		began := r.now()
 		switch {
 		case r.s.Finished != nil:
-			res = Errorf("not run: finish was accepted earlier in this reply")
+			res = tool.Errorf("not run: finish was accepted earlier in this reply")
 		case r.s.RepairCycles > r.maxRepair:
-			res = Errorf("not run: the repair-cycle budget is spent")
+			res = tool.Errorf("not run: the repair-cycle budget is spent")
 		case fatal != nil:
-			res = Errorf("not run: an earlier call in this reply ended the run")
+			res = tool.Errorf("not run: an earlier call in this reply ended the run")
 		default:
-			res = Dispatch(ctx, r.s, r.tools, c)
+			res = tool.Dispatch(ctx, r.s, r.tools, c)
 			r.toolCalls[c.Name]++
 			if res.Fatal != nil && fatal == nil {
 				fatal = fmt.Errorf("tool %s: %w", c.Name, res.Fatal)
 			}
 		}
 		dur := r.now().Sub(began)
-		_ = r.in.Writer.Write(transcript.TypeTool, transcript.ToolEvent{
+		_ = r.rn.Record(transcript.TypeTool, transcript.ToolEvent{
 			Turn: r.turn, CallID: c.ID, Name: c.Name, Args: jsonArgs(c.Args),
 			Result: res.Text, IsError: res.IsError, DurationMS: dur.Milliseconds(),
 		})
 		results = append(results, llm.ToolResult{CallID: c.ID, Content: res.Text, IsError: res.IsError})
-		r.progress(Event{Kind: EventTool, Tool: c.Name, Text: resultLine(res), IsError: res.IsError})
+		r.progress(runs.Event{Kind: runs.EventTool, Tool: c.Name, Text: resultLine(res), Result: res.Text, IsError: res.IsError})
+		if len(res.Changed) > 0 {
+			r.progress(runs.Event{Kind: runs.EventFiles, Tool: c.Name, Files: res.Changed})
+		}
+		if v := verificationOf(r.s, c.Name); v != nil && !res.IsError {
+			r.progress(runs.Event{Kind: runs.EventVerify, Tool: c.Name, Text: resultLine(res), IsError: !v.Clean})
+		}
 	}
 	// Flushed at the turn boundary: a live viewer sees the turn whole.
-	_ = r.in.Writer.Flush()
+	_ = r.rn.Flush()
 	return results, fatal
 }
 
@@ -571,7 +469,7 @@ func jsonArgs(a json.RawMessage) json.RawMessage {
 // more there are, and the files the call wrote. A result that says what it
 // changed only further down ("set-field R7 Value 1M:" then the old and new
 // value) would otherwise show nothing of it.
-func resultLine(res Result) string {
+func resultLine(res tool.Result) string {
 	lines := strings.Split(strings.TrimSpace(res.Text), "\n")
 	line := strings.TrimSpace(lines[0])
 	var details []string
@@ -602,7 +500,7 @@ func resultLine(res Result) string {
 		for _, c := range res.Changed {
 			names = append(names, path.Base(c))
 		}
-		line += fmt.Sprintf(" · %s written: %s", plural(n, "file", "files"), strings.Join(names, ", "))
+		line += fmt.Sprintf(" · %s written: %s", tool.Plural(n, "file", "files"), strings.Join(names, ", "))
 	}
 	return line
 }
@@ -623,7 +521,7 @@ func (r *run) openObligations() []string {
 // lastViolations names the failing verification for the error line.
 func (r *run) lastViolations() string {
 	var parts []string
-	for _, v := range []*Verification{r.s.LastERC, r.s.LastDRC} {
+	for _, v := range []*tool.Verification{r.s.LastERC, r.s.LastDRC} {
 		if v == nil || v.Clean || v.Report == nil {
 			continue
 		}
@@ -645,7 +543,7 @@ func (r *run) lastViolations() string {
 
 // end carries out the exit path and records it: commit, restore, or keep the
 // work in a stash; then the run-end event and summary.md.
-func (r *run) end(ctx context.Context, exit transcript.ExitPath, failure string) *RunOutcome {
+func (r *run) end(ctx context.Context, exit transcript.ExitPath, failure string) *runs.Outcome {
 	// The ending must complete even when the run was interrupted: a
 	// half-restored tree is the one outcome worse than a failed run.
 	ctx = context.WithoutCancel(ctx)
@@ -660,34 +558,37 @@ func (r *run) end(ctx context.Context, exit transcript.ExitPath, failure string)
 		errs = append(errs, failure)
 	}
 
+	var changed []string // what a done run changed, scanned once for the gate and the commit
 	if exit == transcript.ExitDone {
-		if e, why := r.committable(ctx); e != exit {
+		var e transcript.ExitPath
+		var why string
+		if changed, e, why = r.committable(ctx); e != exit {
 			exit = e
 			errs = append(errs, why)
 		}
 	}
 
 	switch {
-	case r.scratch != nil:
+	case r.tree.Scratch != nil:
 		// A dry run ends as any run would, then its copy goes: no commit,
 		// no stash, no rollback (the user's tree was never touched).
 		if exit == transcript.ExitDone {
-			diff, err := r.dryRunDiff(ctx)
+			diff, err := r.dryRunDiff(ctx, changed)
 			out.Diff = diff
 			if err != nil {
 				errs = append(errs, err.Error())
 			}
 		}
-		if err := r.scratch.Remove(ctx); err != nil {
+		if err := r.tree.Remove(ctx); err != nil {
 			errs = append(errs, err.Error())
 		}
-		r.progress(Event{Kind: EventNotice, Text: "dry run: ran on a scratch copy, nothing written"})
+		r.progress(runs.Event{Kind: runs.EventNotice, Text: "dry run: ran on a scratch copy, nothing written"})
 	case exit == transcript.ExitDone:
-		hash, err := r.commit(ctx)
+		hash, err := r.commit(ctx, changed)
 		if err != nil {
 			exit = transcript.ExitCommitFailed
 			errs = append(errs, err.Error())
-			out.StashRef, err = r.snap.Rollback(ctx, r.in.RunID)
+			out.StashRef, err = r.tree.Snap.Rollback(ctx, r.rn.ID)
 			if err != nil {
 				errs = append(errs, "restore: "+err.Error())
 			}
@@ -696,21 +597,21 @@ func (r *run) end(ctx context.Context, exit transcript.ExitPath, failure string)
 		}
 	default:
 		// refused and every failure: keep whatever changed, restore the rest.
-		msg := gitrepo.FailedRunMessage(r.in.RunID)
+		msg := gitrepo.FailedRunMessage(r.rn.ID)
 		switch exit {
 		case transcript.ExitRefused:
-			msg = gitrepo.RefusedRunMessage(r.in.RunID)
+			msg = gitrepo.RefusedRunMessage(r.rn.ID)
 		case transcript.ExitInterrupted:
-			msg = gitrepo.InterruptedRunMessage(r.in.RunID)
+			msg = gitrepo.InterruptedRunMessage(r.rn.ID)
 		}
-		ref, err := r.snap.RollbackAs(ctx, r.in.RunID, msg)
+		ref, err := r.tree.Snap.RollbackAs(ctx, r.rn.ID, msg)
 		out.StashRef = ref
 		if err != nil {
 			errs = append(errs, "restore: "+err.Error())
 		}
 	}
 	if out.StashRef != "" {
-		r.progress(Event{Kind: EventNotice, Text: "work kept in " + out.StashRef + "; tree restored"})
+		r.progress(runs.Event{Kind: runs.EventNotice, Text: "work kept in " + out.StashRef + "; tree restored"})
 	}
 
 	out.ExitPath = exit
@@ -718,21 +619,8 @@ func (r *run) end(ctx context.Context, exit transcript.ExitPath, failure string)
 	out.Tokens, out.Turns, out.TurnBudget, out.RepairCycles = r.tokens, r.turn, r.budget, r.s.RepairCycles
 	out.Duration = r.now().Sub(r.start)
 
-	end := transcript.RunEnd{
-		ExitPath: exit, TurnsUsed: r.turn, TurnBudget: r.budget,
-		RepairCyclesUsed: r.s.RepairCycles, RepairCycleBudget: r.maxRepair,
-		Tokens: transcript.Tokens(r.tokens), PerTurn: r.perTurn,
-		DurationMS: out.Duration.Milliseconds(), Verification: out.Verification,
-		Commit: strOrNil(out.Commit), StashRef: strOrNil(out.StashRef), Error: strOrNil(out.Error),
-	}
-	var recErrs []string
-	if err := r.in.Writer.Write(transcript.TypeRunEnd, end); err != nil {
-		recErrs = append(recErrs, err.Error())
-	}
-	if err := r.in.Writer.Flush(); err != nil {
-		recErrs = append(recErrs, err.Error())
-	}
-	sum := transcript.Summary{Start: r.in.Start, End: end, ChangeID: r.s.ChangeID, Plan: r.plan,
+	out.PerTurn = r.perTurn
+	sum := transcript.Summary{ChangeID: r.s.ChangeID, Plan: r.plan,
 		ToolCalls: r.toolCalls, FilesTouched: r.s.Touched, OpenObligations: r.openObligations()}
 	for _, d := range r.s.Decisions {
 		sum.Decisions = append(sum.Decisions, transcript.Decision{Decision: d.Decision, Rationale: d.Rationale, Affects: d.Affects})
@@ -741,25 +629,8 @@ func (r *run) end(ctx context.Context, exit transcript.ExitPath, failure string)
 		total, refused := r.kit.Requests()
 		sum.Research = &transcript.ResearchStats{Requests: total, Refused: refused}
 	}
-	if err := transcript.WriteSummary(r.in.Writer.Dir(), sum, r.in.Redactor); err != nil {
-		recErrs = append(recErrs, err.Error())
-	}
-	// The run has ended and says so: its way back is no longer needed. A
-	// ref that outlived its run would read as an interrupted one.
-	if err := r.unreference(ctx); err != nil {
-		recErrs = append(recErrs, err.Error())
-	}
-	if len(recErrs) > 0 {
-		out.Error = strings.Join(append(errs, "record run: "+strings.Join(recErrs, "; ")), "; ")
-	}
+	_ = r.rn.End(out, sum) // a failure to record is in out.Error
 	return out
-}
-
-func strOrNil(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 // verification is the gates' verdict from the run's last ERC and DRC.
@@ -767,7 +638,7 @@ func (r *run) verification() transcript.Verification {
 	v := transcript.Verification{Status: transcript.VerifyNotRun}
 	for _, x := range []struct {
 		name    string
-		v       *Verification
+		v       *tool.Verification
 		editSeq int // the last edit this check must postdate
 	}{{"erc", r.s.LastERC, r.s.SchematicEditSeq}, {"drc", r.s.LastDRC, r.s.BoardEditSeq}} {
 		if x.v == nil {
@@ -792,14 +663,14 @@ func (r *run) verification() transcript.Verification {
 	// check that ran and whose obligations are all closed passed.
 	drift := 0
 	for _, o := range r.s.Ledger.All() {
-		if o.Kind == OblDrift && !o.Deferred {
+		if o.Kind == tool.OblDrift && !o.Deferred {
 			drift++
 		}
 	}
 	if drift > 0 {
 		c := transcript.CheckOutcome{Name: "drift", Status: transcript.VerifyPassed}
 		for _, o := range r.s.Ledger.Pending() {
-			if o.Kind == OblDrift {
+			if o.Kind == tool.OblDrift {
 				c.Status = transcript.VerifyFailed
 				c.Violations++
 			}
@@ -856,15 +727,15 @@ func (r *run) verificationLine() string {
 // proposal and a change to the design or its docs beyond the run's own
 // bookkeeping (the proposal, DECISIONS.md, CHANGELOG.md) make a commit. A
 // run that changed nothing ends no-change, one whose change has no validated
-// proposal commit-failed; either way nothing is written. It returns
-// ExitDone and "" when the run may commit.
-func (r *run) committable(ctx context.Context) (transcript.ExitPath, string) {
-	changed, err := r.snap.Changed(ctx)
+// proposal commit-failed; either way nothing is written. It returns what
+// the run changed, and ExitDone and "" when the run may commit.
+func (r *run) committable(ctx context.Context) ([]string, transcript.ExitPath, string) {
+	changed, err := r.tree.Snap.Changed(ctx)
 	if err != nil {
-		return transcript.ExitCommitFailed, err.Error()
+		return nil, transcript.ExitCommitFailed, err.Error()
 	}
 	cfg := r.s.Config
-	work := slices.DeleteFunc(changed, func(p string) bool {
+	work := slices.DeleteFunc(slices.Clone(changed), func(p string) bool {
 		return strings.HasPrefix(p, "openspec/changes/") || p == cfg.DocPath(design.DecisionsDoc) || p == cfg.DocPath(design.ChangelogDoc)
 	})
 	switch {
@@ -877,24 +748,21 @@ func (r *run) committable(ctx context.Context) (transcript.ExitPath, string) {
 			}
 			why += fmt.Sprintf(" (%d recorded %s not written: a decision needs a change)", n, noun)
 		}
-		return transcript.ExitNoChange, why
+		return changed, transcript.ExitNoChange, why
 	case !r.s.Validated: // validate_change sets it, for the proposal in ChangeID
-		return transcript.ExitCommitFailed, fmt.Sprintf("no validated OpenSpec proposal for the changed files (%s): nothing is committed", strings.Join(work, ", "))
+		return changed, transcript.ExitCommitFailed, fmt.Sprintf("no validated OpenSpec proposal for the changed files (%s): nothing is committed", strings.Join(work, ", "))
 	}
-	return transcript.ExitDone, ""
+	return changed, transcript.ExitDone, ""
 }
 
 // commit is the done path: the OpenSpec archive, the DECISIONS.md and
 // CHANGELOG.md entries, then one commit holding all of it. The archive
 // comes first so the archived change and the specs it merged into are part
 // of the same commit ("committed once") and of the changelog's file list.
-func (r *run) commit(ctx context.Context) (string, error) {
-	changed, err := r.snap.Changed(ctx)
-	if err != nil {
-		return "", err
-	}
+// changed is what committable found.
+func (r *run) commit(ctx context.Context, changed []string) (string, error) {
 	if len(changed) == 0 && len(r.s.Decisions) == 0 {
-		r.progress(Event{Kind: EventNotice, Text: "nothing changed: no commit"})
+		r.progress(runs.Event{Kind: runs.EventNotice, Text: "nothing changed: no commit"})
 		return "", nil
 	}
 	if id := r.s.ChangeID; id != "" {
@@ -904,7 +772,8 @@ func (r *run) commit(ctx context.Context) (string, error) {
 		if _, err := os.Stat(filepath.Join(r.in.Repo, "openspec", "changes", id)); err == nil {
 			return "", fmt.Errorf("archive OpenSpec change %s: openspec/changes/%s is still there after openspec archive", id, id)
 		}
-		if changed, err = r.snap.Changed(ctx); err != nil {
+		var err error
+		if changed, err = r.tree.Snap.Changed(ctx); err != nil { // the archive moved the proposal
 			return "", err
 		}
 	}
@@ -920,29 +789,25 @@ func (r *run) commit(ctx context.Context) (string, error) {
 	// (AC-4.1), so no key reaches a git object. The parts are redacted
 	// before the subject is cut, so a cut cannot leave a key's head behind
 	// too short to match; then the whole message once more.
-	red := r.in.Redactor
+	red := r.rn.Redactor
 	msg := red.String(gitrepo.MessageWithSubject(red.String(r.in.Subject), red.String(r.in.Request), red.String(summary), red.String(r.verificationLine())))
 	hash, err := gitrepo.CommitAll(ctx, r.in.Repo, msg)
 	if err != nil {
 		return "", err
 	}
-	r.progress(Event{Kind: EventNotice, Text: "committed " + hash})
+	r.progress(runs.Event{Kind: runs.EventNotice, Text: "committed " + hash})
 	return hash, nil
 }
 
 // dryRunDiff is the change a done run would commit, doc entries included
 // (the archive is left out: it only moves the proposal).
-func (r *run) dryRunDiff(ctx context.Context) (string, error) {
-	changed, err := r.snap.Changed(ctx)
-	if err != nil {
-		return "", err
-	}
+func (r *run) dryRunDiff(ctx context.Context, changed []string) (string, error) {
 	if len(changed) > 0 || len(r.s.Decisions) > 0 {
 		if err := r.writeDocEntries(changed); err != nil {
 			return "", err
 		}
 	}
-	return r.snap.Diff(ctx)
+	return r.tree.Snap.Diff(ctx)
 }
 
 // writeDocEntries appends the run's decisions to DECISIONS.md and its entry
@@ -958,7 +823,7 @@ func (r *run) writeDocEntries(changed []string) error {
 	if len(r.s.Decisions) > 0 {
 		entries := make([]design.DecisionEntry, 0, len(r.s.Decisions))
 		for _, d := range r.s.Decisions {
-			entries = append(entries, design.DecisionEntry{Date: date, RunID: r.in.RunID,
+			entries = append(entries, design.DecisionEntry{Date: date, RunID: r.rn.ID,
 				Decision: d.Decision, Rationale: d.Rationale, Affects: d.Affects})
 		}
 		if err := r.updateDoc(cfg.DocPath(design.DecisionsDoc), design.GenerateDecisions(name), func(doc []byte) []byte {
@@ -976,7 +841,7 @@ func (r *run) writeDocEntries(changed []string) error {
 	if p := cfg.DocPath(design.DecisionsDoc); len(r.s.Decisions) > 0 && !slices.Contains(files, p) {
 		files = append(files, p)
 	}
-	entry := design.ChangelogEntry{Date: date, ChangeID: r.s.ChangeID, RunID: r.in.RunID, Request: r.in.Request,
+	entry := design.ChangelogEntry{Date: date, ChangeID: r.s.ChangeID, RunID: r.rn.ID, Request: r.in.Request,
 		Files: files, Verification: r.verificationLine()}
 	return r.updateDoc(cfg.DocPath(design.ChangelogDoc), design.GenerateChangelog(name), func(doc []byte) []byte {
 		return design.AddChangelog(doc, entry)
@@ -994,49 +859,24 @@ func (r *run) updateDoc(rel string, scaffold []byte, edit func([]byte) []byte) e
 	if err != nil {
 		return fmt.Errorf("update %s: %w", rel, err)
 	}
-	if err := r.s.writeFile(p, edit(doc)); err != nil {
+	if err := r.s.WriteFile(p, edit(doc)); err != nil {
 		return fmt.Errorf("update %s: %w", rel, err)
 	}
 	return nil
 }
 
-// unreference deletes the run's snapshot ref (newRun's Reference); a dry
-// run on a scratch copy took none.
-func (r *run) unreference(ctx context.Context) error {
-	if r.scratch != nil {
+// verificationOf is the check the tool call named name just ran (run_erc,
+// run_drc), for the run's verify event; nil for any other tool.
+func verificationOf(s *tool.Session, name string) *tool.Verification {
+	var v *tool.Verification
+	switch name {
+	case "run_erc":
+		v = s.LastERC
+	case "run_drc":
+		v = s.LastDRC
+	}
+	if v == nil || v.AfterEdit != s.KiCadEditSeq {
 		return nil
 	}
-	return gitrepo.DeleteRunRef(context.WithoutCancel(ctx), r.snap.Repo, r.in.RunID)
-}
-
-// discard restores the tree without keeping the run's work: the changes of
-// a run that never got going were never the user's to lose.
-func (r *run) discard(ctx context.Context) error {
-	ref, err := r.snap.Rollback(ctx, r.in.RunID)
-	if err != nil {
-		return fmt.Errorf("restore: %w", err)
-	}
-	if ref == "" {
-		return nil
-	}
-	if err := dropStash(ctx, r.in.Repo, ref); err != nil {
-		return fmt.Errorf("discard the dry run's stash entry %s: %w", ref, err)
-	}
-	return nil
-}
-
-// dropStash drops the entry Rollback just stored, named "stash@{0} (<hash
-// prefix>)", after checking that the position still holds that commit.
-func dropStash(ctx context.Context, repo, ref string) error {
-	name, hash, _ := strings.Cut(ref, " (")
-	hash = strings.TrimSuffix(hash, ")")
-	got, err := gitrepo.Run(ctx, repo, "rev-parse", "--verify", "--quiet", name)
-	if err != nil {
-		return err
-	}
-	if hash == "" || !strings.HasPrefix(got, hash) {
-		return fmt.Errorf("%s no longer holds this run's work; left in place", name)
-	}
-	_, err = gitrepo.Run(ctx, repo, "stash", "drop", "--quiet", name)
-	return err
+	return v
 }

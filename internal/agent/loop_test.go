@@ -17,11 +17,16 @@ import (
 	"testing"
 	"time"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/llm"
 	"copperhead/internal/project"
+	"copperhead/internal/runmeta"
+	"copperhead/internal/runs"
+	"copperhead/internal/tool"
+	"copperhead/internal/tools"
+	"copperhead/internal/tools/toolstest"
 	"copperhead/internal/transcript"
 )
 
@@ -102,66 +107,66 @@ func reply(text string, calls ...string) step {
 type testTool struct {
 	name     string
 	mutating bool
-	run      func(s *Session, args json.RawMessage) (Result, error)
+	run      func(s *tool.Session, args json.RawMessage) (tool.Result, error)
 }
 
 func (t testTool) Spec() llm.Tool {
 	return llm.Tool{Name: t.name, Description: "test tool " + t.name, Schema: json.RawMessage(`{"type":"object"}`)}
 }
 func (t testTool) Mutating() bool { return t.mutating }
-func (t testTool) Run(_ context.Context, s *Session, args json.RawMessage) (Result, error) {
+func (t testTool) Run(_ context.Context, s *tool.Session, args json.RawMessage) (tool.Result, error) {
 	return t.run(s, args)
 }
 
 // testTools: touch writes notes/<name>.txt (a file the gates do not care
 // about), fail_check counts a failed verification, approve marks the change
 // validated, done and refuse finish the run without the real gates.
-func testTools() []Tool {
-	return []Tool{
-		testTool{name: "touch", run: func(s *Session, args json.RawMessage) (Result, error) {
+func testTools() []tool.Tool {
+	return []tool.Tool{
+		testTool{name: "touch", run: func(s *tool.Session, args json.RawMessage) (tool.Result, error) {
 			var a struct{ Name string }
 			_ = json.Unmarshal(args, &a)
 			rel := "notes/" + cmpString(a.Name, "work") + ".txt"
 			p := filepath.Join(s.Repo, filepath.FromSlash(rel))
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return Result{}, err
+				return tool.Result{}, err
 			}
 			old, _ := os.ReadFile(p)
 			if err := os.WriteFile(p, append(old, "more work\n"...), 0o644); err != nil {
-				return Result{}, err
+				return tool.Result{}, err
 			}
-			return Result{Text: "wrote " + rel, Changed: []string{rel}}, nil
+			return tool.Result{Text: "wrote " + rel, Changed: []string{rel}}, nil
 		}},
-		testTool{name: "fail_check", run: func(s *Session, _ json.RawMessage) (Result, error) {
+		testTool{name: "fail_check", run: func(s *tool.Session, _ json.RawMessage) (tool.Result, error) {
 			s.RepairCycles++
-			return Result{Text: "ERC: 1 error: pin not connected", IsError: true}, nil
+			return tool.Result{Text: "ERC: 1 error: pin not connected", IsError: true}, nil
 		}},
-		testTool{name: "nest_repo", run: func(s *Session, _ json.RawMessage) (Result, error) {
+		testTool{name: "nest_repo", run: func(s *tool.Session, _ json.RawMessage) (tool.Result, error) {
 			// An embedded repository with no commit: `git add -A` refuses
 			// it with exit 128, the commit failure of AC-8.6.
 			dir := filepath.Join(s.Repo, "vendored")
 			if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
-				return Result{}, fmt.Errorf("git init: %v: %s", err, out)
+				return tool.Result{}, fmt.Errorf("git init: %v: %s", err, out)
 			}
-			return Result{Text: "nested a repository"}, nil
+			return tool.Result{Text: "nested a repository"}, nil
 		}},
-		testTool{name: "decide", run: func(s *Session, _ json.RawMessage) (Result, error) {
-			s.Decisions = append(s.Decisions, Decision{Decision: "keep notes in notes/", Rationale: "the test says so", Affects: []string{"notes/work.txt"}})
-			return Result{Text: "recorded"}, nil
+		testTool{name: "decide", run: func(s *tool.Session, _ json.RawMessage) (tool.Result, error) {
+			s.Decisions = append(s.Decisions, tool.Decision{Decision: "keep notes in notes/", Rationale: "the test says so", Affects: []string{"notes/work.txt"}})
+			return tool.Result{Text: "recorded"}, nil
 		}},
-		testTool{name: "done", run: func(s *Session, args json.RawMessage) (Result, error) {
+		testTool{name: "done", run: func(s *tool.Session, args json.RawMessage) (tool.Result, error) {
 			// It stands in for a validated proposal: the commit needs one.
 			s.Validated = true
-			s.Finished = &Finish{Outcome: OutcomeDone, Summary: "wrote the notes"}
-			return Result{Text: "finished"}, nil
+			s.Finished = &tool.Finish{Outcome: tool.OutcomeDone, Summary: "wrote the notes"}
+			return tool.Result{Text: "finished"}, nil
 		}},
-		testTool{name: "done_unproposed", run: func(s *Session, args json.RawMessage) (Result, error) {
-			s.Finished = &Finish{Outcome: OutcomeDone, Summary: "wrote the notes"}
-			return Result{Text: "finished"}, nil
+		testTool{name: "done_unproposed", run: func(s *tool.Session, args json.RawMessage) (tool.Result, error) {
+			s.Finished = &tool.Finish{Outcome: tool.OutcomeDone, Summary: "wrote the notes"}
+			return tool.Result{Text: "finished"}, nil
 		}},
-		testTool{name: "refuse", run: func(s *Session, args json.RawMessage) (Result, error) {
-			s.Finished = &Finish{Outcome: OutcomeRefuse, Summary: "would break the budget"}
-			return Result{Text: "finished"}, nil
+		testTool{name: "refuse", run: func(s *tool.Session, args json.RawMessage) (tool.Result, error) {
+			s.Finished = &tool.Finish{Outcome: tool.OutcomeRefuse, Summary: "would break the budget"}
+			return tool.Result{Text: "finished"}, nil
 		}},
 	}
 }
@@ -177,17 +182,7 @@ func cmpString(a, b string) string {
 // with one commit.
 func fixtureRepo(t *testing.T) string {
 	t.Helper()
-	src, err := filepath.Abs("../../examples/open-telegraph")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := t.TempDir()
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	if dst, err = filepath.EvalSymlinks(dst); err != nil {
-		t.Fatal(err)
-	}
+	dst := toolstest.CopyFixture(t)
 	git(t, dst, "init", "-q", "-b", "main")
 	git(t, dst, "add", "-A")
 	git(t, dst, "commit", "-q", "-m", "fixture")
@@ -218,38 +213,47 @@ func gitIdentity(t *testing.T) {
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 }
 
+// offlineProbes keep the run-start metadata off the tools: a test run needs
+// no kicad-cli or node version, only git's state.
+var offlineProbes = runmeta.Probes{
+	KicadCLIVersion: func(context.Context) (string, error) { return "", errors.New("offline") },
+	NodeVersion:     func(context.Context) (string, error) { return "", errors.New("offline") },
+	Executable:      func() (string, error) { return "", errors.New("offline") },
+	Git:             gitrepo.Run,
+}
+
 // harness is one run under test.
 type harness struct {
 	t      *testing.T
 	repo   string
 	model  *scriptedModel
 	in     RunInput
+	rn     *runs.Run
 	before map[string]string
 	head   string
-	events []Event
+	events []runs.Event
 }
 
 func newHarness(t *testing.T, steps ...step) *harness {
 	t.Helper()
 	gitIdentity(t)
 	repo := fixtureRepo(t)
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := &harness{t: t, repo: repo, model: &scriptedModel{t: t, steps: steps}}
-	runID := transcript.NewRunID(time.Now())
-	w, err := transcript.Create(repo, runID, nil)
+	rn, err := runs.Start(context.Background(), runs.Options{Repo: repo, Provider: h.model, MaxTurns: 10, Probes: &offlineProbes,
+		Meta: runmeta.Input{Command: "do", Request: "test request", Config: cfg}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { w.Close() })
+	rn.RepairBudget = 5
+	rn.Subscribe(func(e runs.Event) { h.events = append(h.events, e) })
+	h.rn = rn
 	h.in = RunInput{
-		Repo: repo, Config: cfg, Provider: h.model, Writer: w,
-		Start:   transcript.RunStart{RunID: runID, Command: "do", Request: "test request", Model: "scripted-1", Provider: "scripted"},
-		Request: "test request", RunID: runID, MaxTurns: 10, MaxRepairCycles: 5,
-		Tools:    append(AllTools(), testTools()...),
-		Progress: func(e Event) { h.events = append(h.events, e) },
+		Repo: repo, Config: cfg, Request: "test request",
+		Tools: append(tools.All(), testTools()...),
 	}
 	if h.before, err = gitrepo.TreeHashes(context.Background(), repo); err != nil {
 		t.Fatal(err)
@@ -258,9 +262,9 @@ func newHarness(t *testing.T, steps ...step) *harness {
 	return h
 }
 
-func (h *harness) run() *RunOutcome {
+func (h *harness) run() *runs.Outcome {
 	h.t.Helper()
-	out, err := Run(context.Background(), h.in)
+	out, err := Run(context.Background(), h.rn, h.in)
 	if err != nil {
 		h.t.Fatalf("Run: %v", err)
 	}
@@ -274,13 +278,13 @@ func (h *harness) run() *RunOutcome {
 // checkRecord asserts what every path must leave (AC-8.5): run-start first,
 // run-end last with the outcome's exit path, one tool event per call, and a
 // summary.md with the run stats.
-func (h *harness) checkRecord(out *RunOutcome) {
+func (h *harness) checkRecord(out *runs.Outcome) {
 	t := h.t
 	t.Helper()
 	if !out.ExitPath.Valid() {
 		t.Errorf("exit path %q is not one of AC-8.5's", out.ExitPath)
 	}
-	evs, err := transcript.Read(out.RunDir)
+	evs, err := transcript.Read(filepath.Join(h.repo, out.RunDir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +321,7 @@ func (h *harness) checkRecord(out *RunOutcome) {
 	if tools != calls {
 		t.Errorf("%d tool events for %d tool calls", tools, calls)
 	}
-	sum, err := os.ReadFile(filepath.Join(out.RunDir, transcript.SummaryFile))
+	sum, err := os.ReadFile(filepath.Join(h.repo, out.RunDir, transcript.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,12 +367,12 @@ func (h *harness) assertRestored() {
 func (h *harness) stashes() string { return git(h.t, h.repo, "stash", "list") }
 
 // assertStashed checks a failed run's work is in its named stash entry.
-func (h *harness) assertStashed(out *RunOutcome) {
+func (h *harness) assertStashed(out *runs.Outcome) {
 	h.t.Helper()
 	if out.StashRef == "" {
 		h.t.Fatalf("no stash ref for a failed run that touched files")
 	}
-	if l := h.stashes(); !strings.Contains(l, "copperhead failed run "+h.in.RunID) {
+	if l := h.stashes(); !strings.Contains(l, "copperhead failed run "+h.rn.ID) {
 		h.t.Errorf("stash list lacks the run's entry:\n%s", l)
 	}
 }
@@ -470,7 +474,7 @@ func TestTurnBudgetExhausted(t *testing.T) {
 		reply("", "touch", `{"Name":"b"}`),
 		reply("", "touch", `{}`),
 	)
-	h.in.MaxTurns = 3
+	h.rn.TurnBudget = 3
 	out := h.run()
 	if out.ExitPath != transcript.ExitTurnBudgetExhausted {
 		t.Fatalf("exit path %s, want turn-budget-exhausted", out.ExitPath)
@@ -503,7 +507,7 @@ func TestExtendThenSuccess(t *testing.T) {
 		reply("", "decide", `{}`),
 		reply("", "done", `{}`),
 	)
-	h.in.MaxTurns = 2
+	h.rn.TurnBudget = 2
 	var seen []BudgetStats
 	h.in.Extend = func(st BudgetStats) int {
 		seen = append(seen, st)
@@ -520,7 +524,7 @@ func TestExtendThenSuccess(t *testing.T) {
 	if out.TurnBudget != 4 || out.Turns != 4 {
 		t.Errorf("turns %d/%d, want 4/4", out.Turns, out.TurnBudget)
 	}
-	evs, _ := transcript.Read(out.RunDir)
+	evs, _ := transcript.Read(filepath.Join(h.repo, out.RunDir))
 	if !slices.Contains(eventTypes(evs), EventBudgetExtended) {
 		t.Errorf("no budget-extended event: %v", eventTypes(evs))
 	}
@@ -529,7 +533,7 @@ func TestExtendThenSuccess(t *testing.T) {
 
 // assertCommitted checks a done run made exactly one commit holding the work
 // and the doc entries, and left the tree clean.
-func (h *harness) assertCommitted(out *RunOutcome) {
+func (h *harness) assertCommitted(out *runs.Outcome) {
 	h.t.Helper()
 	if out.Commit == "" {
 		h.t.Fatalf("no commit")
@@ -605,7 +609,7 @@ func TestInterrupted(t *testing.T) {
 			return nil, c.Err()
 		}},
 	)
-	out, err := Run(ctx, h.in)
+	out, err := Run(ctx, h.rn, h.in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -616,7 +620,7 @@ func TestInterrupted(t *testing.T) {
 	if out.StashRef == "" {
 		t.Fatalf("no stash ref for an interrupted run that touched files")
 	}
-	if l := h.stashes(); !strings.Contains(l, "copperhead interrupted run "+h.in.RunID) {
+	if l := h.stashes(); !strings.Contains(l, "copperhead interrupted run "+h.rn.ID) {
 		t.Errorf("stash list %q, want the interrupted run's entry", l)
 	}
 	h.assertRestored()
@@ -645,7 +649,7 @@ func TestRepairCyclesExhausted(t *testing.T) {
 		reply("", "touch", `{}`, "fail_check", `{}`),
 		reply("", "touch", `{}`, "fail_check", `{}`, "touch", `{"Name":"late"}`),
 	)
-	h.in.MaxRepairCycles = 2
+	h.rn.RepairBudget = 2
 	out := h.run()
 	if out.ExitPath != transcript.ExitRepairCyclesExhausted {
 		t.Fatalf("exit path %s, want repair-cycles-exhausted", out.ExitPath)
@@ -677,7 +681,7 @@ func TestCommitFailed(t *testing.T) {
 	if out.Commit != "" || !strings.Contains(out.Error, "git") {
 		t.Errorf("commit %q error %q", out.Commit, out.Error)
 	}
-	sum, _ := os.ReadFile(filepath.Join(out.RunDir, transcript.SummaryFile))
+	sum, _ := os.ReadFile(filepath.Join(h.repo, out.RunDir, transcript.SummaryFile))
 	if !strings.Contains(string(sum), "### Error") || !strings.Contains(string(sum), "git") {
 		t.Errorf("summary.md does not name the git error:\n%s", sum)
 	}
@@ -763,11 +767,11 @@ func TestDryRun(t *testing.T) {
 			}
 			status := git(t, h.repo, "status", "--porcelain")
 			var roots []string
-			h.in.Tools = append(h.in.Tools, testTool{name: "peek", run: func(s *Session, _ json.RawMessage) (Result, error) {
+			h.in.Tools = append(h.in.Tools, testTool{name: "peek", run: func(s *tool.Session, _ json.RawMessage) (tool.Result, error) {
 				roots = append(roots, s.Repo)
 				now, err := gitrepo.TreeHashes(context.Background(), h.repo)
 				if err != nil {
-					return Result{}, err
+					return tool.Result{}, err
 				}
 				var changed []string
 				for p := range maps.Keys(now) {
@@ -786,7 +790,7 @@ func TestDryRun(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(s.Repo, "mine.txt")); (err == nil) != tc.dirty {
 					t.Errorf("the copy has mine.txt: %v, want %v", err == nil, tc.dirty)
 				}
-				return Result{Text: "looked"}, nil
+				return tool.Result{Text: "looked"}, nil
 			}})
 			h.in.DryRun = true
 			out := h.run()
@@ -805,7 +809,7 @@ func TestDryRun(t *testing.T) {
 			if wts := git(t, h.repo, "worktree", "list"); strings.Count(wts, "\n") != 0 {
 				t.Errorf("worktrees left:\n%s", wts)
 			}
-			if out.RunDir != filepath.Join(h.repo, ".copperhead", "runs", h.in.RunID) {
+			if filepath.Join(h.repo, out.RunDir) != filepath.Join(h.repo, ".copperhead", "runs", h.rn.ID) {
 				t.Errorf("run record at %s, want it in the user's repository", out.RunDir)
 			}
 			if tc.exit == transcript.ExitDone {
@@ -852,22 +856,29 @@ func TestFinishEndsTheBatch(t *testing.T) {
 	}
 }
 
-// TestProgressEvents: the renderer hears of each turn, reply and tool call
-// with cumulative tokens.
+// TestProgressEvents: the run's watchers hear of each turn, reply and tool
+// call with cumulative tokens, of the files a call changed, and last of the
+// outcome.
 func TestProgressEvents(t *testing.T) {
 	h := newHarness(t, reply("plan: write notes", "touch", `{}`), reply("", "refuse", `{}`))
-	h.run()
+	out := h.run()
 	var kinds []string
 	for _, e := range h.events {
 		kinds = append(kinds, string(e.Kind))
 	}
-	want := []string{"turn", "reply", "tool", "turn", "reply", "tool"}
+	want := []string{"turn", "reply", "tool", "files", "turn", "reply", "tool"}
 	if !slices.Equal(kinds[:len(want)], want) {
 		t.Errorf("events %v, want to start with %v", kinds, want)
 	}
-	last := h.events[4]
-	if last.Turn != 2 || last.Budget != 10 || last.Tokens.Input != 2000 || last.Tokens.Output != 200 {
-		t.Errorf("second reply event %+v: want turn 2/10 with 2000 in / 200 out", last)
+	if f := h.events[3]; len(f.Files) == 0 || f.Tool != "touch" {
+		t.Errorf("files event %+v: want the file touch wrote", f)
+	}
+	second := h.events[5]
+	if second.Turn != 2 || second.Budget != 10 || second.Tokens.Input != 2000 || second.Tokens.Output != 200 {
+		t.Errorf("second reply event %+v: want turn 2/10 with 2000 in / 200 out", second)
+	}
+	if end := h.events[len(h.events)-1]; end.Kind != runs.EventEnd || end.Outcome != out {
+		t.Errorf("last event %+v: want the end with the run's outcome", end)
 	}
 }
 
@@ -875,12 +886,12 @@ func TestProgressEvents(t *testing.T) {
 func TestDirtyTreeRefused(t *testing.T) {
 	h := newHarness(t)
 	os.WriteFile(filepath.Join(h.repo, "scratch.txt"), []byte("mine"), 0o644)
-	_, err := Run(context.Background(), h.in)
+	_, err := Run(context.Background(), h.rn, h.in)
 	var dirty *gitrepo.DirtyError
 	if !errors.As(err, &dirty) {
 		t.Fatalf("Run on a dirty tree: %v, want a *gitrepo.DirtyError", err)
 	}
-	evs, _ := transcript.Read(h.in.Writer.Dir())
+	evs, _ := transcript.Read(h.rn.Dir)
 	if len(evs) != 0 {
 		t.Errorf("a refused start recorded events: %v", eventTypes(evs))
 	}
@@ -892,7 +903,7 @@ func TestDirtyTreeRefused(t *testing.T) {
 // building it twice yields the same bytes.
 func TestSystemPrompt(t *testing.T) {
 	repo := fixtureRepo(t)
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1050,18 +1061,18 @@ func TestRenameEndToEnd(t *testing.T) {
 func TestResultLine(t *testing.T) {
 	cases := []struct {
 		name string
-		res  Result
+		res  tool.Result
 		want string
 	}{
-		{"one line", Result{Text: "ERC on x.kicad_sch: clean"}, "ERC on x.kicad_sch: clean"},
-		{"prose below", Result{Text: "change c validates.\nUnlocked: edit_file"}, "change c validates. …"},
-		{"edit", Result{Text: "set-field R7 Value 1M:\n- R7 Value \"10k\" -> \"1M\"\n- docs/BOM.md row R7\nchanged: hardware/a.kicad_sch, docs/BOM.md",
+		{"one line", tool.Result{Text: "ERC on x.kicad_sch: clean"}, "ERC on x.kicad_sch: clean"},
+		{"prose below", tool.Result{Text: "change c validates.\nUnlocked: edit_file"}, "change c validates. …"},
+		{"edit", tool.Result{Text: "set-field R7 Value 1M:\n- R7 Value \"10k\" -> \"1M\"\n- docs/BOM.md row R7\nchanged: hardware/a.kicad_sch, docs/BOM.md",
 			Changed: []string{"hardware/a.kicad_sch", "docs/BOM.md"}},
 			`set-field R7 Value 1M: R7 Value "10k" -> "1M" (+1 more) · 2 files written: a.kicad_sch, BOM.md`},
-		{"file list is the detail", Result{Text: "wrote change c:\n- openspec/changes/c/proposal.md\nNext: call validate_change.",
+		{"file list is the detail", tool.Result{Text: "wrote change c:\n- openspec/changes/c/proposal.md\nNext: call validate_change.",
 			Changed: []string{"openspec/changes/c/proposal.md"}}, "wrote change c · 1 file written: proposal.md"},
-		{"error", Result{Text: "rename_net refused, nothing changed: /A is a bus member", IsError: true}, "rename_net refused, nothing changed: /A is a bus member"},
-		{"empty", Result{}, ""},
+		{"error", tool.Result{Text: "rename_net refused, nothing changed: /A is a bus member", IsError: true}, "rename_net refused, nothing changed: /A is a bus member"},
+		{"empty", tool.Result{}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -1082,7 +1093,7 @@ func TestRunRefLifetime(t *testing.T) {
 	h.model.steps = []step{
 		{fn: func(context.Context) (*llm.Turn, error) {
 			atTurn1 = git(t, h.repo, "for-each-ref", "--format=%(refname)", gitrepo.RunRefPrefix)
-			b, _ := os.ReadFile(filepath.Join(h.in.Writer.Dir(), transcript.TranscriptFile))
+			b, _ := os.ReadFile(filepath.Join(h.rn.Dir, transcript.TranscriptFile))
 			startOnDisk = string(b)
 			return reply("", "touch", `{}`).turn, nil
 		}},
@@ -1092,14 +1103,14 @@ func TestRunRefLifetime(t *testing.T) {
 	if out.ExitPath != transcript.ExitRefused {
 		t.Fatalf("exit path %s (%s)", out.ExitPath, out.Error)
 	}
-	if atTurn1 != gitrepo.RunRef(h.in.RunID) {
-		t.Errorf("refs at turn 1: %q, want %s", atTurn1, gitrepo.RunRef(h.in.RunID))
+	if atTurn1 != gitrepo.RunRef(h.rn.ID) {
+		t.Errorf("refs at turn 1: %q, want %s", atTurn1, gitrepo.RunRef(h.rn.ID))
 	}
 	if !strings.Contains(startOnDisk, `"type":"run-start"`) {
 		t.Errorf("run-start not on disk at turn 1: %q", startOnDisk)
 	}
 	h.assertRestored()
-	if l := h.stashes(); !strings.Contains(l, "copperhead refused run "+h.in.RunID) {
+	if l := h.stashes(); !strings.Contains(l, "copperhead refused run "+h.rn.ID) {
 		t.Errorf("stash list %q, want the refused run's entry", l)
 	}
 }

@@ -15,9 +15,10 @@ import (
 	"strings"
 	"text/template"
 
+	"copperhead/internal/config"
 	"copperhead/internal/datasheets"
-	"copperhead/internal/design"
 	"copperhead/internal/repofs"
+	"copperhead/internal/tool"
 )
 
 // The model-facing text of the loop lives in prompts/ as Markdown templates,
@@ -50,7 +51,7 @@ func mustPrompt(name string, data any) string {
 // PromptInput is what the system prompt is built from.
 type PromptInput struct {
 	Repo            string // repository root, absolute
-	Config          design.Config
+	Config          config.Config
 	RunID           string
 	MaxTurns        int
 	MaxRepairCycles int
@@ -107,7 +108,7 @@ func systemPrompt(in PromptInput) (string, []string, error) {
 		RunID:           in.RunID,
 		MaxTurns:        in.MaxTurns,
 		MaxRepairCycles: in.MaxRepairCycles,
-		ConstraintsPath: design.ConstraintsPath,
+		ConstraintsPath: config.ConstraintsPath,
 		Constraints:     "{}",
 		ResearchTools:   in.ResearchTools,
 		SearchParts:     slices.Contains(in.ResearchTools, "search_parts"),
@@ -116,9 +117,9 @@ func systemPrompt(in PromptInput) (string, []string, error) {
 	for _, k := range slices.Sorted(maps.Keys(in.Config.Budgets)) {
 		d.Budgets = append(d.Budgets, budgetLine{k, strconv.FormatFloat(in.Config.Budgets[k], 'f', -1, 64)})
 	}
-	gate := &Session{Repo: in.Repo}
+	gate := &tool.Session{Repo: in.Repo}
 	var warnings []string
-	reg, err := gate.readForPrompt(design.ConstraintsPath)
+	reg, err := readForPrompt(gate, config.ConstraintsPath)
 	switch {
 	case err == nil:
 		if s := strings.TrimSpace(string(reg)); s != "" {
@@ -128,7 +129,7 @@ func systemPrompt(in PromptInput) (string, []string, error) {
 	case errors.Is(err, errGated):
 		warnings = append(warnings, err.Error())
 	default:
-		return "", nil, fmt.Errorf("read %s: %w", design.ConstraintsPath, err)
+		return "", nil, fmt.Errorf("read %s: %w", config.ConstraintsPath, err)
 	}
 	if d.KiCadFiles, err = kicadFiles(in.Repo); err != nil {
 		return "", nil, err
@@ -143,14 +144,14 @@ func systemPrompt(in PromptInput) (string, []string, error) {
 	return sys, warnings, err
 }
 
-// errGated marks a file the prompt leaves out because resolvePath refuses it.
+// errGated marks a file the prompt leaves out because tool.Session.ResolvePath refuses it.
 var errGated = errors.New("left out of the prompt")
 
 // readForPrompt reads the repository file rel for the system prompt through
-// resolvePath, the gate every file tool uses. A missing file wraps
+// tool.Session.ResolvePath, the gate every file tool uses. A missing file wraps
 // fs.ErrNotExist; one the gate refuses, a dangling symlink or a
 // non-regular file wraps errGated with a message naming rel.
-func (s *Session) readForPrompt(rel string) ([]byte, error) {
+func readForPrompt(s *tool.Session, rel string) ([]byte, error) {
 	abs := filepath.Join(s.Repo, filepath.FromSlash(rel))
 	fi, err := os.Lstat(abs)
 	if err != nil {
@@ -161,7 +162,7 @@ func (s *Session) readForPrompt(rel string) ([]byte, error) {
 			return nil, fmt.Errorf("%s %w: it is a dangling symbolic link", rel, errGated)
 		}
 	}
-	p, err := s.resolvePath(rel)
+	p, err := s.ResolvePath(rel)
 	if err != nil {
 		return nil, gated(rel, err)
 	}
@@ -177,7 +178,7 @@ var kicadSuffixes = []string{".kicad_sch", ".kicad_pcb", ".kicad_pro", ".kicad_s
 
 // skipDirs hold no design source: VCS data, dependencies, copperhead's own
 // state, generated outputs.
-var skipDirs = map[string]bool{".git": true, "node_modules": true, ".copperhead": true, "outputs": true}
+var skipDirs = map[string]bool{".git": true, "node_modules": true, config.Dir: true, "outputs": true}
 
 // kicadFiles lists the repository's KiCad files, repo-relative and sorted.
 func kicadFiles(repo string) ([]string, error) {
@@ -208,7 +209,7 @@ func kicadFiles(repo string) ([]string, error) {
 	return out, nil
 }
 
-// gated words resolvePath's refusal of rel as a prompt warning: "docs/x.md
+// gated words ResolvePath's refusal of rel as a prompt warning: "docs/x.md
 // left out of the prompt: it is a symlink ... that points outside the
 // repository; it is refused".
 func gated(rel string, err error) error {
@@ -221,9 +222,9 @@ func gated(rel string, err error) error {
 
 // designDocs reads every *.md directly in the docs folder, sorted by name,
 // through the tools' path gate; skipped names each file the gate refused.
-func designDocs(gate *Session, docsDir string) (docs []promptDoc, skipped []string, err error) {
+func designDocs(gate *tool.Session, docsDir string) (docs []promptDoc, skipped []string, err error) {
 	dir := filepath.Join(gate.Repo, filepath.FromSlash(docsDir))
-	if _, err := gate.resolvePath(docsDir); err != nil {
+	if _, err := gate.ResolvePath(docsDir); err != nil {
 		if _, serr := os.Lstat(dir); errors.Is(serr, fs.ErrNotExist) {
 			return nil, nil, nil
 		}
@@ -241,7 +242,7 @@ func designDocs(gate *Session, docsDir string) (docs []promptDoc, skipped []stri
 			continue
 		}
 		rel := path.Join(docsDir, e.Name())
-		data, err := gate.readForPrompt(rel)
+		data, err := readForPrompt(gate, rel)
 		switch {
 		case errors.Is(err, errGated):
 			skipped = append(skipped, err.Error())

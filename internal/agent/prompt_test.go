@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 )
 
 // TestSystemPromptGate: what enters the system prompt passes the same path
@@ -38,12 +38,12 @@ func TestSystemPromptGate(t *testing.T) {
 			link(t, filepath.Join(repo, "docs", "gone-target.md"), filepath.Join(repo, "docs", "gone.md"))
 		}, []string{"docs/gone.md left out of the prompt: it is a dangling symbolic link"}, "docs/BOM.md", "docs/gone.md"},
 		{"registry symlink out", func(t *testing.T, repo string) {
-			p := filepath.Join(repo, filepath.FromSlash(design.ConstraintsPath))
+			p := filepath.Join(repo, filepath.FromSlash(config.ConstraintsPath))
 			if err := os.Remove(p); err != nil {
 				t.Fatal(err)
 			}
 			link(t, reg, p)
-		}, []string{design.ConstraintsPath + " left out of the prompt"}, "docs/SPEC.md", ""},
+		}, []string{config.ConstraintsPath + " left out of the prompt"}, "docs/SPEC.md", ""},
 		{"docs folder out", func(t *testing.T, repo string) {
 			docs := filepath.Join(repo, "docs")
 			if err := os.Rename(docs, filepath.Join(outside, "docs")); err != nil {
@@ -60,7 +60,7 @@ func TestSystemPromptGate(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			repo := fixtureRepo(t)
 			c.setup(t, repo)
-			cfg, _, err := design.LoadConfig(repo)
+			cfg, _, err := config.LoadConfig(repo)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
@@ -40,7 +41,7 @@ func project(t *testing.T) Project {
 	return Project{
 		Repo: dir, Schematic: filepath.Join(dir, "hw/top.kicad_sch"), Board: filepath.Join(dir, "hw/top.kicad_pcb"),
 		Sheets: []kicad.SheetInstance{{Path: "/", File: "top.kicad_sch"}, {Path: "/Power/", Name: "Power", File: "power.kicad_sch"}},
-		Config: design.DefaultConfig(), Version: "v1.2.3",
+		Config: config.DefaultConfig(), Version: "v1.2.3",
 	}
 }
 

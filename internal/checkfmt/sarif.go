@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
@@ -31,7 +32,7 @@ type Project struct {
 	Schematic string                // root .kicad_sch, absolute
 	Board     string                // .kicad_pcb, absolute; "" when there is none
 	Sheets    []kicad.SheetInstance // the schematic's sheet instances (kicad.Schematic.Sheets); may be nil
-	Config    design.Config         // for the docs folder
+	Config    config.Config         // for the docs folder
 	Version   string                // copperhead's version, for tool.driver
 }
 
@@ -139,7 +140,7 @@ func SARIF(w io.Writer, r *verify.Result, p Project) error {
 		if f.Severity == design.SeverityFail {
 			level = "error"
 		}
-		loc := b.location(design.ConstraintsPath, 0)
+		loc := b.location(config.ConstraintsPath, 0)
 		b.add("sourcing/"+f.Kind, "sourcing", f.Kind, level, f.Message, loc, "",
 			strings.Join([]string{f.Kind, f.Refdes, f.MPN}, "\x00"), map[string]any{"refdes": f.Refdes, "mpn": f.MPN})
 	}
@@ -490,8 +491,8 @@ func (b *builder) constraintLocation(v design.ConstraintViolation) []sarifLocati
 			return b.location(src, 0)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(b.p.Repo, filepath.FromSlash(design.ConstraintsPath))); err == nil || !strings.HasPrefix(v.Kind, "budget") {
-		return b.location(design.ConstraintsPath, 0)
+	if _, err := os.Stat(filepath.Join(b.p.Repo, filepath.FromSlash(config.ConstraintsPath))); err == nil || !strings.HasPrefix(v.Kind, "budget") {
+		return b.location(config.ConstraintsPath, 0)
 	}
-	return b.location(design.ConfigPath, 0)
+	return b.location(config.ConfigPath, 0)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/verify"
@@ -120,7 +121,7 @@ func (a *app) runCheckIn(ctx context.Context, opt checkOptions) (_ *verify.Resul
 	}
 	rev, label := opt.baseline, "--baseline"
 	if rev == "" && opt.baselineFromConfig {
-		rev, label = w.cfg.Baseline, `"baseline" in `+design.ConfigPath+":"
+		rev, label = w.cfg.Baseline, `"baseline" in `+config.ConfigPath+":"
 	}
 	var base *baselineSide
 	if rev != "" {

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/verify"
@@ -56,7 +56,7 @@ func (a *app) openBaseline(ctx context.Context, w *workspace, label, rev string)
 // config. A file the revision does not have yet checks as nothing: every
 // finding of it is new.
 func (b *baselineSide) check(ctx context.Context, opt checkOptions) (*verify.Result, error) {
-	cfg, _, err := design.LoadConfig(b.root)
+	cfg, _, err := config.LoadConfig(b.root)
 	if err != nil {
 		return nil, err
 	}

@@ -238,8 +238,9 @@ func TestCreateStageRunKeepsStdout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &createRunner{a: a, repo: repo, kc: kc, s: s, sel: sel}
-	run, err := r.Stage(ctx, create.Stages[0], "seed the specification", 10)
+	ro := a.runOptions(repo, s, sel)
+	in := create.Input{Env: create.Env{Repo: repo, KiCad: kc}, Model: &ro, Watch: a.watchStage(ctx, createOptions{})}
+	run, err := create.RunStage(ctx, in, create.Stages[0], "seed the specification", 10)
 	if err != nil {
 		t.Fatal(err)
 	}

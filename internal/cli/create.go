@@ -5,17 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"copperhead/internal/agent"
+	"copperhead/internal/config"
 	"copperhead/internal/create"
-	"copperhead/internal/design"
-	"copperhead/internal/kicadcli"
 	"copperhead/internal/llm"
-	"copperhead/internal/project"
+	"copperhead/internal/runs"
 )
 
 type createOptions struct {
@@ -112,7 +110,7 @@ func (a *app) runCreate(ctx context.Context, o createOptions, brief []byte) erro
 	}
 	kc.Boundary = repo
 	if o.status {
-		cfg, _, err := design.LoadConfig(repo)
+		cfg, _, err := config.LoadConfig(repo)
 		if err != nil {
 			return failf("%v", err)
 		}
@@ -140,14 +138,15 @@ func (a *app) runCreate(ctx context.Context, o createOptions, brief []byte) erro
 		return failf("create: %v", err)
 	}
 
-	var runner create.Runner
+	var model *runs.Options
 	s, err := a.modelSettings(o.model)
 	if err != nil {
 		return err
 	}
 	sel, selErr := llm.Select(s)
 	if selErr == nil {
-		runner = &createRunner{a: a, repo: repo, kc: kc, s: s, sel: sel, o: o}
+		ro := a.runOptions(repo, s, sel)
+		model = &ro
 	} else if errors.Is(selErr, llm.ErrInvalidModel) {
 		return usagef("%v", selErr)
 	}
@@ -156,7 +155,7 @@ func (a *app) runCreate(ctx context.Context, o createOptions, brief []byte) erro
 		retries = *cfg.MaxStageRetries
 	}
 	in := create.Input{
-		Env: create.Env{Repo: repo, Config: cfg, KiCad: kc}, Runner: runner, MaxStageRetries: retries,
+		Env: create.Env{Repo: repo, Config: cfg, KiCad: kc}, Model: model, Watch: a.watchStage(ctx, o), MaxStageRetries: retries,
 		Fab: o.fab, SkipSTEP: o.noStep, SkipRender: o.noRender,
 		Progress: func(line string) {
 			if a.mode() != modeJSON {
@@ -172,7 +171,7 @@ func (a *app) runCreate(ctx context.Context, o createOptions, brief []byte) erro
 			return strings.EqualFold(ans, "y") || strings.EqualFold(ans, "yes")
 		}
 	}
-	if runner == nil && selErr != nil {
+	if model == nil && selErr != nil {
 		in.Progress("no model configured (" + selErr.Error() + "): model stages cannot run")
 	}
 	rep, runErr := create.Run(ctx, in)
@@ -261,65 +260,11 @@ func printCreate(a *app, r createResult) {
 	fmt.Fprintf(o, "create stopped at %s · report %s\nresume: %s\n", r.StoppedAt, r.Report, r.Resume)
 }
 
-// createRunner runs create's model stages as agent runs.
-type createRunner struct {
-	a    *app
-	repo string
-	kc   *kicadcli.Tool
-	s    llm.Settings
-	sel  llm.Selection
-	o    createOptions
-}
-
-// workspace opens the repository as it is now: early stages have no
-// schematic yet, which the agent's tools answer as "not applicable yet".
-func (r *createRunner) workspace() (*workspace, error) {
-	cfg, found, err := design.LoadConfig(r.repo)
-	if err != nil {
-		return nil, err
+// watchStage renders each of create's stage runs as do renders its run;
+// under --json its result object goes to stderr, so stdout holds only
+// create's one object.
+func (a *app) watchStage(ctx context.Context, o createOptions) func(rn *runs.Run, in *agent.RunInput) func() error {
+	return func(rn *runs.Run, in *agent.RunInput) func() error {
+		return a.nested().watch(ctx, rn, in, doOptions{model: o.model}, rn.Start.Command)
 	}
-	pr, err := project.Locate(r.repo, "", cfg.Schematic, cfg.Board)
-	if errors.Is(err, project.ErrNoSchematic) {
-		pr, err = &project.Project{Repo: r.repo, Name: filepath.Base(r.repo)}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &workspace{repo: r.repo, cfg: cfg, cfgFound: found, proj: pr}, nil
-}
-
-func (r *createRunner) Stage(ctx context.Context, st create.Stage, request string, maxTurns int) (create.StageRun, error) {
-	ws, err := r.workspace()
-	if err != nil {
-		return create.StageRun{}, err
-	}
-	res, out, err := r.a.nested().agentRun(ctx, ws, r.kc, r.s, r.sel, request, doOptions{model: r.o.model, maxTurns: maxTurns}, "create "+st.Name)
-	if err != nil {
-		return create.StageRun{}, err
-	}
-	return create.StageRun{RunID: res.RunID, OK: out.OK(), Exit: string(out.ExitPath), Turns: out.Turns,
-		Tokens: out.Tokens, Duration: out.Duration, Error: out.Error}, nil
-}
-
-func (r *createRunner) Diagnose(ctx context.Context, st create.Stage, problems []string, last create.StageRun) (string, create.StageRun, error) {
-	ws, err := r.workspace()
-	if err != nil {
-		return "", create.StageRun{}, err
-	}
-	msg := fmt.Sprintf("The create pipeline's %s stage (%s) ran (run %s, exit %s) but its completion gate, checked from the repository's files, failed:\n- %s\n\nIn at most ten lines: what most likely went wrong, and exactly what the next attempt must do differently to pass the gate.",
-		st.Name, st.Title, last.RunID, last.Exit, strings.Join(problems, "\n- "))
-	began := time.Now()
-	res, err := r.a.runOneShot(ctx, r.repo, ws.cfg, r.s, r.sel, oneShot{Command: "create diagnose", Request: "diagnose " + st.Name,
-		Message: msg, System: "You diagnose failed stages of a hardware design pipeline. Be concrete and brief.", MaxTokens: 600})
-	if err != nil {
-		return "", create.StageRun{}, err
-	}
-	run := create.StageRun{RunID: res.RunID, OK: res.Err == nil, Exit: "done", Turns: 1, Duration: time.Since(began)}
-	if res.Err != nil {
-		run.Exit, run.Error = string(res.Exit), res.Err.Error()
-		// Without a diagnosis the retry still gets the gate's findings.
-		return "The gate reported: " + strings.Join(problems, "; "), run, nil
-	}
-	run.Tokens = res.Turn.Usage
-	return res.Turn.Text, run, nil
 }

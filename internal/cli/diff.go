@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/kicad"
@@ -197,7 +198,7 @@ func (s *diffSide) load(ctx context.Context, t *kicadcli.Tool) error {
 		msg := strings.ReplaceAll(err.Error(), s.root+string(filepath.Separator), "")
 		return failf("%s: %s", s.label, msg)
 	}
-	cfg, found, err := design.LoadConfig(s.root)
+	cfg, found, err := config.LoadConfig(s.root)
 	if err != nil {
 		return fail(err)
 	}
@@ -205,7 +206,7 @@ func (s *diffSide) load(ctx context.Context, t *kicadcli.Tool) error {
 	if found {
 		sch, brd = cfg.Schematic, cfg.Board
 	} else {
-		cfg = design.DefaultConfig()
+		cfg = config.DefaultConfig()
 	}
 	if s.proj, err = project.Locate(s.root, "", sch, brd); err != nil {
 		return fail(err)
@@ -221,7 +222,7 @@ func (s *diffSide) load(ctx context.Context, t *kicadcli.Tool) error {
 		return fail(err)
 	}
 	read := func(rel string) ([]byte, error) {
-		data, err := design.ReadRepoFile(s.root, rel)
+		data, err := config.ReadRepoFile(s.root, rel)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
@@ -233,8 +234,8 @@ func (s *diffSide) load(ctx context.Context, t *kicadcli.Tool) error {
 		dst *[]byte
 	}{
 		{path.Join(docs, "SPEC.md"), &s.docs.Spec},
-		{design.ConfigPath, &s.docs.Config},
-		{design.ConstraintsPath, &s.docs.Constraints},
+		{config.ConfigPath, &s.docs.Config},
+		{config.ConstraintsPath, &s.docs.Constraints},
 		{path.Join(docs, "BOM.md"), &s.docs.BOM},
 	} {
 		if *f.dst, err = read(f.rel); err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -14,41 +13,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"copperhead/internal/agent"
-	"copperhead/internal/design"
-	"copperhead/internal/gitrepo"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/llm"
 	"copperhead/internal/redact"
 	"copperhead/internal/runmeta"
+	"copperhead/internal/runs"
 	"copperhead/internal/transcript"
 )
-
-// DoResult is `do --json`: the run's outcome, one object on stdout.
-type DoResult struct {
-	OK           bool                    `json:"ok"` // the run ended done or refused (exit 0)
-	RunID        string                  `json:"run_id"`
-	RunDir       string                  `json:"run_dir"`    // repo-relative
-	Transcript   string                  `json:"transcript"` // repo-relative
-	Request      string                  `json:"request"`
-	Model        string                  `json:"model"`
-	Provider     string                  `json:"provider"`
-	Source       string                  `json:"source"`
-	ExitPath     transcript.ExitPath     `json:"exit_path"`
-	ChangeID     string                  `json:"change_id"`
-	Commit       *string                 `json:"commit"`
-	StashRef     *string                 `json:"stash_ref"`
-	Verification transcript.Verification `json:"verification"`
-	TurnsUsed    int                     `json:"turns_used"`
-	TurnBudget   int                     `json:"turn_budget"`
-	RepairCycles int                     `json:"repair_cycles_used"`
-	RepairBudget int                     `json:"repair_cycle_budget"`
-	Tokens       llm.Usage               `json:"tokens"`
-	DurationMS   int64                   `json:"duration_ms"`
-	DryRun       bool                    `json:"dry_run"`
-	Diff         string                  `json:"diff,omitempty"` // --dry-run only
-	Summary      string                  `json:"summary"`        // the agent's own account
-	Error        string                  `json:"error,omitempty"`
-}
 
 type doOptions struct {
 	model       string
@@ -131,23 +102,25 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 		return err
 	}
 	defer unlock()
-	// A dirty tree is refused before anything is created, run folder
-	// included: the run never started, so there is nothing to record.
-	if _, err := gitrepo.Preflight(ctx, ws.repo, o.allowDirty); err != nil {
+	// The run's one preflight: a dirty tree is refused before anything is
+	// created, run folder included (the run never started, so there is
+	// nothing to record).
+	tree, err := runs.OpenTree(ctx, ws.repo, o.allowDirty, o.dryRun)
+	if err != nil {
 		return failf("%v", err) // a *gitrepo.DirtyError already says what to do
 	}
+	defer tree.Remove(ctx)
 	kc, err := findKiCad(ctx)
 	if err != nil {
 		return err
 	}
+	// The spec gate needs openspec: without it no run can pass
+	// validate_change, so it ends here, before a run folder or a request.
 	if err := findOpenSpec(); err != nil {
 		return err
 	}
 	kc.Boundary = ws.repo
-	s, err := a.modelSettings(o.model)
-	if err != nil {
-		return err
-	}
+	s := settingsFrom(o.model, ws.cfg)
 	sel, err := llm.Select(s)
 	if err != nil {
 		if errors.Is(err, llm.ErrInvalidModel) {
@@ -155,16 +128,16 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 		}
 		return withHint(usagef("%v", err), "see 'copperhead models'")
 	}
-	res, out, err := a.agentRun(ctx, ws, kc, s, sel, request, o, cmp.Or(o.command, "do"))
+	out, err := a.agentRun(ctx, ws, kc, a.runOptions(ws.repo, s, sel), tree, request, o)
 	if err != nil {
 		return err
 	}
 	if out.OK() {
 		return nil
 	}
-	hint := "transcript " + res.Transcript
-	if res.StashRef != nil {
-		hint = "work kept in " + *res.StashRef + "; " + hint
+	hint := "transcript " + out.Transcript
+	if out.StashRef != "" {
+		hint = "work kept in " + out.StashRef + "; " + hint
 	}
 	msg := out.Error
 	if msg == "" {
@@ -173,87 +146,33 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 	return withHint(failf("%s", redact.New(os.Environ()).String(msg)), hint)
 }
 
-// agentRun is one recorded, rendered agent loop run on an opened workspace:
-// do runs one, and create runs one per model stage. The error is for a run
-// that could not start; a run that failed comes back with out.OK() false.
-func (a *app) agentRun(ctx context.Context, ws *workspace, kc *kicadcli.Tool, s llm.Settings, sel llm.Selection,
-	request string, o doOptions, command string) (DoResult, *agent.RunOutcome, error) {
-	// The spec gate needs openspec: without it no run can pass
-	// validate_change, so it ends here, before a run folder or a request.
-	if err := findOpenSpec(); err != nil {
-		return DoResult{}, nil, err
-	}
-	cfg := ws.cfg
-	maxTurns := cmpOr(o.maxTurns, cfg.MaxTurns, design.DefaultMaxTurns)
-	maxRepair := cmpOr(cfg.MaxRepairCycles, design.DefaultMaxRepairCycles)
-	rec, err := a.startRecording(ctx, ws.repo, s, sel, runmeta.Input{
-		Command: command, Request: request, Interactive: o.interactive, Config: cfg,
-		Schematic: ws.proj.Rel(ws.proj.Schematic), Board: ws.proj.Rel(ws.proj.Board),
-		MaxTurns: maxTurns, MaxRepairCycles: maxRepair,
-	})
+// agentRun is one recorded, rendered agent loop run on an opened workspace
+// and tree: do and sync run one. The error is for a run that could not
+// start; a run that failed comes back with out.OK() false.
+func (a *app) agentRun(ctx context.Context, ws *workspace, kc *kicadcli.Tool, ro runs.Options, tree *runs.Tree,
+	request string, o doOptions) (*runs.Outcome, error) {
+	command := cmp.Or(o.command, "do")
+	ro.MaxTurns = o.maxTurns
+	ro.Meta = runmeta.Input{Command: command, Request: request, Interactive: o.interactive, Config: ws.cfg,
+		Schematic: ws.proj.Rel(ws.proj.Schematic), Board: ws.proj.Rel(ws.proj.Board)}
+	rn, err := startRun(ctx, ro)
 	if err != nil {
-		return DoResult{}, nil, err
+		return nil, err
 	}
-	p, w, red, meta, runID := rec.Provider, rec.Writer, rec.Redactor, rec.Start, rec.Start.RunID
-	defer w.Close()
-
-	rr := a.newRunRenderer(red)
-	defer rr.Close()
-	rec.Notify(func(line string) { rr.Event(agent.Event{Kind: agent.EventNotice, Text: line}) })
-	rr.Header(doHeader(meta, o, command)...)
-	rr.Begin(maxTurns)
 	in := agent.RunInput{
-		Repo: ws.repo, Config: cfg, Project: ws.proj, KiCad: kc,
-		Provider: llm.Record(p, w), Writer: w, Start: meta, Redactor: red,
-		Request: request, RunID: runID, MaxTurns: maxTurns, MaxRepairCycles: maxRepair,
-		AllowDirty: o.allowDirty, DryRun: o.dryRun, Interactive: o.interactive, Sync: o.sync, Subject: o.subject,
-		Progress: rr.Event,
+		Repo: ws.repo, Config: ws.cfg, Project: ws.proj, KiCad: kc, Tree: tree,
+		Request: request, AllowDirty: o.allowDirty, DryRun: o.dryRun, Interactive: o.interactive, Sync: o.sync, Subject: o.subject,
 	}
-	if o.interactive {
-		in.Approve = func(id string) bool {
-			ans, _ := rr.Ask(ctx, fmt.Sprintf("OpenSpec change %s validated: unlock the edit tools and apply it? [y/N] ", id))
-			return strings.EqualFold(ans, "y") || strings.EqualFold(ans, "yes")
-		}
-	}
-	if a.attended() {
-		in.Extend = func(st agent.BudgetStats) int { return askExtension(ctx, rr, st) }
-	}
-	out, err := agent.Run(ctx, in)
+	stop := a.watch(ctx, rn, &in, o, command)
+	out, err := agent.Run(ctx, rn, in)
+	jsonErr := stop()
 	if err != nil {
 		// The run never started (no snapshot, no prompt): its folder holds
 		// an empty transcript at most, which would only mislead.
-		rr.Close()
-		_ = w.Close()
-		_ = os.RemoveAll(w.Dir())
-		return DoResult{}, nil, failf("%v", err) // a *gitrepo.DirtyError already says what to do
+		rn.Abandon()
+		return nil, failf("%v", err) // a *gitrepo.DirtyError already says what to do
 	}
-	if err := w.Close(); err != nil && out.Error == "" {
-		out.Error = err.Error()
-	}
-
-	res := doResult(ws.repo, meta, out, o)
-	if out.Summary != "" {
-		rr.Text(out.Summary)
-	}
-	if o.dryRun && out.Diff != "" && a.mode() != modeJSON {
-		rr.Text(out.Diff)
-	}
-	rr.Outcome(outcomeLine(res), out.OK())
-	if a.mode() == modeJSON {
-		if err := writeJSON(a.io.Out, res); err != nil {
-			return DoResult{}, nil, err
-		}
-	}
-	return res, out, nil
-}
-
-func cmpOr(vs ...int) int {
-	for _, v := range vs {
-		if v > 0 {
-			return v
-		}
-	}
-	return 0
+	return out, jsonErr
 }
 
 // attended reports whether a human is at the terminal to answer a question:
@@ -312,46 +231,22 @@ func doHeader(m transcript.RunStart, o doOptions, command string) []string {
 	return []string{first, second}
 }
 
-func doResult(repo string, m transcript.RunStart, out *agent.RunOutcome, o doOptions) DoResult {
-	rel := func(p string) string {
-		if r, err := filepath.Rel(repo, p); err == nil {
-			return filepath.ToSlash(r)
-		}
-		return p
-	}
-	return DoResult{
-		OK: out.OK(), RunID: m.RunID, RunDir: rel(out.RunDir), Transcript: rel(out.Transcript), Request: m.Request,
-		Model: m.Model, Provider: m.Provider, Source: string(m.SelectionSource),
-		ExitPath: out.ExitPath, ChangeID: out.ChangeID, Commit: nonEmpty(out.Commit), StashRef: nonEmpty(out.StashRef),
-		Verification: out.Verification, TurnsUsed: out.Turns, TurnBudget: out.TurnBudget,
-		RepairCycles: out.RepairCycles, RepairBudget: out.RepairBudget, Tokens: out.Tokens,
-		DurationMS: out.Duration.Milliseconds(), DryRun: o.dryRun, Diff: out.Diff, Summary: out.Summary, Error: out.Error,
-	}
-}
-
-func nonEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 // outcomeLine is the run's one final line (AC-8.5): exit path, verification,
 // commit, duration, tokens; where the work went when it failed.
-func outcomeLine(r DoResult) string {
+func outcomeLine(r *runs.Outcome) string {
 	parts := []string{string(r.ExitPath), transcript.VerificationWords(r.ExitPath, r.Verification)}
 	switch {
-	case r.Commit != nil:
-		parts = append(parts, "commit "+shortHash(*r.Commit))
+	case r.Commit != "":
+		parts = append(parts, "commit "+shortHash(r.Commit))
 	case r.DryRun && r.ExitPath == transcript.ExitDone:
 		parts = append(parts, "dry run: nothing written")
 	}
 	parts = append(parts,
-		clockDuration(time.Duration(r.DurationMS)*time.Millisecond),
+		clockDuration(r.Duration.Truncate(time.Millisecond)),
 		fmt.Sprintf("%s in / %s out tokens", compactCount(r.Tokens.Input), compactCount(r.Tokens.Output)),
-		fmt.Sprintf("turns %d/%d", r.TurnsUsed, r.TurnBudget))
-	if r.StashRef != nil {
-		parts = append(parts, "work kept in "+*r.StashRef)
+		fmt.Sprintf("turns %d/%d", r.Turns, r.TurnBudget))
+	if r.StashRef != "" {
+		parts = append(parts, "work kept in "+r.StashRef)
 	}
 	parts = append(parts, "run "+r.RunDir)
 	return strings.Join(parts, " · ")

@@ -12,6 +12,7 @@ import (
 
 	"copperhead/internal/llm"
 	"copperhead/internal/llm/llmtest"
+	"copperhead/internal/runs"
 	"copperhead/internal/transcript"
 )
 
@@ -117,7 +118,7 @@ func TestDoJSON(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	var res DoResult
+	var res runs.JSON
 	dec := json.NewDecoder(strings.NewReader(stdout))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&res); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/kicadcli"
@@ -166,8 +167,8 @@ func (a *app) researchRows() []DoctorRow {
 	r := DoctorRow{Name: "research"}
 	repo, err := a.repoDir()
 	if err == nil {
-		var cfg design.Config
-		if cfg, _, err = design.LoadConfig(repo); err == nil {
+		var cfg config.Config
+		if cfg, _, err = config.LoadConfig(repo); err == nil {
 			enabled = cfg.Research.Enabled
 		}
 	}
@@ -178,7 +179,7 @@ func (a *app) researchRows() []DoctorRow {
 		r.Status, r.Detail = "ok", "enabled (research.enabled): research tools are offered when their keys are set; check requires a sourcing snapshot per BOM MPN"
 	default:
 		r.Status, r.Detail = "info", "disabled: no research tools; parts stay UNVERIFIED"
-		r.Fix = `set "research": {"enabled": true} in ` + design.ConfigPath
+		r.Fix = `set "research": {"enabled": true} in ` + config.ConfigPath
 	}
 	rows := []DoctorRow{r}
 	for _, g := range researchKeyGroups {
@@ -228,7 +229,7 @@ func (a *app) compatPrivacyRow() (DoctorRow, bool) {
 	base := os.Getenv(llm.EnvBaseURL)
 	if base == "" {
 		if repo, err := a.repoDir(); err == nil {
-			if cfg, _, err := design.LoadConfig(repo); err == nil {
+			if cfg, _, err := config.LoadConfig(repo); err == nil {
 				base = cfg.BaseURL
 			}
 		}
@@ -259,15 +260,15 @@ func (a *app) configRow() DoctorRow {
 		r.Status, r.Detail = "fail", oneLine(err.Error())
 		return r
 	}
-	cfg, found, err := design.LoadConfig(repo)
+	cfg, found, err := config.LoadConfig(repo)
 	switch {
 	case err != nil:
 		r.Status, r.Detail, r.Fix = "fail", oneLine(err.Error()), "fix the JSON, or delete it and run 'copperhead init'"
 		r.Required = true
 	case !found:
-		r.Status, r.Detail, r.Fix = "warn", design.ConfigPath+" not found", "run 'copperhead init'"
+		r.Status, r.Detail, r.Fix = "warn", config.ConfigPath+" not found", "run 'copperhead init'"
 	default:
-		r.Status, r.Detail = "ok", fmt.Sprintf("%s: schematic %s", design.ConfigPath, dash(cfg.Schematic))
+		r.Status, r.Detail = "ok", fmt.Sprintf("%s: schematic %s", config.ConfigPath, dash(cfg.Schematic))
 		if _, err := design.LoadConstraints(repo); err != nil {
 			r.Status, r.Detail, r.Required = "fail", oneLine(err.Error()), true
 		}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/draft"
 	"copperhead/internal/kicadcli"
 )
@@ -54,7 +54,7 @@ written. An existing sheet that differs from the draft is refused unless
 				return err
 			}
 			defer unlock()
-			cfg, _, err := design.LoadConfig(repo)
+			cfg, _, err := config.LoadConfig(repo)
 			if err != nil {
 				return failf("%v", err)
 			}

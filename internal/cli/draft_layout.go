@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"copperhead/internal/atomicfile"
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/draft/layout"
 	"copperhead/internal/kicad/kigen"
@@ -104,7 +105,7 @@ overwritten, or footprints are missing; 2 usage or environment (kicad-cli).`,
 			} else {
 				printDraftLayout(a, rep)
 				if recorded != "" {
-					fmt.Fprintf(a.io.Out, "recorded board %s in %s\n", recorded, design.ConfigPath)
+					fmt.Fprintf(a.io.Out, "recorded board %s in %s\n", recorded, config.ConfigPath)
 				}
 			}
 			if !rep.OK() {
@@ -129,7 +130,7 @@ func (a *app) openForLayout() (*workspace, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	cfg, found, err := design.LoadConfig(repo)
+	cfg, found, err := config.LoadConfig(repo)
 	if err != nil {
 		return nil, "", failf("%v", err)
 	}
@@ -220,7 +221,7 @@ func recordBoard(w *workspace, board string) (string, error) {
 		return "", nil
 	}
 	rel = filepath.ToSlash(rel)
-	cfg, found, err := design.LoadConfig(w.repo)
+	cfg, found, err := config.LoadConfig(w.repo)
 	if err != nil || !found {
 		return "", err
 	}
@@ -228,12 +229,12 @@ func recordBoard(w *workspace, board string) (string, error) {
 		return "", nil
 	}
 	cfg.Board = rel
-	target, err := repofs.Resolve(w.repo, filepath.Join(w.repo, filepath.FromSlash(design.ConfigPath)))
+	target, err := repofs.Resolve(w.repo, filepath.Join(w.repo, filepath.FromSlash(config.ConfigPath)))
 	if err != nil {
-		return "", fmt.Errorf("record the board: %w", repofs.Renamed(err, design.ConfigPath))
+		return "", fmt.Errorf("record the board: %w", repofs.Renamed(err, config.ConfigPath))
 	}
 	if err := atomicfile.Write(target, cfg.Marshal(), 0o644); err != nil {
-		return "", fmt.Errorf("record the board in %s: %w", design.ConfigPath, err)
+		return "", fmt.Errorf("record the board in %s: %w", config.ConfigPath, err)
 	}
 	w.cfg.Board = rel
 	return rel, nil

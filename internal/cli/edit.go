@@ -162,11 +162,11 @@ func (a *app) runEdit(ctx context.Context, o *editOptions, plan func(*schedit.De
 		defer unlock()
 	}
 	tool.Boundary = w.repo
-	d, err := editdocs.Load(ctx, w.repo, w.cfg, w.proj.Schematic, tool)
+	l, err := editdocs.Open(ctx, w.repo, w.cfg, w.proj.Schematic, tool)
 	if err != nil {
 		return failf("%v", w.relErr(err))
 	}
-	p, err := plan(d)
+	p, err := plan(l.Design)
 	if err != nil {
 		if errors.Is(err, schedit.ErrRefused) {
 			return failf("%s", strings.TrimPrefix(err.Error(), schedit.ErrRefused.Error()+": "))
@@ -178,7 +178,7 @@ func (a *app) runEdit(ctx context.Context, o *editOptions, plan func(*schedit.De
 		res.Summary = []string{}
 	}
 	if !res.NoOp {
-		in := editdocs.Input{Repo: w.repo, Config: w.cfg, Design: d, Plan: p, KiCad: tool, Board: w.proj.Board}
+		in := editdocs.Input{Repo: w.repo, Config: w.cfg, Design: l.Design, Plan: p, KiCad: tool, Board: w.proj.Board, Docs: l.Docs}
 		var r *editdocs.Result
 		if o.dryRun {
 			r, err = editdocs.Prepare(ctx, in)

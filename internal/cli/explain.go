@@ -12,10 +12,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"copperhead/internal/consistency"
+	"copperhead/internal/circuit"
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/explain"
 	"copperhead/internal/llm"
+	"copperhead/internal/runs"
 )
 
 // ExplainResult is `explain --json`: the facts, and the model's phrasing
@@ -129,7 +131,7 @@ func (a *app) runExplain(ctx context.Context, subject string, phrase bool, model
 }
 
 // phraseExplanation makes the one recorded model call of --phrase.
-func (a *app) phraseExplanation(ctx context.Context, repo string, cfg design.Config, model string, e *explain.Explanation) (*ExplainPhrase, error) {
+func (a *app) phraseExplanation(ctx context.Context, repo string, cfg config.Config, model string, e *explain.Explanation) (*ExplainPhrase, error) {
 	s, err := a.modelSettings(model)
 	if err != nil {
 		return nil, err
@@ -142,8 +144,7 @@ func (a *app) phraseExplanation(ctx context.Context, repo string, cfg design.Con
 	if err != nil {
 		return nil, err
 	}
-	r, err := a.runOneShot(ctx, repo, cfg, s, sel, oneShot{
-		Command: "explain", Request: "explain " + e.Subject,
+	r, err := a.runOneShot(ctx, repo, cfg, s, sel, "explain", "explain "+e.Subject, runs.Call{
 		Message: "Explain " + e.Subject + ". The facts:\n\n" + string(facts),
 		System:  explain.PhrasePrompt, MaxTokens: 400})
 	if err != nil {
@@ -152,12 +153,12 @@ func (a *app) phraseExplanation(ctx context.Context, repo string, cfg design.Con
 	if r.Err != nil {
 		return nil, r.Err
 	}
-	return &ExplainPhrase{Model: r.Model, RunID: r.RunID, Text: strings.TrimSpace(r.Redactor.String(r.Turn.Text))}, nil
+	return &ExplainPhrase{Model: r.Model, RunID: r.RunID, Text: strings.TrimSpace(r.Redact(r.Reply.Text))}, nil
 }
 
 // printExplanation writes the facts: a title line, the subject's own facts
 // as aligned rows, then its pins, constraints and decisions.
-func printExplanation(w io.Writer, cfg design.Config, e *explain.Explanation) {
+func printExplanation(w io.Writer, cfg config.Config, e *explain.Explanation) {
 	// Aligned columns leave trailing blanks where a last cell is empty:
 	// render, then trim each line.
 	var buf bytes.Buffer
@@ -245,7 +246,7 @@ func printExplanation(w io.Writer, cfg design.Config, e *explain.Explanation) {
 	tw.Flush()
 	fmt.Fprintln(tw, "constraints")
 	if len(e.Constraints) == 0 {
-		fmt.Fprintln(tw, "  none in "+design.ConstraintsPath+" name it")
+		fmt.Fprintln(tw, "  none in "+config.ConstraintsPath+" name it")
 	}
 	for _, c := range e.Constraints {
 		fmt.Fprintf(tw, "  %s\t%s (%s; source: %s)\n", c.Key, c.Why, dash(c.Limit), firstOf(c.Source, "none given"))
@@ -278,8 +279,8 @@ func pinoutLine(r design.PinoutRow) string {
 }
 
 // pullUpLine states a pull-up's currents under the leakage model (see
-// consistency.SleepLeakage): asleep with keys open, and with a key held.
-func pullUpLine(pu consistency.PullUp, withNet bool) string {
+// circuit.SleepLeakage): asleep with keys open, and with a key held.
+func pullUpLine(pu circuit.PullUp, withNet bool) string {
 	s := fmt.Sprintf("%s %s from %s", pu.Refdes, pu.Value, pu.Rail)
 	if withNet {
 		s += " on " + pu.Net

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/firmware"
 )
@@ -84,7 +85,7 @@ MCU, no PINOUT.md, or the build failed; 2 usage.`,
 				mcu.Clock = firmware.DetectClock(mcu, nl, "")
 			}
 			pinoutRel := w.cfg.DocPath(design.PinoutDoc)
-			pinout, err := design.ReadRepoFile(w.repo, pinoutRel)
+			pinout, err := config.ReadRepoFile(w.repo, pinoutRel)
 			if errors.Is(err, os.ErrNotExist) {
 				return withHint(failf("firmware: %s: %v", pinoutRel, firmware.ErrNoPinout), "run 'copperhead init' to generate it from the schematic")
 			} else if err != nil {

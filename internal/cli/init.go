@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"copperhead/internal/atomicfile"
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/kicad"
@@ -33,7 +34,7 @@ type InitResult struct {
 
 // gitignoreEntries must be in .gitignore from the first commit: secrets and
 // agent transcripts never enter history.
-var gitignoreEntries = []string{".env", ".copperhead/runs/"}
+var gitignoreEntries = []string{".env", config.RunsDir}
 
 // hookMarker identifies the pre-commit hook copperhead installs.
 const hookMarker = "# installed by copperhead init"
@@ -209,7 +210,7 @@ func ensureGitignore(repo string) (bool, error) {
 	}
 	var add []string
 	for _, e := range gitignoreEntries {
-		// "/.env" and ".copperhead/runs" mean the same to git.
+		// /.env and .copperhead/runs mean the same to git.
 		if !have[e] && !have["/"+e] && !have[strings.TrimSuffix(e, "/")] {
 			add = append(add, e)
 		}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/llm"
 )
 
@@ -124,17 +124,20 @@ malformed --model or a missing credential or endpoint.`,
 // modelSettings gathers what model selection reads: the flag, the config's
 // model keys and the environment.
 func (a *app) modelSettings(flag string) (llm.Settings, error) {
-	s := llm.Settings{Flag: flag}
 	repo, err := a.repoDir()
 	if err != nil {
-		return s, err
+		return llm.Settings{Flag: flag}, err
 	}
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
-		return s, failf("%v", err)
+		return llm.Settings{Flag: flag}, failf("%v", err)
 	}
-	s.ConfigModel, s.ConfigBaseURL, s.ConfigAPIKeyEnv = cfg.Model, cfg.BaseURL, cfg.APIKeyEnv
-	return s, nil
+	return settingsFrom(flag, cfg), nil
+}
+
+// settingsFrom is modelSettings for a command that has read the config.
+func settingsFrom(flag string, cfg config.Config) llm.Settings {
+	return llm.Settings{Flag: flag, ConfigModel: cfg.Model, ConfigBaseURL: cfg.BaseURL, ConfigAPIKeyEnv: cfg.APIKeyEnv}
 }
 
 func describeSelection(sel llm.Selection) string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/research"
 	"copperhead/internal/research/parts"
@@ -135,20 +136,20 @@ func (a *app) runPartsSearch(ctx context.Context, arg string, o partsSearchOptio
 // researchConfig is the repository folder and its config, for the research
 // commands: they need no KiCad project, only the research block (allowlist,
 // size cap) and, for --refdes, the docs folder.
-func (a *app) researchConfig() (string, design.Config, error) {
+func (a *app) researchConfig() (string, config.Config, error) {
 	repo, err := a.repoDir()
 	if err != nil {
-		return "", design.Config{}, err
+		return "", config.Config{}, err
 	}
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
-		return "", design.Config{}, failf("%v", err)
+		return "", config.Config{}, failf("%v", err)
 	}
 	return repo, cfg, nil
 }
 
 // recordPartSourcing writes refdes's snapshot of the part numbered mpn.
-func recordPartSourcing(repo string, cfg design.Config, refdes, mpn string, found []parts.Part, provider string, retrieved time.Time) (*RecordedSourcing, error) {
+func recordPartSourcing(repo string, cfg config.Config, refdes, mpn string, found []parts.Part, provider string, retrieved time.Time) (*RecordedSourcing, error) {
 	for _, p := range found {
 		if !strings.EqualFold(p.MPN, mpn) {
 			continue

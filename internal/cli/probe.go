@@ -7,8 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/llm"
+	"copperhead/internal/runs"
 	"copperhead/internal/transcript"
 )
 
@@ -55,25 +56,25 @@ func (a *app) runProbe(ctx context.Context, s llm.Settings, sel llm.Selection) (
 	if err != nil {
 		return nil, err
 	}
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		return nil, failf("%v", err)
 	}
-	r, err := a.runOneShot(ctx, repo, cfg, s, sel, oneShot{
-		Command: "models --probe", Request: probeRequest, Message: probeRequest, System: probeSystem, MaxTokens: 64})
+	r, err := a.runOneShot(ctx, repo, cfg, s, sel, "models --probe", probeRequest,
+		runs.Call{Message: probeRequest, System: probeSystem, MaxTokens: 64})
 	if err != nil {
 		return nil, err
 	}
 	res := &ProbeResult{RunID: r.RunID, RunDir: r.RunDir, Model: r.Model, Provider: r.Provider, Source: sel.Source, ExitPath: transcript.ExitDone}
 	if r.Err != nil {
-		res.Error, res.ExitPath = r.Redactor.String(r.Err.Error()), r.Exit
+		res.Error, res.ExitPath = r.Error, r.ExitPath
 		if a.mode() == modeJSON {
 			_ = writeJSON(a.io.Out, res)
 		}
 		return res, providerErr(r.Err)
 	}
 	// The terminal is a log too: the reply is redacted like the transcript.
-	res.Reply, res.Cached, res.Usage = r.Redactor.String(r.Turn.Text), r.Turn.Cached, r.Turn.Usage
+	res.Reply, res.Cached, res.Usage = r.Redact(r.Reply.Text), r.Reply.Cached, r.Reply.Usage
 	return res, nil
 }
 

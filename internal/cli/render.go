@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"copperhead/internal/agent"
 	"copperhead/internal/llm"
 	"copperhead/internal/redact"
+	"copperhead/internal/runs"
 )
 
 // runRenderer shows an agent run as it happens, in one of three shapes
@@ -133,17 +133,17 @@ func (r *runRenderer) tick(stop, done chan struct{}) {
 }
 
 // Event renders one step of the run.
-func (r *runRenderer) Event(e agent.Event) {
+func (r *runRenderer) Event(e runs.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.turn, r.budget, r.tokens = e.Turn, e.Budget, e.Tokens
 	switch e.Kind {
-	case agent.EventTurn:
+	case runs.EventTurn:
 		r.inFlight = true
 		if r.tty {
 			r.drawLocked()
 		}
-	case agent.EventReply:
+	case runs.EventReply:
 		r.inFlight = false
 		text := strings.TrimSpace(r.red.String(e.Text))
 		if r.tty {
@@ -160,9 +160,9 @@ func (r *runRenderer) Event(e agent.Event) {
 		} else {
 			r.printLocked(prefix + " " + text)
 		}
-	case agent.EventTool:
+	case runs.EventTool:
 		r.printLocked(r.toolLine(e))
-	case agent.EventNotice:
+	case runs.EventNotice:
 		line := "-- " + oneLine(r.red.String(e.Text))
 		if r.tty {
 			line = sgrDim + line + sgrReset
@@ -185,7 +185,7 @@ func (r *runRenderer) Text(text string) {
 // text; the transcript has the whole result.
 const maxToolLine = 160
 
-func (r *runRenderer) toolLine(e agent.Event) string {
+func (r *runRenderer) toolLine(e runs.Event) string {
 	res := oneLine(r.red.String(e.Text))
 	if n := len([]rune(res)); n > maxToolLine {
 		res = string([]rune(res)[:maxToolLine-1]) + "…"

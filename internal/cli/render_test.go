@@ -12,6 +12,7 @@ import (
 	"copperhead/internal/agent"
 	"copperhead/internal/llm"
 	"copperhead/internal/redact"
+	"copperhead/internal/runs"
 )
 
 func TestCompactCount(t *testing.T) {
@@ -29,17 +30,17 @@ func TestCompactCount(t *testing.T) {
 }
 
 // scriptedEvents is one short run as the loop reports it.
-func scriptedEvents() []agent.Event {
+func scriptedEvents() []runs.Event {
 	tok1 := llm.Usage{Input: 12_345, Output: 678}
 	tok2 := llm.Usage{Input: 25_000, Output: 1_300}
-	return []agent.Event{
-		{Kind: agent.EventTurn, Turn: 1, Budget: 40},
-		{Kind: agent.EventReply, Turn: 1, Budget: 40, Tokens: tok1, Text: "Plan: rename KEY_DAH.\nTwo sheets change."},
-		{Kind: agent.EventTool, Turn: 1, Budget: 40, Tokens: tok1, Tool: "read_file", Text: "docs/PINOUT.md (88 lines) …"},
-		{Kind: agent.EventTool, Turn: 1, Budget: 40, Tokens: tok1, Tool: "edit_file", Text: "edit_file is locked", IsError: true},
-		{Kind: agent.EventTurn, Turn: 2, Budget: 40, Tokens: tok1},
-		{Kind: agent.EventReply, Turn: 2, Budget: 40, Tokens: tok2, Text: "key sk-" + "proj-abcdefghijklmnopqrstuvwxyz0123 leaked"},
-		{Kind: agent.EventNotice, Turn: 2, Budget: 40, Tokens: tok2, Text: "5 turns left: nudged to batch and finish"},
+	return []runs.Event{
+		{Kind: runs.EventTurn, Turn: 1, Budget: 40},
+		{Kind: runs.EventReply, Turn: 1, Budget: 40, Tokens: tok1, Text: "Plan: rename KEY_DAH.\nTwo sheets change."},
+		{Kind: runs.EventTool, Turn: 1, Budget: 40, Tokens: tok1, Tool: "read_file", Text: "docs/PINOUT.md (88 lines) …"},
+		{Kind: runs.EventTool, Turn: 1, Budget: 40, Tokens: tok1, Tool: "edit_file", Text: "edit_file is locked", IsError: true},
+		{Kind: runs.EventTurn, Turn: 2, Budget: 40, Tokens: tok1},
+		{Kind: runs.EventReply, Turn: 2, Budget: 40, Tokens: tok2, Text: "key sk-" + "proj-abcdefghijklmnopqrstuvwxyz0123 leaked"},
+		{Kind: runs.EventNotice, Turn: 2, Budget: 40, Tokens: tok2, Text: "5 turns left: nudged to batch and finish"},
 	}
 }
 
@@ -113,7 +114,7 @@ func TestRenderTTY(t *testing.T) {
 	r, out, _ := newTestRenderer(modeTTY)
 	r.Header("header")
 	r.Begin(40)
-	r.Event(agent.Event{Kind: agent.EventTurn, Turn: 1, Budget: 40})
+	r.Event(runs.Event{Kind: runs.EventTurn, Turn: 1, Budget: 40})
 	inFlight := out.String()
 	for _, e := range scriptedEvents()[1:] {
 		r.Event(e)

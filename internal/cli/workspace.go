@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/openspec"
@@ -18,7 +18,7 @@ import (
 // KiCad project.
 type workspace struct {
 	repo     string
-	cfg      design.Config
+	cfg      config.Config
 	cfgFound bool
 	proj     *project.Project
 
@@ -32,7 +32,7 @@ func (a *app) open(sub string) (*workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, found, err := design.LoadConfig(repo)
+	cfg, found, err := config.LoadConfig(repo)
 	if err != nil {
 		return nil, failf("%v", err)
 	}
@@ -48,7 +48,7 @@ func (a *app) open(sub string) (*workspace, error) {
 		return nil, failf("%v", err)
 	}
 	if !found {
-		cfg = design.DefaultConfig()
+		cfg = config.DefaultConfig()
 	}
 	return &workspace{repo: repo, cfg: cfg, cfgFound: found, proj: pr}, nil
 }

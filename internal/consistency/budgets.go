@@ -3,6 +3,7 @@ package consistency
 import (
 	"fmt"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 )
 
@@ -26,16 +27,16 @@ func budgetInconsistencies(st State, mirror []design.ConstraintViolation) []Inco
 			i.Doc, i.Claim, i.Actual = specPath, v.Message, "a budget line reads \"- <key>: <number>\""
 			i.ProposedResolution = fmt.Sprintf("rewrite the line under ## %s in %s as \"- <key>: <number>\" keeping its key and number, and the comment after the number", design.BudgetsHeading, specPath)
 		case v.Kind == design.ViolationBudgetMismatch && inCfg && inSpec:
-			i.Doc, i.Claim, i.Actual = design.ConfigPath, fmt.Sprintf("budgets.%s = %s", v.Key, formatNumber(cfgVal)), fmt.Sprintf("%s ## %s says %s", specPath, design.BudgetsHeading, formatNumber(specVal))
-			i.ProposedResolution = fmt.Sprintf("set budgets.%s in %s to %s: SPEC.md budgets are ground truth for requirements", v.Key, design.ConfigPath, formatNumber(specVal))
+			i.Doc, i.Claim, i.Actual = config.ConfigPath, fmt.Sprintf("budgets.%s = %s", v.Key, formatNumber(cfgVal)), fmt.Sprintf("%s ## %s says %s", specPath, design.BudgetsHeading, formatNumber(specVal))
+			i.ProposedResolution = fmt.Sprintf("set budgets.%s in %s to %s: SPEC.md budgets are ground truth for requirements", v.Key, config.ConfigPath, formatNumber(specVal))
 		case inCfg && !inSpec:
 			line := design.BudgetLine(v.Key, cfgVal)
-			i.Doc, i.Claim, i.Actual = specPath, "(no budget line)", fmt.Sprintf("%s budgets.%s = %s", design.ConfigPath, v.Key, formatNumber(cfgVal))
+			i.Doc, i.Claim, i.Actual = specPath, "(no budget line)", fmt.Sprintf("%s budgets.%s = %s", config.ConfigPath, v.Key, formatNumber(cfgVal))
 			i.ProposedResolution = fmt.Sprintf("add %q under ## %s in %s (create the section if it is missing)", line, design.BudgetsHeading, specPath)
-			i.Governing = design.ConfigPath
+			i.Governing = config.ConfigPath
 		case inSpec && !inCfg:
-			i.Doc, i.Claim, i.Actual = design.ConfigPath, "(no key)", fmt.Sprintf("%s ## %s says %s", specPath, design.BudgetsHeading, formatNumber(specVal))
-			i.ProposedResolution = fmt.Sprintf("add budgets.%s = %s to %s", v.Key, formatNumber(specVal), design.ConfigPath)
+			i.Doc, i.Claim, i.Actual = config.ConfigPath, "(no key)", fmt.Sprintf("%s ## %s says %s", specPath, design.BudgetsHeading, formatNumber(specVal))
+			i.ProposedResolution = fmt.Sprintf("add budgets.%s = %s to %s", v.Key, formatNumber(specVal), config.ConfigPath)
 		default:
 			i.Doc, i.Claim, i.Actual = specPath, v.Message, "config.json and SPEC.md budgets agree"
 			i.ProposedResolution = "make the two sides state the same budgets"

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"copperhead/internal/circuit"
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
@@ -44,7 +46,7 @@ func fixtureCopy(t *testing.T) string {
 
 func loadFixture(t *testing.T, repo string) State {
 	t.Helper()
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,6 +219,26 @@ func TestAnalyzeFixture(t *testing.T) {
 			},
 		},
 		{
+			// One walker (pinsh.ReadAll): build output is not the design's
+			// header, for sync as for check's drift gate.
+			name: "a pins.h under firmware/build is build output, not audited",
+			edit: func(t *testing.T, repo string) {
+				writeFile(t, repo, "firmware/build/pins.h", "#define PIN_KEY_DIT 9\n#define PIN_BUZZER 12\n")
+			},
+		},
+		{
+			// A marker that no longer parses is not copperhead's to check:
+			// check's drift gate ignores the header, so sync audits it.
+			name: "pins.h with a damaged copperhead marker is audited",
+			edit: func(t *testing.T, repo string) {
+				writeFile(t, repo, "firmware/main/pins.h", "/* copperhead:pins family=esp32 target=esp32s3 */\n#define PIN_KEY_DIT 4\n#define PIN_KEY_DAH 5\n#define PIN_LED_R 6\n#define PIN_LED_G 7\n#define PIN_LED_B 15\n#define PIN_CHG_STAT 16\n#define PIN_BUZZER 12\n")
+			},
+			want: []want{
+				{kind: KindPinHeader, doc: "firmware/main/pins.h", subject: "PIN_BUZZER", resolvable: true,
+					contains: []string{"remove the PIN_BUZZER define"}},
+			},
+		},
+		{
 			name: "pins.h that agrees",
 			edit: func(t *testing.T, repo string) {
 				writeFile(t, repo, "firmware/pins.h", "#define PIN_KEY_DIT 4\n#define PIN_KEY_DAH 5\n#define PIN_LED_R 6\n#define PIN_LED_G 7\n#define PIN_LED_B 15\n#define PIN_CHG_STAT 16\n")
@@ -311,14 +333,14 @@ var repoFileRef = regexp.MustCompile(`(?:\.?[A-Za-z0-9_-]+/)+[A-Za-z0-9_.-]+\.(?
 
 func TestSleepLeakageFixture(t *testing.T) {
 	st := loadFixture(t, fixtureCopy(t))
-	l := SleepLeakage(st)
+	l := sleepLeakage(st)
 	if l.Budget == nil || *l.Budget != 25 || l.BudgetSource != "docs/SPEC.md ## Budgets" {
 		t.Errorf("budget %v from %q, want 25 from SPEC.md", l.Budget, l.BudgetSource)
 	}
 	if l.IdleUA != 0 || l.HeldUA != 660 {
 		t.Errorf("idle %v µA held %v µA, want 0 and 660", l.IdleUA, l.HeldUA)
 	}
-	got := map[string]PullUp{}
+	got := map[string]circuit.PullUp{}
 	for _, p := range l.PullUps {
 		got[p.Refdes] = p
 	}
@@ -351,66 +373,6 @@ func TestResolutionRequest(t *testing.T) {
 	}
 	if (&Report{}).ResolutionRequest() != "" {
 		t.Error("empty report has a request")
-	}
-}
-
-func TestParseOhms(t *testing.T) {
-	tests := []struct {
-		in   string
-		want float64
-		ok   bool
-	}{
-		{"10k", 10e3, true}, {"4k7", 4.7e3, true}, {"2.2k", 2.2e3, true}, {"100R", 100, true},
-		{"1R5", 1.5, true}, {"1M", 1e6, true}, {"470", 470, true}, {"10kΩ", 10e3, true},
-		{"10 kOhm", 10e3, true}, {"10k 1%", 10e3, true}, {"0R", 0, true}, {"2,2k", 2.2e3, true},
-		{"100nF", 0, false}, {"RGB", 0, false}, {"", 0, false}, {"2.2k2", 0, false},
-	}
-	for _, tc := range tests {
-		got, ok := ParseOhms(tc.in)
-		if ok != tc.ok || (ok && (got < tc.want*0.999999 || got > tc.want*1.000001)) {
-			t.Errorf("ParseOhms(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
-func TestRails(t *testing.T) {
-	tests := []struct {
-		net           string
-		volts         float64
-		known, isRail bool
-	}{
-		{"3V3", 3.3, true, true}, {"+3V3", 3.3, true, true}, {"1V8", 1.8, true, true}, {"+5V", 5, true, true},
-		{"+3.3V", 3.3, true, true}, {"VCC_5V", 5, true, true}, {"VBAT", 4.2, true, true}, {"/power/VBAT", 4.2, true, true},
-		{"BAT+", 4.2, true, true}, {"VBUS", 0, false, true}, {"VSYS", 0, false, true}, {"VCC", 0, false, true},
-		{"KEY_DAH", 0, false, false}, {"GND", 0, false, false}, {"EN", 0, false, false}, {"USB_D+", 0, false, false},
-		{"LED_5VOLT", 0, false, false}, {"VBAT_SENSE", 0, false, false}, {"3V3_EN", 0, false, false}, {"VDD_IO", 0, false, true},
-	}
-	for _, tc := range tests {
-		v, known := RailVolts(tc.net)
-		if known != tc.known || v != tc.volts || IsRail(tc.net) != tc.isRail {
-			t.Errorf("%s: RailVolts %v %v, IsRail %v; want %v %v %v", tc.net, v, known, IsRail(tc.net), tc.volts, tc.known, tc.isRail)
-		}
-	}
-	for _, g := range []string{"GND", "GNDA", "AGND", "VSS", "/power/GND"} {
-		if !IsGround(g) {
-			t.Errorf("IsGround(%q) = false", g)
-		}
-	}
-}
-
-func TestPinMacroAndHeader(t *testing.T) {
-	for in, want := range map[string]string{
-		"KEY_DAH": "PIN_KEY_DAH", "USB_D+": "PIN_USB_DP", "USB_D-": "PIN_USB_DN",
-		"/power/CHG_STAT": "PIN_POWER_CHG_STAT", "led r": "PIN_LED_R",
-	} {
-		if got := PinMacro(in); got != want {
-			t.Errorf("PinMacro(%q) = %q, want %q", in, got, want)
-		}
-	}
-	defs := ParsePinHeader([]byte("#define PIN_A 4\n  # define PIN_B (GPIO_NUM_5) // x\n#define PIN_C foo()\n#define OTHER 1\n#define PIN_D 7U /* y */\r\n"))
-	got := fmt.Sprint(defs)
-	if want := "[{PIN_A 4 4} {PIN_B (GPIO_NUM_5) 5} {PIN_C foo() -1} {PIN_D 7U 7}]"; got != want {
-		t.Errorf("ParsePinHeader = %s, want %s", got, want)
 	}
 }
 

@@ -6,7 +6,9 @@
 // It must never import llm, agent or research: the report is computed from the
 // files, the schematic, kicad-cli's netlist and openspec alone, so `sync
 // --dry-run` is as LLM-free as `check`, and the agent run that resolves the
-// report cannot influence what the report says. A test asserts it.
+// report cannot influence what the report says. A test asserts it. Nor does
+// it import firmware (firmware's tests import it): the pins.h format both
+// read is internal/pinsh's.
 //
 // # Truth precedence
 //
@@ -33,7 +35,7 @@
 //   - openspec validate --all, when the repository has an openspec/ folder.
 //   - Requirement violations: forbidden pins in use
 //     (design.CheckForbiddenPins) and the sleep-current budget against the
-//     resistive leakage the netlist implies (see SleepLeakage).
+//     resistive leakage the netlist implies (circuit.SleepLeakage).
 //
 // The last two and the budget mirror are CheckRequirements, the one
 // requirement analysis: `check`'s constraints gate (internal/verify), the
@@ -66,16 +68,19 @@
 //
 // # pins.h
 //
-// A firmware pin header is any file named pins.h below firmware/. Its pin
-// lines read
+// Every firmware/**/pins.h (internal/pinsh: its format, PinMacro's net
+// spelling and the one walker, shared with internal/firmware) is audited
+// against PINOUT.md, its source of truth: every row whose pin name is
+// GPIO<n> or IO<n> and whose net is connected must have its define with value
+// n, and every PIN_ define must have such a row. A header copperhead firmware
+// generated (its marker parses) is left to check's drift gate, which judges
+// it in the MCU family's own notation.
 //
-//	#define PIN_<NET> <gpio>
+// # What it owns
 //
-// where <NET> is the net name in upper case with "+" written P, "-" written N
-// and every other character outside [A-Z0-9] written "_" (USB_D+ is
-// PIN_USB_DP), and <gpio> is the GPIO number, as a decimal literal, optionally
-// in parentheses or as GPIO_NUM_<n>. Other lines are ignored. PINOUT.md is its
-// source of truth: every row whose pin name is GPIO<n> or IO<n> and whose net
-// is connected must have its define with value n, and every PIN_ define must
-// have such a row.
+// Only sync's audit and the requirement analysis: the Inconsistency report,
+// truth precedence, constraint mentions, the budget mirror and the budget the
+// leakage is judged against. The circuit facts it judges (grounds, rails,
+// the leakage model) are internal/circuit's, the docs internal/design's, the
+// config internal/config's.
 package consistency

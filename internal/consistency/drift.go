@@ -30,11 +30,16 @@ func driftInconsistencies(st State) []Inconsistency {
 	return out
 }
 
-func driftSubject(m design.Mismatch) string {
-	where := m.Refdes
+// driftWhere names the part (and pin) a mismatch is about: "R6", "U1 pin 5".
+func driftWhere(m design.Mismatch) string {
 	if m.Pin != "" {
-		where = fmt.Sprintf("%s pin %s", m.Refdes, m.Pin)
+		return fmt.Sprintf("%s pin %s", m.Refdes, m.Pin)
 	}
+	return m.Refdes
+}
+
+func driftSubject(m design.Mismatch) string {
+	where := driftWhere(m)
 	switch m.Kind {
 	case design.MismatchField:
 		return where + " " + m.Field
@@ -45,10 +50,7 @@ func driftSubject(m design.Mismatch) string {
 }
 
 func driftResolution(m design.Mismatch) string {
-	where := m.Refdes
-	if m.Pin != "" {
-		where = fmt.Sprintf("%s pin %s", m.Refdes, m.Pin)
-	}
+	where := driftWhere(m)
 	switch m.Kind {
 	case design.MismatchField:
 		return fmt.Sprintf("in %s set the %s %s to %q, as in the schematic", m.Doc, where, m.Field, m.Actual)

@@ -1,9 +1,8 @@
 package consistency
 
 import (
+	"copperhead/internal/config"
 	"fmt"
-
-	"copperhead/internal/design"
 )
 
 // evidenceInconsistencies reports the research evidence: a broken datasheet
@@ -22,13 +21,13 @@ func evidenceInconsistencies(st State) []Inconsistency {
 			ProposedResolution: fmt.Sprintf("in %s make %s's citation name a cached datasheet page that holds the cited text (fetch_datasheet, then read it), or mark the row %s",
 				m.Doc, m.Refdes, "UNVERIFIED"),
 			Resolvable: true,
-			Governing:  ".copperhead/datasheets/ (cached text and index.json)",
+			Governing:  config.DatasheetsDir + "/ (cached text and index.json)",
 		})
 	}
 	for _, f := range st.Sourcing.Findings {
 		out = append(out, Inconsistency{
 			Kind:      KindSourcing,
-			Doc:       design.ConstraintsPath,
+			Doc:       config.ConstraintsPath,
 			Subject:   "sourcing." + f.Refdes,
 			Claim:     f.MPN,
 			Actual:    f.Message,

@@ -3,220 +3,28 @@ package consistency
 import (
 	"fmt"
 	"maps"
-	"math"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
+	"copperhead/internal/circuit"
+	"copperhead/internal/config"
 	"copperhead/internal/design"
-	"copperhead/internal/kicad"
 )
 
 // SleepBudgetKey is the budget the leakage model is checked against.
 const SleepBudgetKey = "sleep_current_uA"
 
-// PullUp is one pull-up resistor and what it draws.
-type PullUp struct {
-	Refdes   string   `json:"refdes"`
-	Value    string   `json:"value"`
-	Ohms     float64  `json:"ohms"`
-	Rail     string   `json:"rail"`
-	Volts    float64  `json:"volts"`
-	Net      string   `json:"net"`                 // the signal net it pulls up
-	Keys     []string `json:"keys,omitempty"`      // key/connector pins on Net ("J3.2")
-	PullDown []string `json:"pull_down,omitempty"` // resistors from Net to ground ("R11 47k")
-	IdleUA   float64  `json:"idle_uA"`             // drawn while asleep (keys open)
-	HeldUA   float64  `json:"held_uA"`             // drawn while a key on Net is held; 0 without a key
-}
-
-// Leakage is the model's result for a whole design.
-type Leakage struct {
-	PullUps []PullUp `json:"pull_ups"`
-	IdleUA  float64  `json:"idle_uA"` // sum of PullUps[].IdleUA: what the budget counts
-	HeldUA  float64  `json:"held_uA"` // sum of PullUps[].HeldUA: every key held at once
-	// Budget is the strictest sleep_current_uA declared anywhere (SPEC.md,
-	// config.json, constraints.json), nil when none is; BudgetSource says
-	// where it is declared.
-	Budget       *float64 `json:"budget_uA"`
-	BudgetSource string   `json:"budget_source,omitempty"`
-	Notes        []string `json:"notes"`
-}
-
-// SleepLeakage applies the leakage model to st's netlist: it estimates the
-// current that resistors alone draw from the supply rails while the device
-// sleeps, from the netlist and part values:
-//
-//   - A pull-up is a resistor (refdes R<n>) with one pin on a supply rail of
-//     known voltage and the other on a signal net (not a rail, not ground,
-//     not unconnected).
-//   - The rail voltage comes from the net name: 3V3 and +3V3 are 3.3 V, 1V8 is
-//     1.8 V, 5V and +3.3V read as written; VBAT, VBATT, BAT and BAT+ are 4.2 V,
-//     a full Li-ion cell, the worst case. VBUS and USB rails are left out: they
-//     exist only while USB powers the device, when battery drain is moot.
-//     Other rails (VSYS, VCC) have no voltage in the name and are listed in
-//     Notes, not counted. A rail-like name with a signal word (VBAT_SENSE,
-//     3V3_EN) is a signal, not a rail.
-//   - Sleep state: every key and switch is open and every MCU pin is an input.
-//     A pull-up then draws current only through a DC path to ground that does
-//     not pass a key: a resistor from its signal net to ground (a divider,
-//     the classic battery-sense leak, or a pull-down added on a line that a
-//     pull-up holds high), or a pull-up to a lower rail on the same net.
-//     Every signal net settles where its resistor currents balance,
-//     Vnet = Σ(Vi/Rup_i) / (Σ 1/Rup_i + Σ 1/Rdown_j), and each pull-up draws
-//     (Vi − Vnet) / Rup_i from its rail: V / (Rup + Rdown) for one pull-up
-//     and one pull-down. A pull-up to a key or an input, or several to the
-//     same rail, draws nothing: this is what the budget counts (IdleUA).
-//   - A resistor straight from a rail to ground (a bleeder) draws V / R in
-//     every state; it is listed as a pull-up whose Net is the ground.
-//   - A resistor marked do-not-populate (KiCad's dnp flag) is not fitted and
-//     carries no current.
-//   - Held state: a key closed holds its net at ground, and a pull-up on a
-//     net with a key pin (refdes J, P, SW, S, K, CN, KEY) draws V / Rup. That
-//     is HeldUA: reported for a reviewer, never checked against the sleep
-//     budget, because a held key wakes the device. The bundled board's 10k
-//     pull-ups on KEY_DIT and KEY_DAH draw 330 µA each while held and nothing
-//     while open; a 100k pull-up on KEY_DAH (the AC-3.4 example) would draw
-//     33 µA while held, nothing while open.
-//
-// Limits: IC quiescent and pin leakage currents are not modelled (they need
-// datasheet numbers), nor LEDs, transistors, a net an IC output drives, or
-// resistor chains longer than rail–net–ground. The idle total is therefore a lower bound on the sleep
-// current: exceeding the budget with it is a certain violation, staying
-// under it is not proof of compliance.
-func SleepLeakage(st State) Leakage {
-	l := Leakage{PullUps: []PullUp{}, Notes: []string{}}
+// sleepLeakage is circuit.SleepLeakage of st's netlist, judged against the
+// strictest sleep_current_uA st declares (see sleepBudget).
+func sleepLeakage(st State) circuit.Leakage {
+	l := circuit.SleepLeakage(st.Netlist)
 	l.Budget, l.BudgetSource = sleepBudget(st)
-	nl := st.Netlist
-	if nl == nil {
-		return l
-	}
-	comps := map[string]kicad.NetComponent{}
-	for _, c := range nl.Components {
-		comps[c.Refdes] = c
-	}
-	// Each resistor's two nets.
-	resNets := map[string][]string{}
-	onNet := map[string][]kicad.NetNode{}
-	for _, n := range nl.Nets {
-		onNet[n.Name] = n.Nodes
-		for _, nd := range n.Nodes {
-			if _, dnp := comps[nd.Refdes].Properties["dnp"]; dnp {
-				continue // not fitted: no current path
-			}
-			if isResistor(nd.Refdes) && !slices.Contains(resNets[nd.Refdes], n.Name) {
-				resNets[nd.Refdes] = append(resNets[nd.Refdes], n.Name)
-			}
-		}
-	}
-	unconnected := map[string]bool{}
-	for _, n := range nl.Nets {
-		unconnected[n.Name] = design.IsNoConnect(n)
-	}
-	ohms := func(ref string) (float64, bool) { return ParseOhms(comps[ref].Value) }
-
-	// Pull-ups on signal nets, by net: their idle current depends on every
-	// resistor on the net, so it is computed once the net is complete.
-	bySig := map[string][]int{}
-	downs := map[string][]float64{}
-	for _, ref := range slices.SortedFunc(maps.Keys(resNets), kicad.CompareRefdes) {
-		nets := resNets[ref]
-		if len(nets) != 2 {
-			continue
-		}
-		for i := range 2 {
-			rail, sig := nets[i], nets[1-i]
-			if !IsRail(rail) || IsRail(sig) || unconnected[sig] {
-				continue
-			}
-			v, known := RailVolts(rail)
-			if !known {
-				if !excludedRail(rail) {
-					l.Notes = append(l.Notes, fmt.Sprintf("%s pulls %s up to %s, whose voltage the name does not give: not counted", ref, sig, rail))
-				}
-				continue
-			}
-			r, ok := ohms(ref)
-			if !ok || r <= 0 {
-				l.Notes = append(l.Notes, fmt.Sprintf("%s pulls %s up to %s but its value %q is not a resistance: not counted", ref, sig, rail, comps[ref].Value))
-				continue
-			}
-			pu := PullUp{Refdes: ref, Value: comps[ref].Value, Ohms: r, Rail: rail, Volts: v, Net: sig}
-			if IsGround(sig) {
-				// A bleeder straight across the rail: always drawing.
-				pu.IdleUA = microamps(v / r)
-				l.PullUps = append(l.PullUps, pu)
-				continue
-			}
-			if _, seen := downs[sig]; !seen {
-				downs[sig] = []float64{}
-				for _, nd := range onNet[sig] {
-					if nd.Refdes == ref || !isResistor(nd.Refdes) || len(resNets[nd.Refdes]) != 2 {
-						continue
-					}
-					other := resNets[nd.Refdes][0]
-					if other == sig {
-						other = resNets[nd.Refdes][1]
-					}
-					if rd, ok := ohms(nd.Refdes); ok && rd > 0 && IsGround(other) {
-						downs[sig] = append(downs[sig], rd)
-					}
-				}
-			}
-			for _, nd := range onNet[sig] {
-				switch {
-				case nd.Refdes == ref:
-				case isKey(nd.Refdes):
-					pu.Keys = appendNew(pu.Keys, nd.Refdes+"."+nd.Pin)
-				case isResistor(nd.Refdes) && len(resNets[nd.Refdes]) == 2:
-					other := resNets[nd.Refdes][0]
-					if other == sig {
-						other = resNets[nd.Refdes][1]
-					}
-					if rd, ok := ohms(nd.Refdes); ok && rd > 0 && IsGround(other) {
-						pu.PullDown = appendNew(pu.PullDown, nd.Refdes+" "+comps[nd.Refdes].Value)
-					}
-				}
-			}
-			if len(pu.Keys) > 0 {
-				pu.HeldUA = microamps(v / r)
-			}
-			bySig[sig] = append(bySig[sig], len(l.PullUps))
-			l.PullUps = append(l.PullUps, pu)
-		}
-	}
-	// Each signal net settles where the currents through its resistors
-	// balance: Vnet = Σ(Vi/Ri) / (Σ 1/Ri + Σ 1/Rdown). A pull-up draws
-	// (Vi − Vnet)/Ri from its rail; one on a net held at its own rail's
-	// level draws nothing, and none draws a negative current (a rail fed
-	// from a higher one is not a saving).
-	for sig, idx := range bySig {
-		num, den := 0.0, 0.0
-		for _, i := range idx {
-			num += l.PullUps[i].Volts / l.PullUps[i].Ohms
-			den += 1 / l.PullUps[i].Ohms
-		}
-		for _, rd := range downs[sig] {
-			den += 1 / rd
-		}
-		vnet := num / den
-		for _, i := range idx {
-			if a := (l.PullUps[i].Volts - vnet) / l.PullUps[i].Ohms; a > 0 {
-				l.PullUps[i].IdleUA = microamps(a)
-			}
-		}
-	}
-	for _, p := range l.PullUps {
-		l.IdleUA += p.IdleUA
-		l.HeldUA += p.HeldUA
-	}
-	l.IdleUA, l.HeldUA = round3(l.IdleUA), round3(l.HeldUA)
 	return l
 }
 
-// violation is the budget_exceeded inconsistency, when the idle total
-// exceeds the budget.
-func (l Leakage) violation() (Inconsistency, bool) {
+// leakageViolation is the budget_exceeded inconsistency, when the idle
+// total exceeds the budget.
+func leakageViolation(l circuit.Leakage) (Inconsistency, bool) {
 	if l.Budget == nil || l.IdleUA <= *l.Budget {
 		return Inconsistency{}, false
 	}
@@ -268,12 +76,12 @@ func sleepBudget(st State) (*float64, string) {
 		ds = append(ds, decl{v, specPath + " ## " + design.BudgetsHeading})
 	}
 	if v, ok := st.Config.Budgets[SleepBudgetKey]; ok {
-		ds = append(ds, decl{v, design.ConfigPath + " budgets"})
+		ds = append(ds, decl{v, config.ConfigPath + " budgets"})
 	}
 	for _, key := range slices.Sorted(maps.Keys(st.Constraints)) {
 		c := st.Constraints[key]
 		if (key == SleepBudgetKey || strings.HasSuffix(key, "."+SleepBudgetKey)) && c.Max != nil {
-			ds = append(ds, decl{*c.Max, design.ConstraintsPath + " " + key + " (source: " + firstNonEmpty(c.Source, "none given") + ")"})
+			ds = append(ds, decl{*c.Max, config.ConstraintsPath + " " + key + " (source: " + firstNonEmpty(c.Source, "none given") + ")"})
 		}
 	}
 	if len(ds) == 0 {
@@ -286,105 +94,4 @@ func sleepBudget(st State) (*float64, string) {
 		}
 	}
 	return &best.v, best.src
-}
-
-var ohmsValue = regexp.MustCompile(`^\s*([0-9]+)(?:[.,]([0-9]+))?\s*([RrKkMmGg]?)([0-9]*)\s*(?:\x{2126}|\x{03a9}|[oO][hH][mM][sS]?)?(?:[\s,;/(].*)?$`)
-
-// ParseOhms reads a resistor value as schematics write it: 10k, 4k7, 2.2k,
-// 100R, 1R5, 1M, 470, 10kΩ, "10k 1%". m is milli, M mega.
-func ParseOhms(value string) (float64, bool) {
-	m := ohmsValue.FindStringSubmatch(value)
-	if m == nil || (m[2] != "" && m[4] != "") {
-		return 0, false
-	}
-	num := m[1]
-	if frac := m[2] + m[4]; frac != "" {
-		num += "." + frac
-	}
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil {
-		return 0, false
-	}
-	mult := map[string]float64{"": 1, "R": 1, "r": 1, "k": 1e3, "K": 1e3, "M": 1e6, "m": 1e-3, "G": 1e9, "g": 1e9}[m[3]]
-	return v * mult, true
-}
-
-var (
-	railVnV = regexp.MustCompile(`(?:^|[^0-9.])([0-9]+)V([0-9]+)(?:$|[^0-9])`)
-	railV   = regexp.MustCompile(`(?:^|[^0-9.A-Z])([0-9]+(?:\.[0-9]+)?)V(?:$|[^0-9A-Z])`)
-	battery = regexp.MustCompile(`^V?BATT?\+?$`)
-	ground  = regexp.MustCompile(`^(?:GND[A-Z0-9_]*|[AD]GND|VSS[A-Z0-9_]*|0V)$`)
-	// railName is a supply rail by name alone, voltage or not.
-	railName = regexp.MustCompile(`^(?:\+.+|V(?:CC|DD|SYS|IN|OUT|BATT?|BUS|USB|REF|IO)(?:[0-9]*|_[0-9A-Z]+)?)$`)
-	// signalWord marks a net named after a rail that is a signal: a sense
-	// divider's tap, an enable, a detect line (VBAT_SENSE, 3V3_EN).
-	signalWord = regexp.MustCompile(`SENSE|SNS|ADC|DIV|MON|DET|_EN$|_EN_|PGOOD|_PG$`)
-)
-
-// netBase strips a hierarchical path and upper-cases: /power/VBAT is VBAT.
-func netBase(net string) string {
-	return strings.ToUpper(net[strings.LastIndex(net, "/")+1:])
-}
-
-// RailVolts is a supply rail's voltage as its name gives it (see the model).
-func RailVolts(net string) (float64, bool) {
-	n := netBase(net)
-	if excludedRail(n) || signalWord.MatchString(n) {
-		return 0, false
-	}
-	if battery.MatchString(n) {
-		return 4.2, true
-	}
-	if m := railVnV.FindStringSubmatch(n); m != nil {
-		v, err := strconv.ParseFloat(m[1]+"."+m[2], 64)
-		return v, err == nil
-	}
-	if m := railV.FindStringSubmatch(n); m != nil {
-		v, err := strconv.ParseFloat(m[1], 64)
-		return v, err == nil
-	}
-	return 0, false
-}
-
-// IsRail reports whether a net is a supply rail: a name that gives a voltage
-// (3V3, +5V, VBAT) or a power-rail name (+…, VCC…, VDD…, VSYS, VIN, VBUS…).
-func IsRail(net string) bool {
-	n := netBase(net)
-	if n == "" || IsGround(net) || signalWord.MatchString(n) {
-		return false
-	}
-	_, known := RailVolts(net)
-	return known || railName.MatchString(n)
-}
-
-// IsGround reports whether a net is a ground.
-func IsGround(net string) bool { return ground.MatchString(netBase(net)) }
-
-func excludedRail(n string) bool {
-	n = netBase(n)
-	return strings.Contains(n, "VBUS") || strings.Contains(n, "VUSB")
-}
-
-var keyPrefixes = []string{"J", "P", "SW", "S", "K", "CN", "KEY"}
-
-func isKey(refdes string) bool      { return slices.Contains(keyPrefixes, refdesPrefix(refdes)) }
-func isResistor(refdes string) bool { return refdesPrefix(refdes) == "R" }
-
-func refdesPrefix(refdes string) string {
-	i := 0
-	for i < len(refdes) && (refdes[i] < '0' || refdes[i] > '9') {
-		i++
-	}
-	return strings.ToUpper(refdes[:i])
-}
-
-func microamps(a float64) float64 { return round3(a * 1e6) }
-
-func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
-
-func appendNew(list []string, s string) []string {
-	if slices.Contains(list, s) {
-		return list
-	}
-	return append(list, s)
 }

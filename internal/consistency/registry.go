@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"copperhead/internal/circuit"
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 )
@@ -33,11 +35,11 @@ func registryInconsistencies(st State) []Inconsistency {
 		}
 		key := proposedBudgetKey(b)
 		out = append(out, Inconsistency{
-			Kind: KindUnregistered, Doc: design.ConstraintsPath, Subject: b,
+			Kind: KindUnregistered, Doc: config.ConstraintsPath, Subject: b,
 			Claim:  "(no entry)",
 			Actual: fmt.Sprintf("%s ## %s states %s", specPath, design.BudgetsHeading, design.BudgetLine(b, budgets.Values[b])[2:]),
 			ProposedResolution: fmt.Sprintf("add the entry %q to %s: max %s, source %q, affects the parts the budget constrains",
-				key, design.ConstraintsPath, formatNumber(budgets.Values[b]), specPath+"#"+slug(design.BudgetsHeading)),
+				key, config.ConstraintsPath, formatNumber(budgets.Values[b]), specPath+"#"+slug(design.BudgetsHeading)),
 			Resolvable: true,
 			Governing:  specPath + "#" + slug(design.BudgetsHeading),
 		})
@@ -61,12 +63,12 @@ func registryInconsistencies(st State) []Inconsistency {
 			}
 			source := doc + "#" + slug(ln.section)
 			res := fmt.Sprintf("add the entry %q to %s with the limit the line states, source %q, affects %s",
-				key, design.ConstraintsPath, source, affectsList(names.affects(item)))
+				key, config.ConstraintsPath, source, affectsList(names.affects(item)))
 			if len(named) == 0 {
 				res += "; choose a dotted key for it and start the doc line with that key in backticks, so doc and registry stay paired"
 			}
 			out = append(out, Inconsistency{
-				Kind: KindUnregistered, Doc: design.ConstraintsPath, Subject: key,
+				Kind: KindUnregistered, Doc: config.ConstraintsPath, Subject: key,
 				Claim:              "(no entry)",
 				Actual:             fmt.Sprintf("%s ## %s states %q", doc, ln.section, item),
 				ProposedResolution: res,
@@ -82,7 +84,7 @@ func registryInconsistencies(st State) []Inconsistency {
 		if p, ok := sourcePath(c.Source); ok {
 			if _, exists := st.Files[p]; !exists {
 				out = append(out, Inconsistency{
-					Kind: KindConstraintSource, Doc: design.ConstraintsPath, Subject: key,
+					Kind: KindConstraintSource, Doc: config.ConstraintsPath, Subject: key,
 					Claim:              "source " + c.Source,
 					Actual:             p + " does not exist",
 					ProposedResolution: fmt.Sprintf("point the source of %q at the doc and section that state it (or at the external document it comes from)", key),
@@ -103,7 +105,7 @@ func registryInconsistencies(st State) []Inconsistency {
 					claim = have + " " + formatNumber(*got)
 				}
 				out = append(out, Inconsistency{
-					Kind: KindConstraintValue, Doc: design.ConstraintsPath, Subject: key,
+					Kind: KindConstraintValue, Doc: config.ConstraintsPath, Subject: key,
 					Claim:              claim,
 					Actual:             fmt.Sprintf("%s ## %s says %s", specPath, design.BudgetsHeading, formatNumber(want)),
 					ProposedResolution: fmt.Sprintf("set %s of %q to %s: SPEC.md budgets are ground truth for requirements", have, key, formatNumber(want)),
@@ -121,10 +123,10 @@ func registryInconsistencies(st State) []Inconsistency {
 		out = append(out, Inconsistency{
 			Kind: KindUndocumented, Doc: doc, Subject: key,
 			Claim:              "(not stated)",
-			Actual:             fmt.Sprintf("%s has %q: %s", design.ConstraintsPath, key, strings.TrimPrefix(line, "- `"+key+"`: ")),
+			Actual:             fmt.Sprintf("%s has %q: %s", config.ConstraintsPath, key, strings.TrimPrefix(line, "- `"+key+"`: ")),
 			ProposedResolution: fmt.Sprintf("add the line %q under ## %s in %s", line, section, doc),
 			Resolvable:         true,
-			Governing:          design.ConstraintsPath + " (" + firstNonEmpty(c.Source, "no source given") + ")",
+			Governing:          config.ConstraintsPath + " (" + firstNonEmpty(c.Source, "no source given") + ")",
 		})
 	}
 	return out
@@ -411,27 +413,12 @@ func tokens(line string) []string {
 	return out
 }
 
-var gpioToken = regexp.MustCompile(`^(?:GPIO|IO)0*([0-9]+)$`)
-
 // canonicalGPIO writes IOn and GPIOn (any case) as GPIOn; other names upper case.
 func canonicalGPIO(name string) string {
-	u := strings.ToUpper(strings.TrimSpace(name))
-	if m := gpioToken.FindStringSubmatch(u); m != nil {
-		return "GPIO" + m[1]
+	if n, ok := circuit.GPIONumber(name); ok {
+		return "GPIO" + strconv.Itoa(n)
 	}
-	return u
-}
-
-// gpioOf is the GPIO number a pin name (or one "/" alternative of it) stands
-// for: GPIO<n> or IO<n>.
-func gpioOf(name string) (int, bool) {
-	for _, alt := range strings.Split(name, "/") {
-		if m := gpioToken.FindStringSubmatch(strings.ToUpper(strings.TrimSpace(alt))); m != nil {
-			n, err := strconv.Atoi(m[1])
-			return n, err == nil
-		}
-	}
-	return 0, false
+	return strings.ToUpper(strings.TrimSpace(name))
 }
 
 // nameSet is what a doc line can name in the design.
@@ -459,12 +446,11 @@ func (ns nameSet) affects(line string) []string {
 	var out []string
 	for _, t := range tokens(line) {
 		name := t
-		switch {
-		case ns.refdes[t], ns.nets[t]:
-		case gpioToken.MatchString(strings.ToUpper(t)):
+		if !ns.refdes[t] && !ns.nets[t] {
+			if _, ok := circuit.GPIONumber(t); !ok {
+				continue
+			}
 			name = canonicalGPIO(t)
-		default:
-			continue
 		}
 		if !slices.Contains(out, name) {
 			out = append(out, name)

@@ -11,10 +11,13 @@ import (
 	"strings"
 	"time"
 
+	"copperhead/internal/circuit"
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/openspec"
+	"copperhead/internal/pinsh"
 )
 
 // Kind classifies an inconsistency.
@@ -64,7 +67,7 @@ type Report struct {
 	Inconsistencies []Inconsistency `json:"inconsistencies"`
 	// SleepLeakage is the leakage model's numbers, reported whether or not
 	// they break the budget: explain and a reviewer read them.
-	SleepLeakage Leakage `json:"sleep_leakage"`
+	SleepLeakage circuit.Leakage `json:"sleep_leakage"`
 	// Skipped names the checks that did not run, and why.
 	Skipped []string `json:"skipped"`
 }
@@ -101,7 +104,7 @@ func (r *Report) filter(keep func(Inconsistency) bool) []Inconsistency {
 // Input names the repository to audit.
 type Input struct {
 	Repo      string         // repository folder, absolute
-	Config    design.Config  // its config (defaults when it has none)
+	Config    config.Config  // its config (defaults when it has none)
 	Schematic string         // root .kicad_sch, absolute
 	Tool      *kicadcli.Tool // exports the netlist
 }
@@ -109,7 +112,7 @@ type Input struct {
 // State is everything the audit reads, already loaded: Run loads it from a
 // repository, tests build it.
 type State struct {
-	Config        design.Config
+	Config        config.Config
 	Files         design.Files       // design.ReadFiles, plus every file a constraint source names
 	Constraints   design.Constraints // .copperhead/constraints.json
 	Schematic     *kicad.Schematic
@@ -151,7 +154,7 @@ func Load(ctx context.Context, in Input) (State, error) {
 		if _, have := files[p]; have {
 			continue
 		}
-		data, err := design.ReadRepoFile(in.Repo, p)
+		data, err := config.ReadRepoFile(in.Repo, p)
 		if err == nil {
 			files[p] = data
 		} else if !errors.Is(err, fs.ErrNotExist) {
@@ -172,7 +175,7 @@ func Load(ctx context.Context, in Input) (State, error) {
 	}
 	st.Citations = design.CheckCitations(in.Repo, files, in.Config)
 	st.Sourcing = design.CheckSourcing(files, in.Config, st.Constraints, time.Now(), false)
-	if st.PinHeaders, err = readPinHeaders(in.Repo); err != nil {
+	if st.PinHeaders, err = pinsh.ReadAll(in.Repo); err != nil {
 		return st, err
 	}
 	if openspec.Present(in.Repo) {
@@ -271,7 +274,7 @@ func openspecInconsistencies(st State) []Inconsistency {
 func forbiddenPinViolation(st State, v design.ConstraintViolation) Inconsistency {
 	c := st.Constraints[v.Key]
 	return Inconsistency{
-		Kind: KindForbiddenPin, Doc: design.ConstraintsPath, Subject: v.Key,
+		Kind: KindForbiddenPin, Doc: config.ConstraintsPath, Subject: v.Key,
 		Claim:  fmt.Sprintf("%s forbids %s", v.Key, strings.Join(c.Forbidden, ", ")),
 		Actual: v.Message,
 		ProposedResolution: "a human decides: move the net to an allowed pin in the schematic (then sync the docs), " +

@@ -3,6 +3,7 @@ package consistency
 import (
 	"fmt"
 
+	"copperhead/internal/circuit"
 	"copperhead/internal/design"
 )
 
@@ -14,7 +15,7 @@ import (
 type Requirements struct {
 	// Violations are the as-built design breaking a requirement: a
 	// forbidden pin in use (design.CheckForbiddenPins), the resistive
-	// sleep leakage over sleep_current_uA (SleepLeakage). Each has
+	// sleep leakage over sleep_current_uA (circuit.SleepLeakage). Each has
 	// Violation set; sync never rewrites either side.
 	Violations []Inconsistency
 	// Budgets are config.json budgets disagreeing with SPEC.md ## Budgets
@@ -24,7 +25,7 @@ type Requirements struct {
 	// first: one line each naming both sides and the governing source.
 	Constraints []design.ConstraintViolation
 	// SleepLeakage is the leakage model's numbers, over budget or not.
-	SleepLeakage Leakage
+	SleepLeakage circuit.Leakage
 }
 
 // OK reports whether no requirement check failed.
@@ -41,8 +42,8 @@ func CheckRequirements(st State) Requirements {
 		r.Violations = append(r.Violations, forbiddenPinViolation(st, v))
 		r.Constraints = append(r.Constraints, v)
 	}
-	r.SleepLeakage = SleepLeakage(st)
-	if v, ok := r.SleepLeakage.violation(); ok {
+	r.SleepLeakage = sleepLeakage(st)
+	if v, ok := leakageViolation(r.SleepLeakage); ok {
 		r.Violations = append(r.Violations, v)
 		r.Constraints = append(r.Constraints, design.ConstraintViolation{
 			Key:     v.Subject,

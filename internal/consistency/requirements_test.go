@@ -44,6 +44,21 @@ func TestCheckRequirements(t *testing.T) {
 				"R7 10k from 3V3 to KEY_DAH with R11 10k to ground: 165 µA", "sleep_current_uA ≤ 25 µA (docs/SPEC.md ## Budgets)"},
 		},
 		{
+			// Grounds the layout engine always knew are grounds to the
+			// leakage model too (one classifier, internal/circuit): a
+			// pull-down to PGND, a bleeder to EARTH, a divider to SGND.
+			name: "pull-downs to PGND, EARTH and SGND",
+			edit: func(st *State) {
+				for _, r := range [][4]string{{"R11", "10k", "KEY_DAH", "PGND"}, {"R12", "100k", "3V3", "EARTH"},
+					{"R13", "47k", "VBAT", "VBAT_SENSE"}, {"R14", "47k", "VBAT_SENSE", "SGND"}} {
+					addResistor(st.Netlist, r[0], r[1], r[2], r[3])
+				}
+			},
+			kinds: []string{design.ViolationBudgetExceeded}, idleUA: 242.681, budget: 25,
+			contains: []string{"R7 10k from 3V3 to KEY_DAH with R11 10k to ground: 165 µA", "R12 100k from 3V3 to EARTH straight to ground: 33 µA",
+				"R13 47k from VBAT to VBAT_SENSE with R14 47k to ground: 44.681 µA"},
+		},
+		{
 			name:   "1M pull-down on KEY_DAH stays under the budget",
 			edit:   func(st *State) { addResistor(st.Netlist, "R11", "1M", "KEY_DAH", "GND") },
 			idleUA: 3.267, budget: 25,

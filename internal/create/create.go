@@ -1,13 +1,13 @@
 // Package create runs `copperhead create`: a product brief to a complete,
 // verified output package in eight stages. Mode A is Mode B iterated: each
-// model stage is one gated agent run (the caller's Runner) with a stage
+// model stage is one gated agent run (agent.Run on a runs.Run) with a stage
 // prompt, and each stage is complete only when its gate, checked from the
 // repository's content and never from a run's own claim, passes. All state
 // lives in the repository (docs/BRIEF.md, the docs, the KiCad files,
 // outputs/), so a run killed anywhere resumes at the first stage whose gate
 // fails. The deterministic stages (layout draft, outputs, firmware, dev
 // plan) run their engines directly. It must never import cli or llm
-// providers' wire code; the agent loop is reached only through Runner.
+// providers' wire code.
 package create
 
 import (
@@ -23,7 +23,9 @@ import (
 	"strings"
 	"time"
 
+	"copperhead/internal/agent"
 	"copperhead/internal/atomicfile"
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/devplan"
 	"copperhead/internal/draft"
@@ -35,6 +37,7 @@ import (
 	"copperhead/internal/llm"
 	"copperhead/internal/outputs"
 	"copperhead/internal/project"
+	"copperhead/internal/runs"
 )
 
 //go:embed prompts/*.md
@@ -93,30 +96,12 @@ func Prompt(st Stage, guidance string) string {
 }
 
 // StageRun is one agent run (or diagnosis call) made for a stage.
-type StageRun struct {
-	RunID    string        `json:"run_id"`
-	Kind     string        `json:"kind"` // "run" or "diagnosis"
-	OK       bool          `json:"ok"`
-	Exit     string        `json:"exit"`
-	Turns    int           `json:"turns"`
-	Tokens   llm.Usage     `json:"tokens"`
-	Duration time.Duration `json:"duration_ns"`
-	Error    string        `json:"error,omitempty"`
-}
-
-// Runner runs the model side of a stage; the CLI implements it with the
-// agent loop, tests with a scripted model.
-type Runner interface {
-	// Stage makes one gated agent run for st with request and a turn budget.
-	Stage(ctx context.Context, st Stage, request string, maxTurns int) (StageRun, error)
-	// Diagnose asks the model why st's gate failed and what to do instead.
-	Diagnose(ctx context.Context, st Stage, problems []string, last StageRun) (string, StageRun, error)
-}
+type StageRun = runs.Brief
 
 // Env is the repository the pipeline works in.
 type Env struct {
 	Repo   string
-	Config design.Config
+	Config config.Config
 	KiCad  *kicadcli.Tool
 }
 
@@ -134,7 +119,15 @@ var (
 // Input configures a pipeline run.
 type Input struct {
 	Env
-	Runner          Runner // nil: model stages cannot run and stop the pipeline
+	// Model starts the model stages' runs: the selected model and what
+	// every run records; nil: model stages cannot run and stop the
+	// pipeline.
+	Model *runs.Options
+	// Watch is handed each agent run a stage starts, before it begins: the
+	// caller renders it and may set the hooks only a person can answer
+	// (agent.RunInput.Extend). The func it returns is called when the run
+	// is over. nil: nobody watches.
+	Watch           func(rn *runs.Run, in *agent.RunInput) (stop func() error)
 	MaxStageRetries int    // retries after a failed gate, each with a diagnosis
 	Fab             string // outputs fab profile (default jlcpcb)
 	SkipSTEP        bool   // outputs: no STEP export
@@ -144,6 +137,11 @@ type Input struct {
 	// pipeline moves past the spec (after spec-seed) and before exports
 	// (before outputs); false stops the pipeline for a resume.
 	Approve func(question string) bool
+
+	// stage and diagnose stand in for the model in this package's tests;
+	// nil is the agent (RunStage, runDiagnosis).
+	stage    func(ctx context.Context, in Input, st Stage, request string, maxTurns int) (StageRun, error)
+	diagnose func(ctx context.Context, in Input, st Stage, problems []string, last StageRun) (string, StageRun, error)
 }
 
 // DefaultMaxStageRetries is used when config.json has no maxStageRetries.
@@ -280,8 +278,12 @@ func Run(ctx context.Context, in Input) (*Report, error) {
 // gets a diagnosis and a retry with the diagnosis as guidance, up to
 // retries times.
 func runModelStage(ctx context.Context, in Input, st Stage, problems []string, retries int, sr *StageReport, say func(string)) ([]string, error) {
-	if in.Runner == nil {
-		return problems, fmt.Errorf("stage %s needs a model: configure one (see 'copperhead models') and resume", st.Name)
+	stage, diagnose := in.stage, in.diagnose
+	if stage == nil {
+		if in.Model == nil {
+			return problems, fmt.Errorf("stage %s needs a model: configure one (see 'copperhead models') and resume", st.Name)
+		}
+		stage, diagnose = RunStage, runDiagnosis
 	}
 	maxTurns := in.Config.MaxTurns
 	if n := in.Config.StageMaxTurns[st.Name]; n > 0 {
@@ -289,7 +291,7 @@ func runModelStage(ctx context.Context, in Input, st Stage, problems []string, r
 	}
 	guidance := ""
 	for attempt := 0; ; attempt++ {
-		run, err := in.Runner.Stage(ctx, st, Prompt(st, guidance), maxTurns)
+		run, err := stage(ctx, in, st, Prompt(st, guidance), maxTurns)
 		run.Kind = "run"
 		sr.Runs = append(sr.Runs, run)
 		if err != nil {
@@ -308,7 +310,7 @@ func runModelStage(ctx context.Context, in Input, st Stage, problems []string, r
 			return problems, nil
 		}
 		say(fmt.Sprintf("stage %s: gate failed (%s); diagnosing, retry %d of %d", st.Name, strings.Join(problems, "; "), attempt+1, retries))
-		g, drun, err := in.Runner.Diagnose(ctx, st, problems, run)
+		g, drun, err := diagnose(ctx, in, st, problems, run)
 		drun.Kind = "diagnosis"
 		sr.Runs = append(sr.Runs, drun)
 		if err != nil {
@@ -399,7 +401,7 @@ func generateOutputs(ctx context.Context, in Input, pr *project.Project) (string
 
 // firmwareStatus records the firmware build line for the dev plan, so a
 // resumed pipeline still knows whether the scaffold compiled here.
-const firmwareStatus = ".copperhead/firmware.json"
+const firmwareStatus = config.FirmwareStatus
 
 type firmwareState struct {
 	MCU       string `json:"mcu"`

@@ -2,14 +2,13 @@ package create
 
 import (
 	"context"
+	"copperhead/internal/config"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"copperhead/internal/design"
 )
 
 func TestSectionHasEntries(t *testing.T) {
@@ -53,7 +52,7 @@ type fakeRunner struct {
 	guided []string
 }
 
-func (f *fakeRunner) Stage(ctx context.Context, st Stage, request string, maxTurns int) (StageRun, error) {
+func (f *fakeRunner) Stage(ctx context.Context, _ Input, st Stage, request string, maxTurns int) (StageRun, error) {
 	f.calls = append(f.calls, st.Name)
 	if f.turns == nil {
 		f.turns = map[string]int{}
@@ -68,7 +67,7 @@ func (f *fakeRunner) Stage(ctx context.Context, st Stage, request string, maxTur
 	return StageRun{RunID: "run-" + st.Name, OK: true, Exit: "done", Turns: 3}, nil
 }
 
-func (f *fakeRunner) Diagnose(ctx context.Context, st Stage, problems []string, last StageRun) (string, StageRun, error) {
+func (f *fakeRunner) Diagnose(ctx context.Context, _ Input, st Stage, problems []string, last StageRun) (string, StageRun, error) {
 	f.calls = append(f.calls, "diagnose "+st.Name)
 	return "write the missing section", StageRun{RunID: "diag", OK: true, Turns: 1}, nil
 }
@@ -109,9 +108,9 @@ func TestRunGatesRetriesAndResume(t *testing.T) {
 			}
 		},
 	}}
-	cfg := design.DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.StageMaxTurns = map[string]int{"architecture": 7} // AC-15.18
-	in := Input{Env: Env{Repo: repo, Config: cfg}, Runner: f, MaxStageRetries: 1}
+	in := Input{Env: Env{Repo: repo, Config: cfg}, stage: f.Stage, diagnose: f.Diagnose, MaxStageRetries: 1}
 	rep, err := Run(context.Background(), in)
 	if !errors.Is(err, ErrStopped) {
 		t.Fatalf("Run = %v, want ErrStopped", err)
@@ -123,7 +122,7 @@ func TestRunGatesRetriesAndResume(t *testing.T) {
 	if got := strings.Join(f.calls, " "); got != want {
 		t.Errorf("calls:\n%s\nwant:\n%s", got, want)
 	}
-	if f.turns["architecture"] != 7 || f.turns["spec-seed"] != design.DefaultMaxTurns {
+	if f.turns["architecture"] != 7 || f.turns["spec-seed"] != config.DefaultMaxTurns {
 		t.Errorf("turn budgets %v: want architecture 7 (stageMaxTurns), the rest maxTurns", f.turns)
 	}
 	if strings.Join(f.guided, ",") != "architecture,part-selection" {
@@ -155,7 +154,7 @@ func TestRunGatesRetriesAndResume(t *testing.T) {
 
 func TestRunWithoutModelStops(t *testing.T) {
 	repo := t.TempDir()
-	rep, err := Run(context.Background(), Input{Env: Env{Repo: repo, Config: design.DefaultConfig()}})
+	rep, err := Run(context.Background(), Input{Env: Env{Repo: repo, Config: config.DefaultConfig()}})
 	if !errors.Is(err, ErrStopped) || rep.StoppedAt != "spec-seed" {
 		t.Fatalf("Run without a model = %v at %q", err, rep.StoppedAt)
 	}
@@ -219,7 +218,7 @@ func TestPartSelectionGate(t *testing.T) {
 			if c.rows != "" {
 				write(t, repo, "docs/BOM.md", "# BOM\n\n"+head+c.rows)
 			}
-			problems, err := Gate(context.Background(), Env{Repo: repo, Config: design.DefaultConfig()}, st)
+			problems, err := Gate(context.Background(), Env{Repo: repo, Config: config.DefaultConfig()}, st)
 			if err != nil {
 				t.Fatal(err)
 			}

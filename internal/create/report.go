@@ -13,13 +13,13 @@ import (
 	"time"
 
 	"copperhead/internal/atomicfile"
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/openspec"
 )
 
 // ReportDir holds REPORT.md and report.json, beside the run records.
-const ReportDir = ".copperhead/runs"
+const ReportDir = config.Dir + "/runs"
 
 // writeReport writes REPORT.md (the per-stage cost table a person reads)
 // and report.json (the same, for tools).
@@ -78,42 +78,42 @@ var ErrBriefDiffers = errors.New("a different brief is already under way")
 // docs/BRIEF.md (a resume may pass none), OpenSpec initialised without
 // questions, a .copperhead/config.json, all committed once. A different
 // brief over one already under way is refused unless force.
-func Prepare(ctx context.Context, repo string, brief []byte, force bool) (design.Config, error) {
+func Prepare(ctx context.Context, repo string, brief []byte, force bool) (config.Config, error) {
 	if !gitrepo.IsRepo(ctx, repo) {
 		if _, err := gitrepo.Run(ctx, repo, "init", "--quiet", "--initial-branch=main"); err != nil {
-			return design.Config{}, err
+			return config.Config{}, err
 		}
 	}
 	path := filepath.Join(repo, filepath.FromSlash(BriefPath))
 	have, err := os.ReadFile(path)
 	switch {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return design.Config{}, fmt.Errorf("read %s: %w", BriefPath, err)
+		return config.Config{}, fmt.Errorf("read %s: %w", BriefPath, err)
 	case brief == nil && err != nil:
-		return design.Config{}, fmt.Errorf("no brief: pass --brief FILE (a resume reads %s, which this repository does not have)", BriefPath)
+		return config.Config{}, fmt.Errorf("no brief: pass --brief FILE (a resume reads %s, which this repository does not have)", BriefPath)
 	case brief != nil && err == nil && !bytes.Equal(have, brief) && !force:
-		return design.Config{}, fmt.Errorf("%w in %s: resume without --brief, or pass --force to start over from the new brief", ErrBriefDiffers, BriefPath)
+		return config.Config{}, fmt.Errorf("%w in %s: resume without --brief, or pass --force to start over from the new brief", ErrBriefDiffers, BriefPath)
 	case brief != nil && !bytes.Equal(have, brief):
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return design.Config{}, err
+			return config.Config{}, err
 		}
 		if err := atomicfile.Write(path, brief, 0o644); err != nil {
-			return design.Config{}, err
+			return config.Config{}, err
 		}
 	}
-	if err := ensureIgnored(repo, ".env", ".copperhead/runs/"); err != nil {
-		return design.Config{}, err
+	if err := ensureIgnored(repo, ".env", config.RunsDir); err != nil {
+		return config.Config{}, err
 	}
 	if err := openspec.Init(ctx, repo); err != nil {
-		return design.Config{}, err
+		return config.Config{}, err
 	}
-	cfg, found, err := design.LoadConfig(repo)
+	cfg, found, err := config.LoadConfig(repo)
 	if err != nil {
 		return cfg, err
 	}
 	if !found {
 		data := cfg.Marshal()
-		cp := filepath.Join(repo, filepath.FromSlash(design.ConfigPath))
+		cp := filepath.Join(repo, filepath.FromSlash(config.ConfigPath))
 		if err := os.MkdirAll(filepath.Dir(cp), 0o755); err != nil {
 			return cfg, err
 		}

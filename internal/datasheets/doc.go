@@ -2,7 +2,7 @@
 // .copperhead/datasheets without any network: the index.json format, the
 // cache's file names, the per-page extracted text, quotes located by byte
 // offset, and the check of a citation a doc makes
-// (".copperhead/datasheets/<file>.pdf §<section> (p.N)", design D6, D8).
+// (.copperhead/datasheets/<file>.pdf §<section> (p.N), design D6, D8).
 //
 // It is the offline half of the datasheet cache: research/datasheet fetches
 // PDFs (through the egress client) and extracts their text (pdftotext), and

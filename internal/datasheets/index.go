@@ -10,11 +10,12 @@ import (
 	"strings"
 
 	"copperhead/internal/atomicfile"
+	"copperhead/internal/config"
 )
 
 // DirName is the cache folder inside a repository. It is committed: a cached
 // datasheet is design evidence, not a run artifact.
-const DirName = ".copperhead/datasheets"
+const DirName = config.DatasheetsDir
 
 // IndexName is the cache's index file inside DirName.
 const IndexName = "index.json"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 
+	"copperhead/internal/config"
 	"copperhead/internal/datasheets"
 )
 
@@ -40,7 +41,7 @@ func IsVerifiedDatasheet(r BOMRow) bool {
 // a citation failing any of those checks is a MismatchCitation naming the
 // doc, the citation and the cause. Rows without the flag are not checked:
 // absence of evidence leaves a part UNVERIFIED, it never fails a check.
-func CheckCitations(repoRoot string, files Files, cfg Config) []Mismatch {
+func CheckCitations(repoRoot string, files Files, cfg config.Config) []Mismatch {
 	doc := cfg.DocPath(BOMDoc)
 	rows, err := ParseBOM(files[doc])
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"copperhead/internal/config"
 	"copperhead/internal/datasheets"
 )
 
@@ -91,7 +92,7 @@ func TestCheckCitations(t *testing.T) {
 				tt.damage(t, root, pdf)
 			}
 			files := bomWithRow(tt.mpn, tt.rationale(pdf))
-			got := CheckCitations(root, files, DefaultConfig())
+			got := CheckCitations(root, files, config.DefaultConfig())
 			if len(got) != len(tt.want) {
 				t.Fatalf("mismatches = %+v, want %d", got, len(tt.want))
 			}
@@ -109,7 +110,7 @@ func TestCheckCitations(t *testing.T) {
 }
 
 func TestCheckCitationsWithoutBOM(t *testing.T) {
-	if got := CheckCitations(t.TempDir(), Files{}, DefaultConfig()); len(got) != 0 {
+	if got := CheckCitations(t.TempDir(), Files{}, config.DefaultConfig()); len(got) != 0 {
 		t.Errorf("no BOM.md: %+v (drift reports the missing doc)", got)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"maps"
 	"slices"
 
+	"copperhead/internal/circuit"
+	"copperhead/internal/config"
 	"copperhead/internal/kicad"
 )
 
@@ -29,14 +31,14 @@ type Constraints map[string]Constraint
 // LoadConstraints reads <repoRoot>/.copperhead/constraints.json; a missing file
 // is an empty registry.
 func LoadConstraints(repoRoot string) (Constraints, error) {
-	data, err := ReadRepoFile(repoRoot, ConstraintsPath)
+	data, err := config.ReadRepoFile(repoRoot, config.ConstraintsPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Constraints{}, nil
 	}
 	if err != nil {
-		return nil, readErr(ConstraintsPath, err)
+		return nil, config.ReadError(config.ConstraintsPath, err)
 	}
-	return ParseConstraints(data, ConstraintsPath)
+	return ParseConstraints(data, config.ConstraintsPath)
 }
 
 // ParseConstraints decodes constraints.json bytes; name is the file name
@@ -45,7 +47,7 @@ func LoadConstraints(repoRoot string) (Constraints, error) {
 func ParseConstraints(data []byte, name string) (Constraints, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, jsonError(name, data, err)
+		return nil, config.JSONError(name, data, err)
 	}
 	if raw == nil {
 		return nil, fmt.Errorf("%s: top level must be a JSON object", name)
@@ -78,7 +80,7 @@ func parseConstraint(v json.RawMessage) (Constraint, error) {
 		if raw, ok := fields[d.key]; ok {
 			delete(fields, d.key)
 			if err := json.Unmarshal(raw, d.dst); err != nil {
-				return Constraint{}, fmt.Errorf("field %q: %s", d.key, typeErrorText(err))
+				return Constraint{}, fmt.Errorf("field %q: %s", d.key, config.TypeErrorText(err))
 			}
 		}
 	}
@@ -150,7 +152,10 @@ func (c *Constraint) UnmarshalJSON(data []byte) error {
 // indent, trailing newline. List order is kept as written (it is meaningful
 // to the human who wrote it).
 func (cs Constraints) Marshal() []byte {
-	return marshalSorted(map[string]Constraint(nonNil(cs)))
+	if cs == nil {
+		cs = Constraints{}
+	}
+	return config.MarshalSorted(map[string]Constraint(cs))
 }
 
 // ConstraintViolation is one mechanical constraint failure found by check.
@@ -179,7 +184,7 @@ const (
 
 // CheckForbiddenPins reports every pin of a pinout part (see pinoutPart) that
 // a constraint forbids by name and that is used: it sits on a net that is not
-// a no-connect (IsNoConnect). Names match through canonicalPinNames, so
+// a no-connect (circuit.IsNoConnect). Names match through canonicalPinNames, so
 // "GPIO0" forbids a module pin named "IO0". Ordered by constraint key, then
 // refdes and pin.
 func CheckForbiddenPins(reg Constraints, nl *kicad.Netlist) []ConstraintViolation {
@@ -191,7 +196,7 @@ func CheckForbiddenPins(reg Constraints, nl *kicad.Netlist) []ConstraintViolatio
 	var pins []used
 	seen := map[[2]string]bool{}
 	for _, n := range nl.Nets {
-		if IsNoConnect(n) {
+		if circuit.IsNoConnect(n) {
 			continue
 		}
 		for _, nd := range n.Nodes {
@@ -244,7 +249,7 @@ func CheckForbiddenPins(reg Constraints, nl *kicad.Netlist) []ConstraintViolatio
 // SPEC.md, both ways: a budget on one side only, a different number, and a
 // budget line that does not follow the format are violations. Nothing is
 // reported when neither side declares a budget.
-func CheckBudgets(cfg Config, files Files) []ConstraintViolation {
+func CheckBudgets(cfg config.Config, files Files) []ConstraintViolation {
 	specPath := cfg.DocPath(SpecDoc)
 	spec, specExists := files[specPath]
 	declared := ParseBudgets(spec)
@@ -260,7 +265,7 @@ func CheckBudgets(cfg Config, files Files) []ConstraintViolation {
 	}
 	for _, key := range slices.Sorted(maps.Keys(cfg.Budgets)) {
 		want := cfg.Budgets[key]
-		said := fmt.Sprintf("budget %s: %s says %s", key, ConfigPath, formatNumber(want))
+		said := fmt.Sprintf("budget %s: %s says %s", key, config.ConfigPath, formatNumber(want))
 		got, ok := declared.Values[key]
 		var msg string
 		switch {
@@ -271,13 +276,13 @@ func CheckBudgets(cfg Config, files Files) []ConstraintViolation {
 		case !ok:
 			msg = fmt.Sprintf("%s but %s ## %s has no line for it", said, specPath, BudgetsHeading)
 		case got != want:
-			out = append(out, ConstraintViolation{Key: key, Kind: ViolationBudgetMismatch, Source: ConfigPath,
+			out = append(out, ConstraintViolation{Key: key, Kind: ViolationBudgetMismatch, Source: config.ConfigPath,
 				Message: fmt.Sprintf("%s but %s ## %s says %s", said, specPath, BudgetsHeading, formatNumber(got))})
 			continue
 		default:
 			continue
 		}
-		out = append(out, ConstraintViolation{Key: key, Kind: ViolationBudgetMissing, Message: msg, Source: ConfigPath})
+		out = append(out, ConstraintViolation{Key: key, Kind: ViolationBudgetMissing, Message: msg, Source: config.ConfigPath})
 	}
 	for _, key := range slices.Sorted(maps.Keys(declared.Values)) {
 		if _, ok := cfg.Budgets[key]; ok {
@@ -287,7 +292,7 @@ func CheckBudgets(cfg Config, files Files) []ConstraintViolation {
 			Key:  key,
 			Kind: ViolationBudgetMissing,
 			Message: fmt.Sprintf("budget %s: %s ## %s says %s but %s budgets has no such key",
-				key, specPath, BudgetsHeading, formatNumber(declared.Values[key]), ConfigPath),
+				key, specPath, BudgetsHeading, formatNumber(declared.Values[key]), config.ConfigPath),
 			Source: specPath,
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"copperhead/internal/config"
 	"copperhead/internal/kicad"
 )
 
@@ -175,7 +176,7 @@ func TestCheckBudgets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := DefaultConfig()
+			cfg := config.DefaultConfig()
 			cfg.Budgets = tt.budgets
 			var got []string
 			for _, v := range CheckBudgets(cfg, tt.files) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"copperhead/internal/config"
 	"copperhead/internal/repofs"
 )
 
@@ -40,13 +41,13 @@ func TestReadsStayInsideTheRepository(t *testing.T) {
 		}
 	}
 	read := func(repo string) error {
-		if _, _, err := LoadConfig(repo); err != nil {
+		if _, _, err := config.LoadConfig(repo); err != nil {
 			return err
 		}
 		if _, err := LoadConstraints(repo); err != nil {
 			return err
 		}
-		_, err := ReadFiles(repo, DefaultConfig())
+		_, err := ReadFiles(repo, config.DefaultConfig())
 		return err
 	}
 	tests := []struct {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"copperhead/internal/config"
 	"copperhead/internal/kicad"
 )
 
@@ -61,7 +62,7 @@ func TestKiCadDemos(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			p := Project{Name: d.dir, Schematic: sch, Netlist: nl, Config: DefaultConfig()}
+			p := Project{Name: d.dir, Schematic: sch, Netlist: nl, Config: config.DefaultConfig()}
 			files := GenerateDocs(p)
 			if r := Drift(files, p.Config, sch, nl); !r.Clean() || len(r.Warnings) > 0 {
 				t.Fatalf("generated docs drift: %+v", r)

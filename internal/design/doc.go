@@ -1,9 +1,10 @@
 // Package design owns docs-as-memory: the design docs a KiCad repository keeps
 // beside its schematic (docs/SPEC.md, BOM.md, PINOUT.md, SUBSYSTEMS.md,
-// LAYOUT.md, DECISIONS.md, CHANGELOG.md), the .copperhead/config.json and
-// .copperhead/constraints.json files, the init scaffold that generates the
-// docs, the drift check that compares the doc tables with the as-built design,
-// and the mechanical constraint checks.
+// LAYOUT.md, DECISIONS.md, CHANGELOG.md), the .copperhead/constraints.json
+// registry, the init scaffold that generates the docs, the drift check that
+// compares the doc tables with the as-built design, and the mechanical
+// constraint checks. The config.json schema and the repo paths are
+// internal/config's; design reads them from there.
 //
 // It takes already-loaded kicad types as input and returns bytes and structs:
 // the CLI layer does the file writes (atomically); RecordSourcing, called by
@@ -30,7 +31,7 @@
 // footprints such as Resistor_SMD:R_0603_1608Metric stay readable.
 //
 // A pin that is not connected to anything shows the net NCMarker ("NC"); see
-// IsNoConnect for the exact rule.
+// circuit.IsNoConnect for the exact rule.
 //
 // A BOM.md may end with a "## Sourcing" section: one list item per sourcing
 // snapshot, "- `sourcing.<refdes>`: <summary>" (SourcingLine), the doc half

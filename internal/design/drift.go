@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"copperhead/internal/config"
 	"copperhead/internal/kicad"
 )
 
@@ -60,7 +61,7 @@ func (r DriftReport) Clean() bool { return len(r.Mismatches) == 0 }
 // yields no mismatches at all; a populated BOM.md or PINOUT.md beside it is a
 // warning. A nil schematic skips the BOM check, a nil netlist the PINOUT
 // check.
-func Drift(files Files, cfg Config, sch *kicad.Schematic, nl *kicad.Netlist) DriftReport {
+func Drift(files Files, cfg config.Config, sch *kicad.Schematic, nl *kicad.Netlist) DriftReport {
 	report := DriftReport{Mismatches: []Mismatch{}, Warnings: []string{}}
 	bomPath, pinoutPath := cfg.DocPath(BOMDoc), cfg.DocPath(PinoutDoc)
 	if designIsEmpty(sch, nl) {

@@ -11,11 +11,12 @@ import (
 	"slices"
 	"strings"
 
+	"copperhead/internal/config"
 	"copperhead/internal/repofs"
 )
 
 // Files is a set of repo files keyed by slash-separated repo-relative path
-// ("docs/BOM.md", ".copperhead/config.json"). An absent key is a missing file.
+// (docs/BOM.md, config.ConfigPath). An absent key is a missing file.
 type Files map[string][]byte
 
 // ReadFiles reads what design's checks and init need from a repo: every *.md
@@ -24,12 +25,12 @@ type Files map[string][]byte
 // errors; unreadable ones are, and so is a docs folder or file that leads
 // outside the repository (a symbolic link) or is not a regular file
 // (repofs.ErrOutside, repofs.ErrNotRegular).
-func ReadFiles(repoRoot string, cfg Config) (Files, error) {
+func ReadFiles(repoRoot string, cfg config.Config) (Files, error) {
 	files := Files{}
 	docs := cfg.DocsDir()
 	dir, err := repofs.ResolveDir(repoRoot, filepath.Join(repoRoot, filepath.FromSlash(docs)))
 	if err != nil {
-		return nil, readErr(docs, repofs.Renamed(err, docs))
+		return nil, config.ReadError(docs, repofs.Renamed(err, docs))
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -41,50 +42,29 @@ func ReadFiles(repoRoot string, cfg Config) (Files, error) {
 			paths = append(paths, path.Join(docs, e.Name()))
 		}
 	}
-	paths = append(paths, ConfigPath, ConstraintsPath, ReadmePath)
+	paths = append(paths, config.ConfigPath, config.ConstraintsPath, config.ReadmePath)
 	for _, p := range paths {
-		data, err := ReadRepoFile(repoRoot, p)
+		data, err := config.ReadRepoFile(repoRoot, p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, readErr(p, err)
+			return nil, config.ReadError(p, err)
 		}
 		files[p] = data
 	}
 	return files, nil
 }
 
-// ReadRepoFile reads the repository file at the slash-separated path rel,
-// through repofs: a file that leads outside repoRoot (a symbolic link, "..")
-// or is not a regular file is refused, naming rel ("docs/BOM.md is outside
-// the repository (it resolves to /elsewhere/BOM.md)"); a missing one wraps
-// fs.ErrNotExist.
-func ReadRepoFile(repoRoot, rel string) ([]byte, error) {
-	data, err := repofs.ReadFile(repoRoot, filepath.Join(repoRoot, filepath.FromSlash(rel)))
-	return data, repofs.Renamed(err, rel)
-}
-
-// readErr words a failed read of rel: a containment refusal already names
-// the file ("docs/BOM.md is outside the repository"), anything else gets
-// "read docs/BOM.md: ".
-func readErr(rel string, err error) error {
-	var re *repofs.Error
-	if errors.As(err, &re) {
-		return err
-	}
-	return fmt.Errorf("read %s: %w", rel, err)
-}
-
 // InitPlan is what `copperhead init` would do to a repo. The CLI refuses when
 // HandEdited is non-empty and --force is not given (listing HandEdited);
 // otherwise it writes every entry of Writes atomically.
 type InitPlan struct {
-	Writes     Files    // files to write: new or changed generated docs, absent append-only docs, README.md, config.json
-	HandEdited []string // generated docs on disk that init did not write as they are now; they are in Writes
-	Kept       []string // append-only docs already present, left alone even with --force
-	Unchanged  []string // files that already say what init would write (formatting aside)
-	Config     Config   // the config init writes: p.Config with "generated" recomputed
+	Writes     Files         // files to write: new or changed generated docs, absent append-only docs, README.md, config.json
+	HandEdited []string      // generated docs on disk that init did not write as they are now; they are in Writes
+	Kept       []string      // append-only docs already present, left alone even with --force
+	Unchanged  []string      // files that already say what init would write (formatting aside)
+	Config     config.Config // the config init writes: p.Config with "generated" recomputed
 }
 
 // PlanInit compares what init would generate for p with the files on disk.
@@ -128,7 +108,7 @@ func PlanInit(p Project, onDisk Files) InitPlan {
 		}
 		plan.Writes[docPath] = gen[docPath]
 	}
-	own := Files{ReadmePath: GenerateReadme(), ConfigPath: plan.Config.Marshal()}
+	own := Files{config.ReadmePath: GenerateReadme(), config.ConfigPath: plan.Config.Marshal()}
 	for name, data := range own {
 		if bytes.Equal(onDisk[name], data) {
 			plan.Unchanged = append(plan.Unchanged, name)
@@ -146,7 +126,7 @@ func PlanInit(p Project, onDisk Files) InitPlan {
 // last wrote: no hash recorded in config.json "generated" (the doc predates
 // init), or a hash that differs from ContentHash of the file now. Missing docs
 // are not listed. Sorted.
-func HandEdited(onDisk Files, cfg Config) []string {
+func HandEdited(onDisk Files, cfg config.Config) []string {
 	var out []string
 	for _, name := range GeneratedDocs {
 		docPath := cfg.DocPath(name)
@@ -160,7 +140,7 @@ func HandEdited(onDisk Files, cfg Config) []string {
 
 // handEdited reports whether a generated doc's content is not what init
 // last recorded (docHash: LAYOUT.md's Draft quality section aside).
-func handEdited(name, docPath string, content []byte, cfg Config) bool {
+func handEdited(name, docPath string, content []byte, cfg config.Config) bool {
 	recorded := cfg.Generated[docPath]
 	return recorded == "" || recorded != docHash(name, content)
 }
@@ -174,7 +154,7 @@ func handEdited(name, docPath string, content []byte, cfg Config) bool {
 // is its plain ContentHash (hashes recorded before this rule still match).
 func docHash(name string, content []byte) string {
 	if name == LayoutDoc {
-		content = keepSection(content, GenerateLayout("", DefaultConfig()), DraftQualityHeading)
+		content = keepSection(content, GenerateLayout("", config.DefaultConfig()), DraftQualityHeading)
 	}
 	return ContentHash(content)
 }

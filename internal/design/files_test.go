@@ -1,6 +1,7 @@
 package design
 
 import (
+	"copperhead/internal/config"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -49,7 +50,7 @@ func TestPlanInitFresh(t *testing.T) {
 			t.Errorf("%s: recorded hash is not the written content's", p)
 		}
 	}
-	cfg, err := ParseConfig(plan.Writes[ConfigPath], ConfigPath)
+	cfg, err := config.ParseConfig(plan.Writes[config.ConfigPath], config.ConfigPath)
 	if err != nil || !reflect.DeepEqual(cfg.Generated, plan.Config.Generated) {
 		t.Errorf("written config.json: %+v, %v", cfg, err)
 	}
@@ -58,7 +59,7 @@ func TestPlanInitFresh(t *testing.T) {
 func TestPlanInitRerunIsNoop(t *testing.T) {
 	p := keyerProject()
 	disk := apply(Files{}, PlanInit(p, Files{}))
-	p.Config, _ = ParseConfig(disk[ConfigPath], ConfigPath)
+	p.Config, _ = config.ParseConfig(disk[config.ConfigPath], config.ConfigPath)
 	plan := PlanInit(p, disk)
 	if len(plan.Writes) != 0 || len(plan.HandEdited) != 0 {
 		t.Errorf("re-run writes %v, hand-edited %v", sortedKeys(plan.Writes), plan.HandEdited)
@@ -74,7 +75,7 @@ func TestPlanInitRerunIsNoop(t *testing.T) {
 func TestPlanInitHandEdits(t *testing.T) {
 	p := keyerProject()
 	disk := apply(Files{}, PlanInit(p, Files{}))
-	p.Config, _ = ParseConfig(disk[ConfigPath], ConfigPath)
+	p.Config, _ = config.ParseConfig(disk[config.ConfigPath], config.ConfigPath)
 
 	edited := apply(disk, InitPlan{Writes: Files{
 		// A real edit: a rationale written.
@@ -146,7 +147,7 @@ func TestReadFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := DefaultConfig()
+	cfg := config.DefaultConfig()
 	files, err := ReadFiles(dir, cfg)
 	if err != nil || len(files) != 0 {
 		t.Fatalf("empty repo: %v, %v", files, err)
@@ -180,7 +181,7 @@ func TestPlanInitKeepsDraftQuality(t *testing.T) {
 	p := keyerProject()
 	p.Config.Board = "" // init ran before the board was drafted
 	disk := apply(Files{}, PlanInit(p, Files{}))
-	p.Config, _ = ParseConfig(disk[ConfigPath], ConfigPath)
+	p.Config, _ = config.ParseConfig(disk[config.ConfigPath], config.ConfigPath)
 	const lp = "docs/LAYOUT.md"
 	if p.Config.Generated[lp] != ContentHash(disk[lp]) {
 		t.Error("the hash of a LAYOUT.md init just wrote must be its ContentHash, as configs written before recorded it")

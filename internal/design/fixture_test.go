@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"copperhead/internal/config"
 	"copperhead/internal/kicad"
 )
 
@@ -107,8 +108,8 @@ func keyerNetlist() *kicad.Netlist {
 	}
 }
 
-func keyerConfig() Config {
-	cfg := DefaultConfig()
+func keyerConfig() config.Config {
+	cfg := config.DefaultConfig()
 	cfg.Schematic = "hardware/keyer.kicad_sch"
 	cfg.Board = "hardware/keyer.kicad_pcb"
 	cfg.Budgets = map[string]float64{"sleep_current_uA": 25, "battery_life_days": 365.5}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"copperhead/internal/circuit"
 	"copperhead/internal/kicad"
 )
 
@@ -38,33 +39,9 @@ func pinoutPart(refdes string, comp kicad.NetComponent) bool {
 	return IsIC(refdes) || mcuFamilyOf(comp.LibID, comp.Value) != nil
 }
 
-// IsNoConnect reports whether a net means "this pin is connected to nothing":
-// KiCad's own unconnected-(…) nets (unwired pins and no-connect flags), and a
-// net with fewer than two pins that nobody named (KiCad's automatic "Net-(…)"
-// names, or no name). A single-pin net that carries a user name — a label or a
-// power symbol such as +3V3 — is a real net: power symbols are not pins in the
-// netlist, so a VDD pin alone on +3V3 is very much connected.
-func IsNoConnect(n kicad.Net) bool {
-	if kicad.IsUnconnectedNet(n.Name) {
-		return true
-	}
-	if distinctPins(n) >= 2 {
-		return false
-	}
-	return n.Name == "" || strings.HasPrefix(n.Name, "Net-(")
-}
-
-func distinctPins(n kicad.Net) int {
-	seen := map[[2]string]bool{}
-	for _, nd := range n.Nodes {
-		seen[[2]string{nd.Refdes, nd.Pin}] = true
-	}
-	return len(seen)
-}
-
 // PinoutNet is the Net cell PINOUT.md shows for a net.
 func PinoutNet(n kicad.Net) string {
-	if IsNoConnect(n) {
+	if circuit.IsNoConnect(n) {
 		return NCMarker
 	}
 	return n.Name

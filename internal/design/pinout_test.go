@@ -20,29 +20,6 @@ func TestIsIC(t *testing.T) {
 	}
 }
 
-func TestIsNoConnect(t *testing.T) {
-	node := func(ref, pin string) kicad.NetNode { return kicad.NetNode{Refdes: ref, Pin: pin} }
-	tests := []struct {
-		name string
-		net  kicad.Net
-		want bool
-	}{
-		{"kicad unconnected", kicad.Net{Name: "unconnected-(U1-IO3-Pad15)", Nodes: []kicad.NetNode{node("U1", "15")}}, true},
-		{"auto-named single pin", kicad.Net{Name: "Net-(U1-IO46)", Nodes: []kicad.NetNode{node("U1", "16")}}, true},
-		{"unnamed single pin", kicad.Net{Nodes: []kicad.NetNode{node("U1", "16")}}, true},
-		{"same pin twice", kicad.Net{Name: "Net-(U1-Pad1)", Nodes: []kicad.NetNode{node("U1", "1"), node("U1", "1")}}, true},
-		{"labelled single pin", kicad.Net{Name: "/LED", Nodes: []kicad.NetNode{node("U1", "10")}}, false},
-		{"power net single pin", kicad.Net{Name: "+3V3", Nodes: []kicad.NetNode{node("U1", "2")}}, false},
-		{"auto-named two pins", kicad.Net{Name: "Net-(R1-Pad2)", Nodes: []kicad.NetNode{node("R1", "2"), node("U1", "4")}}, false},
-		{"two pins of one part", kicad.Net{Name: "Net-(U3-Pad3)", Nodes: []kicad.NetNode{node("U3", "3"), node("U3", "6")}}, false},
-	}
-	for _, tt := range tests {
-		if got := IsNoConnect(tt.net); got != tt.want {
-			t.Errorf("%s: IsNoConnect = %v, want %v", tt.name, got, tt.want)
-		}
-	}
-}
-
 func TestCanonicalPinNames(t *testing.T) {
 	esp := mcuFamilyOf("RF_Module:ESP32-S3-WROOM-1", "")
 	if esp == nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"copperhead/internal/config"
 	"copperhead/internal/kicad"
 )
 
@@ -17,7 +18,7 @@ import (
 // doc are kept byte for byte. A nil schematic or netlist pair skips that doc.
 //
 // It returns the docs that changed (repo-relative path -> new bytes).
-func UpdateRows(files Files, cfg Config, schBefore, schAfter *kicad.Schematic, nlBefore, nlAfter *kicad.Netlist) Files {
+func UpdateRows(files Files, cfg config.Config, schBefore, schAfter *kicad.Schematic, nlBefore, nlAfter *kicad.Netlist) Files {
 	out := Files{}
 	if schBefore != nil && schAfter != nil {
 		path := cfg.DocPath(BOMDoc)

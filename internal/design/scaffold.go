@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"copperhead/internal/config"
 	"copperhead/internal/kicad"
 )
 
@@ -39,7 +40,7 @@ type Project struct {
 	Name      string           // project name for titles, e.g. the .kicad_pro base name
 	Schematic *kicad.Schematic // loaded root schematic (parts, sheets)
 	Netlist   *kicad.Netlist   // kicad-cli's netlist export (pins, nets)
-	Config    Config
+	Config    config.Config
 }
 
 // GenerateDocs renders every doc init scaffolds, keyed by repo-relative path
@@ -60,7 +61,7 @@ func GenerateDocs(p Project) Files {
 
 // GenerateSpec renders docs/SPEC.md: placeholder prose flagged TODO(human) for
 // what the device is, and the ## Budgets section mirroring config budgets.
-func GenerateSpec(project string, sch *kicad.Schematic, cfg Config) []byte {
+func GenerateSpec(project string, sch *kicad.Schematic, cfg config.Config) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s — Specification\n\n", escapeCell(project))
 	b.WriteString(generatedNote)
@@ -183,7 +184,7 @@ const DraftQualityPlaceholder = "Not assessed: no layout draft has been made yet
 // GenerateLayout renders docs/LAYOUT.md: the placement and routing intent
 // skeleton, seeded with the default rules of spec §2.5, and the Draft quality
 // section.
-func GenerateLayout(project string, cfg Config) []byte {
+func GenerateLayout(project string, cfg config.Config) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s — Layout intent\n\n", escapeCell(project))
 	b.WriteString(generatedNote)

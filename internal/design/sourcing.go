@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"copperhead/internal/atomicfile"
+	"copperhead/internal/config"
 	"copperhead/internal/kicad"
 	"copperhead/internal/sourcing"
 )
@@ -47,7 +48,7 @@ func SourcingKey(refdes string) string { return SourcingKeyPrefix + refdes }
 // written. Recording the same snapshot again changes nothing.
 //
 // It returns the repo-relative paths of the files it wrote.
-func RecordSourcing(repoRoot string, cfg Config, refdes string, snap sourcing.Snapshot) (changed []string, err error) {
+func RecordSourcing(repoRoot string, cfg config.Config, refdes string, snap sourcing.Snapshot) (changed []string, err error) {
 	refdes = strings.TrimSpace(refdes)
 	if !sourcingRefdes(refdes) {
 		return nil, fmt.Errorf("record sourcing: %q is not a reference designator", refdes)
@@ -58,10 +59,10 @@ func RecordSourcing(repoRoot string, cfg Config, refdes string, snap sourcing.Sn
 	snap.Retrieved = snap.Retrieved.UTC().Truncate(time.Second) // the record is per retrieval, not per nanosecond
 	key := SourcingKey(refdes)
 
-	regPath := filepath.Join(repoRoot, filepath.FromSlash(ConstraintsPath))
+	regPath := filepath.Join(repoRoot, filepath.FromSlash(config.ConstraintsPath))
 	old, err := os.ReadFile(regPath)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("record sourcing for %s: read %s: %w", refdes, ConstraintsPath, err)
+		return nil, fmt.Errorf("record sourcing for %s: read %s: %w", refdes, config.ConstraintsPath, err)
 	}
 	entry, err := sourcingConstraint(refdes, snap)
 	if err != nil {
@@ -75,7 +76,7 @@ func RecordSourcing(repoRoot string, cfg Config, refdes string, snap sourcing.Sn
 		if err := atomicfile.Write(regPath, next, 0o644); err != nil {
 			return nil, fmt.Errorf("record sourcing for %s: %w", refdes, err)
 		}
-		changed = append(changed, ConstraintsPath)
+		changed = append(changed, config.ConstraintsPath)
 	}
 
 	bomRel := cfg.DocPath(BOMDoc)
@@ -153,7 +154,7 @@ func SnapshotOf(c Constraint) (sourcing.Snapshot, error) {
 	} {
 		if raw, ok := fields[f.key]; ok && string(raw) != "null" {
 			if err := json.Unmarshal(raw, f.dst); err != nil {
-				return sourcing.Snapshot{}, fmt.Errorf("field %q: %s", f.key, typeErrorText(err))
+				return sourcing.Snapshot{}, fmt.Errorf("field %q: %s", f.key, config.TypeErrorText(err))
 			}
 		}
 	}
@@ -163,7 +164,7 @@ func SnapshotOf(c Constraint) (sourcing.Snapshot, error) {
 	if raw, ok := fields["retrieved"]; ok && string(raw) != "null" {
 		var text string
 		if err := json.Unmarshal(raw, &text); err != nil {
-			return sourcing.Snapshot{}, fmt.Errorf("field \"retrieved\": %s", typeErrorText(err))
+			return sourcing.Snapshot{}, fmt.Errorf("field \"retrieved\": %s", config.TypeErrorText(err))
 		}
 		t, err := time.Parse(time.RFC3339, text)
 		if err != nil {
@@ -183,13 +184,13 @@ func putConstraint(data []byte, key string, c Constraint) ([]byte, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return Constraints{key: c}.Marshal(), nil
 	}
-	reg, err := ParseConstraints(data, ConstraintsPath)
+	reg, err := ParseConstraints(data, config.ConstraintsPath)
 	if err != nil {
 		return nil, err
 	}
 	want, err := c.MarshalJSON()
 	if err != nil {
-		return nil, fmt.Errorf("encode %s %q: %w", ConstraintsPath, key, err)
+		return nil, fmt.Errorf("encode %s %q: %w", config.ConstraintsPath, key, err)
 	}
 	if old, ok := reg[key]; ok {
 		if have, err := old.MarshalJSON(); err == nil && bytes.Equal(have, want) {
@@ -210,23 +211,23 @@ func putConstraint(data []byte, key string, c Constraint) ([]byte, error) {
 func spliceTopLevel(data []byte, key string, value []byte) ([]byte, error) {
 	var indented bytes.Buffer
 	if err := json.Indent(&indented, value, "  ", "  "); err != nil {
-		return nil, fmt.Errorf("encode %s %q: %w", ConstraintsPath, key, err)
+		return nil, fmt.Errorf("encode %s %q: %w", config.ConstraintsPath, key, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("%s: top level must be a JSON object", ConstraintsPath)
+		return nil, fmt.Errorf("%s: top level must be a JSON object", config.ConstraintsPath)
 	}
 	open := int(dec.InputOffset()) - 1
 	lastEnd := -1
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", ConstraintsPath, err)
+			return nil, fmt.Errorf("%s: %w", config.ConstraintsPath, err)
 		}
 		afterKey := int(dec.InputOffset())
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return nil, fmt.Errorf("%s: %w", ConstraintsPath, err)
+			return nil, fmt.Errorf("%s: %w", config.ConstraintsPath, err)
 		}
 		end := int(dec.InputOffset())
 		if tok == key {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"copperhead/internal/config"
 	"copperhead/internal/kicad"
 	"copperhead/internal/sourcing"
 )
@@ -64,11 +65,11 @@ func (r SourcingReport) Failed() bool {
 // strict (check --strict-sourcing) requires a snapshot for every MPN even
 // with research disabled, and turns every warning into a failure. With
 // research disabled, no snapshots and strict off, the check is skipped.
-func CheckSourcing(files Files, cfg Config, reg Constraints, now time.Time, strict bool) SourcingReport {
+func CheckSourcing(files Files, cfg config.Config, reg Constraints, now time.Time, strict bool) SourcingReport {
 	required := cfg.Research.Enabled || strict
 	rules := sourcing.Rules{MaxAgeDays: cfg.Research.StalenessDays, MinStock: 1}
 	if rules.MaxAgeDays <= 0 {
-		rules.MaxAgeDays = DefaultStalenessDays
+		rules.MaxAgeDays = config.DefaultStalenessDays
 	}
 	warn := SeverityWarn
 	if strict {
@@ -87,7 +88,7 @@ func CheckSourcing(files Files, cfg Config, reg Constraints, now time.Time, stri
 		}
 		s, err := SnapshotOf(reg[key])
 		if err != nil {
-			add(refdes, "", SourcingMalformed, SeverityFail, fmt.Sprintf("%s %s: %v", ConstraintsPath, key, err))
+			add(refdes, "", SourcingMalformed, SeverityFail, fmt.Sprintf("%s %s: %v", config.ConstraintsPath, key, err))
 			continue
 		}
 		snaps[refdes] = s
@@ -114,7 +115,7 @@ func CheckSourcing(files Files, cfg Config, reg Constraints, now time.Time, stri
 		switch {
 		case !ok && required:
 			add(row.Refdes, mpn, SourcingMissing, SeverityFail, fmt.Sprintf("%s %s: no sourcing snapshot (%s has no %q; search_parts records one)",
-				row.Refdes, mpn, ConstraintsPath, SourcingKey(row.Refdes)))
+				row.Refdes, mpn, config.ConstraintsPath, SourcingKey(row.Refdes)))
 		case !ok:
 		case !strings.EqualFold(strings.TrimSpace(s.MPN), mpn):
 			severity := warn

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"copperhead/internal/config"
 	"copperhead/internal/sourcing"
 )
 
@@ -23,7 +24,7 @@ func TestCheckSourcing(t *testing.T) {
 		}
 		return reg
 	}
-	enabled := DefaultConfig()
+	enabled := config.DefaultConfig()
 	enabled.Research.Enabled = true
 	weekly := enabled
 	weekly.Research.StalenessDays = 2
@@ -33,22 +34,22 @@ func TestCheckSourcing(t *testing.T) {
 	type want struct{ refdes, kind, severity, text string }
 	tests := []struct {
 		name    string
-		cfg     Config
+		cfg     config.Config
 		reg     Constraints
 		strict  bool
 		skipped string
 		want    []want
 	}{
-		{name: "research off, no snapshots: skipped", cfg: DefaultConfig(), reg: regOf(nil), skipped: "research is not enabled"},
-		{name: "research off, some snapshots: missing ones not reported", cfg: DefaultConfig(), reg: regOf(map[string]sourcing.Snapshot{"U1": fresh})},
+		{name: "research off, no snapshots: skipped", cfg: config.DefaultConfig(), reg: regOf(nil), skipped: "research is not enabled"},
+		{name: "research off, some snapshots: missing ones not reported", cfg: config.DefaultConfig(), reg: regOf(map[string]sourcing.Snapshot{"U1": fresh})},
 		{name: "research on: every MPN needs a snapshot", cfg: enabled, reg: regOf(map[string]sourcing.Snapshot{"U1": fresh}),
 			want: []want{{"U2", SourcingMissing, SeverityFail, `U2 ESP32-S3-WROOM-1: no sourcing snapshot (.copperhead/constraints.json has no "sourcing.U2"`}}},
-		{name: "strict with research off needs them too", cfg: DefaultConfig(), reg: regOf(nil), strict: true,
+		{name: "strict with research off needs them too", cfg: config.DefaultConfig(), reg: regOf(nil), strict: true,
 			want: []want{{"U1", SourcingMissing, SeverityFail, "U1 TPS63020DSJR: no sourcing snapshot"}, {"U2", SourcingMissing, SeverityFail, "U2 ESP32"}}},
 		{name: "all fresh and stocked", cfg: enabled, reg: regOf(map[string]sourcing.Snapshot{"U1": fresh, "U2": esp})},
-		{name: "EOL always fails", cfg: DefaultConfig(), reg: regOf(map[string]sourcing.Snapshot{"U1": with(func(s *sourcing.Snapshot) { s.Lifecycle = "EOL" })}),
+		{name: "EOL always fails", cfg: config.DefaultConfig(), reg: regOf(map[string]sourcing.Snapshot{"U1": with(func(s *sourcing.Snapshot) { s.Lifecycle = "EOL" })}),
 			want: []want{{"U1", string(sourcing.LifecycleEnded), SeverityFail, `U1 TPS63020DSJR: lifecycle "EOL": end of life (nexar, retrieved 2026-03-28)`}}},
-		{name: "NRND warns", cfg: DefaultConfig(), reg: regOf(map[string]sourcing.Snapshot{"U1": with(func(s *sourcing.Snapshot) { s.Lifecycle = "NRND" })}),
+		{name: "NRND warns", cfg: config.DefaultConfig(), reg: regOf(map[string]sourcing.Snapshot{"U1": with(func(s *sourcing.Snapshot) { s.Lifecycle = "NRND" })}),
 			want: []want{{"U1", string(sourcing.LifecycleAtRisk), SeverityWarn, "not recommended for new designs"}}},
 		{name: "zero stock warns", cfg: enabled, reg: regOf(map[string]sourcing.Snapshot{"U1": with(func(s *sourcing.Snapshot) { s.Stock, s.Distributors = 0, 0 }), "U2": esp}),
 			want: []want{{"U1", string(sourcing.ZeroStock), SeverityWarn, "U1 TPS63020DSJR: zero stock at retrieval"}}},
@@ -58,14 +59,14 @@ func TestCheckSourcing(t *testing.T) {
 			reg:  regOf(map[string]sourcing.Snapshot{"U1": with(func(s *sourcing.Snapshot) { s.Stock = 0 }), "U2": esp}),
 			want: []want{{"U1", string(sourcing.ZeroStock), SeverityFail, "zero stock"}, {"U1", string(sourcing.Stale), SeverityFail, "3 days old"}}},
 		{name: "single source is not a check finding", cfg: enabled, reg: regOf(map[string]sourcing.Snapshot{"U1": with(func(s *sourcing.Snapshot) { s.Distributors = 1 }), "U2": esp})},
-		{name: "snapshot of another MPN", cfg: DefaultConfig(), reg: regOf(map[string]sourcing.Snapshot{"U1": with(func(s *sourcing.Snapshot) { s.MPN = "TPS63021DSJR" })}),
+		{name: "snapshot of another MPN", cfg: config.DefaultConfig(), reg: regOf(map[string]sourcing.Snapshot{"U1": with(func(s *sourcing.Snapshot) { s.MPN = "TPS63021DSJR" })}),
 			want: []want{{"U1", SourcingMPNMismatch, SeverityWarn, "U1: docs/BOM.md says MPN TPS63020DSJR but sourcing.U1 is a snapshot of TPS63021DSJR"}}},
 		{name: "snapshot of another MPN fails when required", cfg: enabled, reg: regOf(map[string]sourcing.Snapshot{"U1": with(func(s *sourcing.Snapshot) { s.MPN = "X" }), "U2": esp}),
 			want: []want{{"U1", SourcingMPNMismatch, SeverityFail, "snapshot of X"}}},
 		{name: "MPN compared without case or flags", cfg: enabled, reg: regOf(map[string]sourcing.Snapshot{"U1": with(func(s *sourcing.Snapshot) { s.MPN = "tps63020dsjr" }), "U2": esp})},
-		{name: "orphan snapshot warns", cfg: DefaultConfig(), reg: regOf(map[string]sourcing.Snapshot{"U9": fresh}),
+		{name: "orphan snapshot warns", cfg: config.DefaultConfig(), reg: regOf(map[string]sourcing.Snapshot{"U9": fresh}),
 			want: []want{{"U9", SourcingOrphan, SeverityWarn, "sourcing.U9: TPS63020DSJR has no row in docs/BOM.md"}}},
-		{name: "malformed entry fails", cfg: DefaultConfig(),
+		{name: "malformed entry fails", cfg: config.DefaultConfig(),
 			reg:  Constraints{"sourcing.U1": {Source: "nexar", Affects: []string{"U1"}}},
 			want: []want{{"U1", SourcingMalformed, SeverityFail, `.copperhead/constraints.json sourcing.U1: field "mpn" is missing`}}},
 	}
@@ -97,7 +98,7 @@ func TestCheckSourcing(t *testing.T) {
 }
 
 func TestCheckSourcingWithoutBOM(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.Research.Enabled = true
 	c, err := sourcingConstraint("U1", tpsSnapshot)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"copperhead/internal/config"
 	"copperhead/internal/sourcing"
 )
 
@@ -54,12 +55,12 @@ func readRepoFile(t *testing.T, root, p string) string {
 
 func TestRecordSourcingDualWrite(t *testing.T) {
 	root := writeRepo(t, map[string]string{"docs/BOM.md": bomDoc})
-	cfg := DefaultConfig()
+	cfg := config.DefaultConfig()
 	changed, err := RecordSourcing(root, cfg, "U1", tpsSnapshot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{ConstraintsPath, "docs/BOM.md"}; !slices.Equal(changed, want) {
+	if want := []string{config.ConstraintsPath, "docs/BOM.md"}; !slices.Equal(changed, want) {
 		t.Errorf("changed = %q, want %q", changed, want)
 	}
 	wantJSON := `{
@@ -78,7 +79,7 @@ func TestRecordSourcingDualWrite(t *testing.T) {
   }
 }
 `
-	if got := readRepoFile(t, root, ConstraintsPath); got != wantJSON {
+	if got := readRepoFile(t, root, config.ConstraintsPath); got != wantJSON {
 		t.Errorf("constraints.json:\n%s\nwant:\n%s", got, wantJSON)
 	}
 	wantBOM := bomDoc + "\n## Sourcing\n\n" + sourcingIntro + "\n" +
@@ -108,14 +109,14 @@ func TestRecordSourcingDualWrite(t *testing.T) {
 	if err != nil || len(changed) != 0 {
 		t.Errorf("second record: changed %q, err %v", changed, err)
 	}
-	if readRepoFile(t, root, "docs/BOM.md") != wantBOM || readRepoFile(t, root, ConstraintsPath) != wantJSON {
+	if readRepoFile(t, root, "docs/BOM.md") != wantBOM || readRepoFile(t, root, config.ConstraintsPath) != wantJSON {
 		t.Error("second record rewrote a file")
 	}
 }
 
 func TestRecordSourcingOrderAndUpdate(t *testing.T) {
 	root := writeRepo(t, map[string]string{"docs/BOM.md": bomDoc + "\n## Sourcing\n\nnotes\n\n## History\n\nkept\n"})
-	cfg := DefaultConfig()
+	cfg := config.DefaultConfig()
 	snap := func(mpn string, stock int) sourcing.Snapshot {
 		return sourcing.Snapshot{MPN: mpn, Provider: "nexar", Retrieved: retrievedAt, Stock: stock, Distributors: 1}
 	}
@@ -190,15 +191,15 @@ func TestRecordSourcingKeepsHandFormattedRegistry(t *testing.T) {
 	snap := sourcing.Snapshot{MPN: "X1", Provider: "nexar", Retrieved: retrievedAt, Stock: 5, Distributors: 1}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := writeRepo(t, map[string]string{ConstraintsPath: tt.before})
-			changed, err := RecordSourcing(root, DefaultConfig(), "U1", snap)
+			root := writeRepo(t, map[string]string{config.ConstraintsPath: tt.before})
+			changed, err := RecordSourcing(root, config.DefaultConfig(), "U1", snap)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(changed, []string{ConstraintsPath}) {
+			if !slices.Equal(changed, []string{config.ConstraintsPath}) {
 				t.Errorf("changed = %q (no BOM.md: only the registry)", changed)
 			}
-			got := readRepoFile(t, root, ConstraintsPath)
+			got := readRepoFile(t, root, config.ConstraintsPath)
 			// Keys inside the new entry come from Constraint.MarshalJSON
 			// (sorted); compare through a parse, and the bytes around it.
 			wantReg, err := ParseConstraints([]byte(tt.want), "want")
@@ -216,7 +217,7 @@ func TestRecordSourcingKeepsHandFormattedRegistry(t *testing.T) {
 			if !strings.HasPrefix(got, prefix) {
 				t.Errorf("bytes before the entry changed:\n%q\nwant prefix %q", got, prefix)
 			}
-			if changed, err := RecordSourcing(root, DefaultConfig(), "U1", snap); err != nil || len(changed) != 0 {
+			if changed, err := RecordSourcing(root, config.DefaultConfig(), "U1", snap); err != nil || len(changed) != 0 {
 				t.Errorf("second record: %q, %v", changed, err)
 			}
 		})
@@ -228,11 +229,11 @@ func TestRecordSourcingCanonicalRegistryStaysCanonical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := writeRepo(t, map[string]string{ConstraintsPath: string(reg.Marshal())})
-	if _, err := RecordSourcing(root, DefaultConfig(), "U2", tpsSnapshot); err != nil {
+	root := writeRepo(t, map[string]string{config.ConstraintsPath: string(reg.Marshal())})
+	if _, err := RecordSourcing(root, config.DefaultConfig(), "U2", tpsSnapshot); err != nil {
 		t.Fatal(err)
 	}
-	got := readRepoFile(t, root, ConstraintsPath)
+	got := readRepoFile(t, root, config.ConstraintsPath)
 	after, err := ParseConstraints([]byte(got), "c.json")
 	if err != nil {
 		t.Fatal(err)
@@ -263,13 +264,13 @@ func TestRecordSourcingRefuses(t *testing.T) {
 		{"refdes with a colon", "U:1", tpsSnapshot, nil, "is not a reference designator"},
 		{"no MPN", "U1", sourcing.Snapshot{Provider: "nexar"}, nil, "the snapshot has no MPN"},
 		{"price JSON cannot hold", "U1", sourcing.Snapshot{MPN: "X", Price1k: math.Inf(1)}, nil, "encode the snapshot of X"},
-		{"malformed registry", "U1", tpsSnapshot, map[string]string{ConstraintsPath: "{"}, "malformed JSON"},
-		{"registry entry not an object", "U1", tpsSnapshot, map[string]string{ConstraintsPath: `{"a": 1}`}, `constraint "a"`},
+		{"malformed registry", "U1", tpsSnapshot, map[string]string{config.ConstraintsPath: "{"}, "malformed JSON"},
+		{"registry entry not an object", "U1", tpsSnapshot, map[string]string{config.ConstraintsPath: `{"a": 1}`}, `constraint "a"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := writeRepo(t, tt.files)
-			changed, err := RecordSourcing(root, DefaultConfig(), tt.refdes, tt.snap)
+			changed, err := RecordSourcing(root, config.DefaultConfig(), tt.refdes, tt.snap)
 			if err == nil || !strings.Contains(err.Error(), tt.want) || len(changed) != 0 {
 				t.Errorf("changed %q, err %v, want %q", changed, err, tt.want)
 			}

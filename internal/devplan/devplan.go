@@ -18,7 +18,8 @@ import (
 	"strings"
 
 	"copperhead/internal/atomicfile"
-	"copperhead/internal/consistency"
+	"copperhead/internal/circuit"
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 )
@@ -61,14 +62,14 @@ type rail struct {
 // powerTree orders the supply rails: a rail produced by an IC's power_out
 // pin comes after every rail on that IC's power_in pins. Rails come from
 // power symbols, from power pins in PINOUT.md, and from rail-shaped net
-// names (consistency.IsRail, the same rule sync's leakage model uses).
+// names (circuit.IsRail, the same rule sync's leakage model uses).
 func powerTree(in Input) []rail {
 	values := map[string]string{}
 	for _, b := range in.BOM {
 		values[b.Refdes] = b.Value
 	}
 	isRail := func(n string) bool {
-		return n != "" && n != design.NCMarker && !consistency.IsGround(n) && !strings.HasPrefix(n, "Net-(") && !strings.HasPrefix(n, "unconnected-(")
+		return n != "" && n != design.NCMarker && !circuit.IsGround(n) && !strings.HasPrefix(n, "Net-(") && !strings.HasPrefix(n, "unconnected-(")
 	}
 	names := map[string]bool{}
 	for _, n := range in.PowerNets {
@@ -77,7 +78,7 @@ func powerTree(in Input) []rail {
 		}
 	}
 	for _, n := range in.Nets {
-		if isRail(n) && consistency.IsRail(n) {
+		if isRail(n) && circuit.IsRail(n) {
 			names[n] = true
 		}
 	}
@@ -185,7 +186,7 @@ func Generate(in Input) []byte {
 	rails := powerTree(in)
 	mcuRails := map[string]bool{}
 	for _, r := range in.Pinout {
-		if r.Refdes == in.MCURef && r.Type == "power_in" && !consistency.IsGround(r.Net) {
+		if r.Refdes == in.MCURef && r.Type == "power_in" && !circuit.IsGround(r.Net) {
 			mcuRails[r.Net] = true
 		}
 	}
@@ -220,7 +221,7 @@ func Generate(in Input) []byte {
 	if in.MCU != "" {
 		var pins []string
 		for _, r := range in.Pinout {
-			if r.Refdes == in.MCURef && r.Type == "power_in" && !consistency.IsGround(r.Net) {
+			if r.Refdes == in.MCURef && r.Type == "power_in" && !circuit.IsGround(r.Net) {
 				pins = append(pins, fmt.Sprintf("pin %s %s", r.Pin, r.Net))
 			}
 		}
@@ -249,7 +250,7 @@ func Generate(in Input) []byte {
 	hasGND := false
 	for _, n := range nets {
 		switch {
-		case consistency.IsGround(n):
+		case circuit.IsGround(n):
 			hasGND = hasGND || strings.EqualFold(n, "GND")
 		case isDebugNet(n):
 			debug = append(debug, n)
@@ -328,7 +329,7 @@ func Generate(in Input) []byte {
 
 // Write writes the skeleton to docs/DEVPLAN.md (per cfg) in repo,
 // atomically, and returns its repo-relative path.
-func Write(repo string, cfg design.Config, doc []byte) (string, error) {
+func Write(repo string, cfg config.Config, doc []byte) (string, error) {
 	rel := cfg.DocPath(DocName)
 	if err := atomicfile.Write(filepath.Join(repo, filepath.FromSlash(rel)), doc, 0o644); err != nil {
 		return "", err
@@ -341,7 +342,7 @@ func Write(repo string, cfg design.Config, doc []byte) (string, error) {
 // firmware stage; mcu and mcuRef from its detection ("" when none). Missing
 // docs leave their parts of the plan empty; a doc that cannot be read is an
 // error.
-func FromRepo(repo string, cfg design.Config, sch *kicad.Schematic, mcu, mcuRef, firmwareLine, happyPath string) (Input, error) {
+func FromRepo(repo string, cfg config.Config, sch *kicad.Schematic, mcu, mcuRef, firmwareLine, happyPath string) (Input, error) {
 	in := Input{MCU: mcu, MCURef: mcuRef, Firmware: firmwareLine, HappyPath: happyPath}
 	read := func(name string) ([]byte, error) {
 		data, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(cfg.DocPath(name))))

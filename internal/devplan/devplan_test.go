@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 )
@@ -21,7 +22,7 @@ func fixtureInput(t *testing.T, firmwareLine string) Input {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,17 +98,33 @@ func TestGenerateFixture(t *testing.T) {
 	}
 }
 
+// TestPowerTreeOrder: a regulator's output comes after its input, and a
+// ground is never a rail to measure, by whichever name (circuit.IsGround:
+// PGND, SGND and EARTH were rails here before the two ground classifiers
+// were one).
 func TestPowerTreeOrder(t *testing.T) {
-	in := Input{Pinout: []design.PinoutRow{
-		{Refdes: "U2", Net: "+3V3", Type: "power_out"}, {Refdes: "U2", Net: "+5V", Type: "power_in"},
-		{Refdes: "U3", Net: "+1V8", Type: "power_out"}, {Refdes: "U3", Net: "+3V3", Type: "power_in"},
-		{Refdes: "U1", Net: "+1V8", Type: "power_in"}, {Refdes: "U1", Net: "GND", Type: "power_in"},
-	}, PowerNets: []string{"+5V", "GND"}}
-	var got []string
-	for _, r := range powerTree(in) {
-		got = append(got, r.name)
+	tests := []struct {
+		name string
+		in   Input
+		want string
+	}{
+		{"regulators in order", Input{Pinout: []design.PinoutRow{
+			{Refdes: "U2", Net: "+3V3", Type: "power_out"}, {Refdes: "U2", Net: "+5V", Type: "power_in"},
+			{Refdes: "U3", Net: "+1V8", Type: "power_out"}, {Refdes: "U3", Net: "+3V3", Type: "power_in"},
+			{Refdes: "U1", Net: "+1V8", Type: "power_in"}, {Refdes: "U1", Net: "GND", Type: "power_in"},
+		}, PowerNets: []string{"+5V", "GND"}}, "+5V +3V3 +1V8"},
+		{"every ground skipped", Input{Pinout: []design.PinoutRow{
+			{Refdes: "U2", Net: "+3V3", Type: "power_out"}, {Refdes: "U2", Net: "+5V", Type: "power_in"},
+			{Refdes: "U2", Net: "PGND", Type: "power_in"}, {Refdes: "U1", Net: "SGND", Type: "power_in"},
+		}, PowerNets: []string{"+5V", "GND", "PGND", "EARTH"}}, "+5V +3V3"},
 	}
-	if strings.Join(got, " ") != "+5V +3V3 +1V8" {
-		t.Errorf("power tree %v, want +5V +3V3 +1V8", got)
+	for _, tc := range tests {
+		var got []string
+		for _, r := range powerTree(tc.in) {
+			got = append(got, r.name)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%s: power tree %v, want %s", tc.name, got, tc.want)
+		}
 	}
 }

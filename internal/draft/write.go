@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"copperhead/internal/atomicfile"
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 )
 
@@ -77,7 +78,7 @@ func WriteSchematic(in *Intent, name, dir string, force bool, opts Options) (*Wr
 
 // SheetDir is where a drafted sheet goes by default: the folder of the
 // configured schematic, else <repo>/hardware.
-func SheetDir(repo string, cfg design.Config) string {
+func SheetDir(repo string, cfg config.Config) string {
 	if cfg.Schematic != "" {
 		return filepath.Join(repo, filepath.Dir(filepath.FromSlash(cfg.Schematic)))
 	}
@@ -86,7 +87,7 @@ func SheetDir(repo string, cfg design.Config) string {
 
 // BOMValues maps the refdes of the repo's BOM.md rows to their values, for
 // Options.BOM; nil (no BOM check) when BOM.md is missing or has no rows.
-func BOMValues(repo string, cfg design.Config) map[string]string {
+func BOMValues(repo string, cfg config.Config) map[string]string {
 	files, err := design.ReadFiles(repo, cfg)
 	if err != nil {
 		return nil

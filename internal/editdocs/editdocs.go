@@ -9,7 +9,17 @@
 // internal/txn, all or nothing. The dry run and the write share Prepare, so a
 // preview shows every file the write would change. Both the CLI (copperhead
 // edit) and the agent's structured edit tools call it, so an edit lands the
-// same way from either. It must never import llm, agent or cli.
+// same way from either.
+//
+// No step is done twice: Open reads and parses each sheet once (the read
+// model and the planner share the parse) and the docs once, and exports
+// KiCad's netlist of the tree once (the edit's "before", from kicadcli's
+// cache when the tree is unchanged); Prepare builds the read model of the
+// new bytes from memory, and its one kicad-cli run is the check. The
+// scratch copy is the whole project (library tables and libraries too), so
+// that check's netlist is cached under the key of the written design and
+// the next netlist of the repository needs no kicad-cli run. It must never
+// import llm, agent or cli.
 package editdocs
 
 import (
@@ -23,6 +33,7 @@ import (
 	"sort"
 	"strings"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicad/kigen"
@@ -37,7 +48,7 @@ import (
 // Input is one plan to apply.
 type Input struct {
 	Repo   string        // repository root, absolute
-	Config design.Config // the repository's config (where the docs live)
+	Config config.Config // the repository's config (where the docs live)
 	Design *schedit.Design
 	Plan   *schedit.Plan
 	// KiCad exports the netlists the edit is checked against; required.
@@ -47,6 +58,9 @@ type Input struct {
 	Board string
 	// Redact, when set, is applied to every byte the edit writes.
 	Redact func([]byte) []byte
+	// Docs are the repository files the edit keeps in step, as Open read
+	// them (Loaded.Docs); nil: Prepare reads them.
+	Docs design.Files
 }
 
 // Change is one file of an edit: repo-relative path, bytes before and after.
@@ -82,12 +96,22 @@ type disagreement struct{ err error }
 func (e disagreement) Error() string        { return e.err.Error() + "; nothing was written" }
 func (e disagreement) Is(target error) bool { return target == ErrDisagrees }
 
-// Load opens the schematic rooted at schematic for an edit, the way every
-// writer must before planning: every sheet inside repo, the docs the edit
-// keeps in step readable (and inside repo), and KiCad's netlist attached,
-// refused when kicad-cli silently left a sheet out of it (an edit must not
-// be planned or checked against half the design).
-func Load(ctx context.Context, repo string, cfg design.Config, schematic string, tool *kicadcli.Tool) (*schedit.Design, error) {
+// Loaded is a schematic opened for an edit together with the repository
+// docs the edit keeps in step, each read once: Prepare takes both from here
+// (Input.Design, Input.Docs) rather than reading them again.
+type Loaded struct {
+	Design *schedit.Design
+	Docs   design.Files
+}
+
+// Open opens the schematic rooted at schematic for an edit, the way every
+// writer must before planning: every sheet inside repo (each read and
+// parsed once), the docs the edit keeps in step readable (and inside repo),
+// and KiCad's netlist attached, refused when kicad-cli silently left a sheet
+// out of it (an edit must not be planned or checked against half the
+// design). That netlist is the edit's "before": Prepare does not export it
+// again.
+func Open(ctx context.Context, repo string, cfg config.Config, schematic string, tool *kicadcli.Tool) (*Loaded, error) {
 	if tool == nil {
 		return nil, errors.New("kicad-cli is needed to check an edit against KiCad")
 	}
@@ -95,7 +119,8 @@ func Load(ctx context.Context, repo string, cfg design.Config, schematic string,
 	if err != nil {
 		return nil, err
 	}
-	if _, err := design.ReadFiles(repo, cfg); err != nil {
+	docs, err := design.ReadFiles(repo, cfg)
+	if err != nil {
 		return nil, err
 	}
 	if d.Netlist, err = tool.Netlist(ctx, d.RootPath); err != nil {
@@ -104,7 +129,7 @@ func Load(ctx context.Context, repo string, cfg design.Config, schematic string,
 	if err := kicad.CheckNetlistCovers(d.Model, d.Netlist); err != nil {
 		return nil, err
 	}
-	return d, nil
+	return &Loaded{Design: d, Docs: docs}, nil
 }
 
 // Prepare computes every file the plan changes and checks the new sheets
@@ -131,12 +156,21 @@ func Prepare(ctx context.Context, in Input) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Summary: append([]string(nil), p.Summary...)}
+	// The sheets as they would be written, each parsed once: the unchanged
+	// ones as loaded, the changed ones here (proving they still read). The
+	// read model of the result is built from them, not read back.
+	sheets := make(map[string]kicad.SchematicSource, len(d.Sheets))
+	for path, sh := range d.Sheets {
+		sheets[path] = kicad.SchematicSource{Path: path, Src: sh.Src, Root: sh.Root}
+	}
 	for path, b := range next {
 		b = redact(b)
-		if _, err := sexpr.Parse(path, b); err != nil {
+		n, err := sexpr.Parse(path, b)
+		if err != nil {
 			return nil, fmt.Errorf("%s would no longer parse: %w", d.Sheets[path].Rel, err)
 		}
 		next[path] = b
+		sheets[path] = kicad.SchematicSource{Path: path, Src: b, Root: n}
 		res.Changes = append(res.Changes, Change{Path: RepoPath(in.Repo, path), Abs: path, Old: d.Sheets[path].Src, New: b})
 	}
 	sort.Slice(res.Changes, func(i, j int) bool { return res.Changes[i].Path < res.Changes[j].Path })
@@ -160,7 +194,7 @@ func Prepare(ctx context.Context, in Input) (*Result, error) {
 	if err := schedit.Verify(p.Expect, before, after); err != nil {
 		return nil, disagreement{err}
 	}
-	schAfter, err := kicad.LoadSchematic(scratchRoot)
+	schAfter, err := kicad.SchematicFromSources(d.RootPath, sheets)
 	if err != nil {
 		return nil, fmt.Errorf("read the edited schematic: %w", err)
 	}
@@ -177,9 +211,11 @@ func Prepare(ctx context.Context, in Input) (*Result, error) {
 		}
 	}
 
-	files, err := design.ReadFiles(in.Repo, in.Config)
-	if err != nil {
-		return nil, err
+	files := in.Docs
+	if files == nil {
+		if files, err = design.ReadFiles(in.Repo, in.Config); err != nil {
+			return nil, err
+		}
 	}
 	docs := design.UpdateRows(files, in.Config, d.Model, schAfter, before, after)
 	names := make([]string, 0, len(docs))
@@ -189,9 +225,12 @@ func Prepare(ctx context.Context, in Input) (*Result, error) {
 	sort.Strings(names)
 	for _, path := range names {
 		abs := filepath.Join(in.Repo, filepath.FromSlash(path))
-		old, err := design.ReadRepoFile(in.Repo, path)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("read %s: %w", path, err)
+		// UpdateRows only rewrites docs it was given: their bytes as read.
+		old, ok := files[path]
+		if !ok {
+			if old, err = config.ReadRepoFile(in.Repo, path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("read %s: %w", path, err)
+			}
 		}
 		nw := redact(docs[path])
 		if bytes.Equal(old, nw) {
@@ -252,10 +291,30 @@ func writeScratch(repo, dir string, d *schedit.Design, next map[string][]byte) (
 		}
 	}
 	// The project file carries text variables and settings the netlist
-	// can depend on.
+	// can depend on; the other project inputs beside the root (library
+	// tables, libraries) make the copy the project kicad-cli will see once
+	// the edit is written, so the netlist exported here is cached under the
+	// key of the written design: the next netlist of the repository (the
+	// run's verification, the next edit) is served from the cache. A file
+	// that cannot be copied only costs that cache hit.
 	pro := strings.TrimSuffix(d.RootPath, filepath.Ext(d.RootPath)) + ".kicad_pro"
-	if b, err := repofs.ReadFile(repo, pro); err == nil {
-		if dst, err := place(pro); err == nil {
+	others, _ := kicadcli.ProjectInputs(d.RootPath)
+	for _, path := range append([]string{pro}, others...) {
+		if _, ok := d.Sheets[path]; ok {
+			continue
+		}
+		dst, err := place(path)
+		if err != nil {
+			continue
+		}
+		if _, err := os.Lstat(dst); err == nil {
+			continue // the project file, copied already
+		}
+		b, err := repofs.ReadFile(repo, path)
+		if err != nil {
+			continue
+		}
+		if os.MkdirAll(filepath.Dir(dst), 0o755) == nil {
 			_ = os.WriteFile(dst, b, 0o644)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/kicad/schedit"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/project"
@@ -21,6 +21,19 @@ import (
 // KiCad's netlist, as the writers do.
 func fixture(t *testing.T) (Input, map[string][]byte) {
 	t.Helper()
+	in, pr := fixtureRepo(t)
+	l, err := Open(context.Background(), in.Repo, in.Config, pr.Schematic, in.KiCad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Design = l.Design
+	return in, tree(t, in.Repo)
+}
+
+// fixtureRepo copies the bundled board into a temp repo: the Input without
+// its design, and the located project.
+func fixtureRepo(t *testing.T) (Input, *project.Project) {
+	t.Helper()
 	tool, err := kicadcli.Find(context.Background())
 	if err != nil {
 		t.Skipf("kicad-cli: %v", err)
@@ -30,7 +43,7 @@ func fixture(t *testing.T) (Input, map[string][]byte) {
 		t.Fatal(err)
 	}
 	repo, _ = filepath.EvalSymlinks(repo)
-	cfg, _, err := design.LoadConfig(repo)
+	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,11 +51,7 @@ func fixture(t *testing.T) (Input, map[string][]byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Load(context.Background(), repo, cfg, pr.Schematic, tool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Input{Repo: repo, Config: cfg, Design: d, KiCad: tool, Board: pr.Board}, tree(t, repo)
+	return Input{Repo: repo, Config: cfg, KiCad: tool, Board: pr.Board}, pr
 }
 
 // tree reads every file under repo except .git, by repo-relative path.
@@ -245,8 +254,8 @@ func TestLoadRefusesAPartialNetlist(t *testing.T) {
 		t.Fatal(err)
 	}
 	in.KiCad.NoCache = true
-	_, err = Load(context.Background(), in.Repo, in.Config, in.Design.RootPath, in.KiCad)
+	_, err = Open(context.Background(), in.Repo, in.Config, in.Design.RootPath, in.KiCad)
 	if err == nil || !strings.Contains(err.Error(), "power.kicad_sch") {
-		t.Fatalf("Load of a design kicad-cli reads only in part = %v, want a refusal naming the sheet", err)
+		t.Fatalf("Open of a design kicad-cli reads only in part = %v, want a refusal naming the sheet", err)
 	}
 }

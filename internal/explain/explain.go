@@ -14,7 +14,8 @@ import (
 	"strconv"
 	"strings"
 
-	"copperhead/internal/consistency"
+	"copperhead/internal/circuit"
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/textdist"
@@ -31,7 +32,7 @@ const (
 
 // Input is the loaded design explain reads.
 type Input struct {
-	Config      design.Config
+	Config      config.Config
 	Files       design.Files // design.ReadFiles
 	Constraints design.Constraints
 	Schematic   *kicad.Schematic
@@ -52,9 +53,9 @@ type Explanation struct {
 // PartFacts are a part's facts.
 type PartFacts struct {
 	kicad.Part
-	BOMRow  *design.BOMRow       `json:"bom_row"` // its docs/BOM.md row; nil when the doc has none
-	Pins    []PinOnNet           `json:"pins"`
-	PullUps []consistency.PullUp `json:"pull_ups"` // the leakage model, when the part is a pull-up
+	BOMRow  *design.BOMRow   `json:"bom_row"` // its docs/BOM.md row; nil when the doc has none
+	Pins    []PinOnNet       `json:"pins"`
+	PullUps []circuit.PullUp `json:"pull_ups"` // the leakage model, when the part is a pull-up
 }
 
 // PinOnNet is one pin of a part and the net on it.
@@ -68,12 +69,12 @@ type PinOnNet struct {
 
 // NetFacts are a net's facts.
 type NetFacts struct {
-	Name    string               `json:"name"`
-	Pins    []kicad.NetNode      `json:"pins"`
-	Labels  []kicad.Label        `json:"labels"`
-	Sheets  []string             `json:"sheets"`
-	Pinout  []design.PinoutRow   `json:"pinout_rows"` // docs/PINOUT.md rows on the net
-	PullUps []consistency.PullUp `json:"pull_ups"`    // pull-ups on the net, with the leakage model's currents
+	Name    string             `json:"name"`
+	Pins    []kicad.NetNode    `json:"pins"`
+	Labels  []kicad.Label      `json:"labels"`
+	Sheets  []string           `json:"sheets"`
+	Pinout  []design.PinoutRow `json:"pinout_rows"` // docs/PINOUT.md rows on the net
+	PullUps []circuit.PullUp   `json:"pull_ups"`    // pull-ups on the net, with the leakage model's currents
 }
 
 // PinFacts are one pin's facts.
@@ -137,7 +138,6 @@ var PhrasePrompt string
 
 var (
 	refPin = regexp.MustCompile(`^([A-Za-z_]+[0-9]+)\.(.+)$`)
-	gpio   = regexp.MustCompile(`^(?:GPIO|IO)0*([0-9]+)$`)
 )
 
 // Explain resolves subject (a refdes, a net, REF.PIN, or a GPIO name such as
@@ -165,8 +165,8 @@ func Explain(in Input, subject string) (*Explanation, error) {
 	if ok {
 		return in.net(n), nil
 	}
-	if m := gpio.FindStringSubmatch(strings.ToUpper(s)); m != nil {
-		if node, ok := in.findGPIO(m[1]); ok {
+	if n, ok := circuit.GPIONumber(s); ok {
+		if node, ok := in.findGPIO(strconv.Itoa(n)); ok {
 			return in.pin(node), nil
 		}
 	}
@@ -267,7 +267,7 @@ func (in Input) findNet(name string) (kicad.Net, bool, error) {
 }
 
 func (in Input) part(p kicad.Part) *Explanation {
-	pf := &PartFacts{Part: p, Pins: []PinOnNet{}, PullUps: []consistency.PullUp{}}
+	pf := &PartFacts{Part: p, Pins: []PinOnNet{}, PullUps: []circuit.PullUp{}}
 	if rows, err := design.ParseBOM(in.Files[in.Config.DocPath(design.BOMDoc)]); err == nil {
 		for _, r := range rows {
 			if r.Refdes == p.Refdes {
@@ -305,7 +305,7 @@ func (in Input) part(p kicad.Part) *Explanation {
 
 func (in Input) net(n kicad.Net) *Explanation {
 	nf := &NetFacts{Name: n.Name, Pins: slices.Clone(n.Nodes), Labels: []kicad.Label{}, Sheets: []string{},
-		Pinout: []design.PinoutRow{}, PullUps: []consistency.PullUp{}}
+		Pinout: []design.PinoutRow{}, PullUps: []circuit.PullUp{}}
 	slices.SortFunc(nf.Pins, func(a, b kicad.NetNode) int {
 		if c := kicad.CompareRefdes(a.Refdes, b.Refdes); c != 0 {
 			return c
@@ -389,7 +389,7 @@ func (in Input) pin(nd node) *Explanation {
 			}
 		}
 	}
-	if !design.IsNoConnect(nd.net) {
+	if !circuit.IsNoConnect(nd.net) {
 		for _, o := range nd.net.Nodes {
 			if o.Refdes != nd.Refdes || o.Pin != nd.Pin {
 				pf.SameNet = append(pf.SameNet, o.Refdes+"."+o.Pin)
@@ -398,7 +398,7 @@ func (in Input) pin(nd node) *Explanation {
 	}
 	subject := nd.Refdes + "." + nd.Pin
 	names := []string{subject}
-	if !design.IsNoConnect(nd.net) {
+	if !circuit.IsNoConnect(nd.net) {
 		names = append(names, nd.net.Name)
 	}
 	var gpios []string
@@ -407,7 +407,7 @@ func (in Input) pin(nd node) *Explanation {
 		names = append(names, g, "IO"+strings.TrimPrefix(g, "GPIO"))
 	}
 	used := "this pin, in use on net " + nd.net.Name
-	if design.IsNoConnect(nd.net) {
+	if circuit.IsNoConnect(nd.net) {
 		used = "this pin, which is not connected"
 	}
 	e := &Explanation{Subject: subject, Kind: KindPin, Pin: pf}
@@ -427,9 +427,7 @@ func (in Input) pinNotes() map[[2]string]string {
 	return out
 }
 
-func (in Input) leakage() consistency.Leakage {
-	return consistency.SleepLeakage(consistency.State{Config: in.Config, Files: in.Files, Constraints: in.Constraints, Netlist: in.Netlist})
-}
+func (in Input) leakage() circuit.Leakage { return circuit.SleepLeakage(in.Netlist) }
 
 // constraints are the registry entries whose affects name one of names (or
 // part, the subject's refdes), or whose forbidden list holds one of gpios;
@@ -534,10 +532,8 @@ func mentions(text string, names []string) bool {
 // canonical writes IOn and GPIOn as GPIOn and every other name upper case,
 // for each "/" alternative the first GPIO found.
 func canonical(name string) string {
-	for _, alt := range strings.Split(name, "/") {
-		if m := gpio.FindStringSubmatch(strings.ToUpper(strings.TrimSpace(alt))); m != nil {
-			return "GPIO" + m[1]
-		}
+	if n, ok := circuit.GPIOOf(name); ok {
+		return "GPIO" + strconv.Itoa(n)
 	}
 	return strings.ToUpper(strings.TrimSpace(name))
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
@@ -52,7 +53,7 @@ func load(dst string) (Input, error) {
 	}
 	fmt.Fprint(f, "\n## 2025-06-01 · 01JTEST · KEY_DAH pull-up stays 10k\n- Why: the paddle cable is long; 10k keeps the edge clean.\n- Affects: R7, KEY_DAH\n")
 	f.Close()
-	cfg, _, err := design.LoadConfig(dst)
+	cfg, _, err := config.LoadConfig(dst)
 	if err != nil {
 		return Input{}, err
 	}

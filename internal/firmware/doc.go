@@ -9,8 +9,8 @@
 //	ESP32                       ESP-IDF project layout; never compiled by copperhead
 //
 // PINOUT.md is the single source of truth for pins. pins.h holds one
-// "#define PIN_<NET> <pin>" per net on a GPIO of the MCU (the net spelled by
-// consistency.PinMacro, so sync's pin audit and this package agree): the
+// "#define PIN_<NET> <pin>" per net on a GPIO of the MCU (the format is
+// internal/pinsh's, so sync's pin audit and this package agree): the
 // port pin for AVR (PB5, with PORT_/DDR_/PINREG_ companions), the GPIO
 // number for the others. It is regenerated on every run and carries a marker
 // line recording its inputs and a hash of its body, so Drift can tell a

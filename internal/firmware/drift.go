@@ -4,16 +4,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"copperhead/internal/consistency"
 	"copperhead/internal/design"
+	"copperhead/internal/pinsh"
 	"copperhead/internal/repofs"
 )
 
@@ -33,7 +31,7 @@ type DriftFinding struct {
 }
 
 // CheckPinHeaders compares every copperhead-generated pins.h in headers
-// (repo-relative path -> bytes, e.g. consistency.State.PinHeaders) with what
+// (repo-relative path -> bytes, e.g. pinsh.ReadAll) with what
 // the PINOUT.md its marker names (looked up in docs, repo-relative path ->
 // bytes, e.g. design.ReadFiles) generates now. Headers without copperhead's
 // marker are the user's own and are not judged here (sync's pin audit covers
@@ -58,7 +56,7 @@ func CheckPinHeaders(headers, docs design.Files) []DriftFinding {
 		if bytes.Equal(src, want) {
 			continue
 		}
-		sum := sha256.Sum256(bodyOf(src))
+		sum := sha256.Sum256(pinsh.Body(src))
 		if hex.EncodeToString(sum[:]) != mk.sum {
 			out = append(out, DriftFinding{Header: path, Kind: DriftHandEdited,
 				Message: fmt.Sprintf("%s: edited by hand since copperhead generated it (%s is its source of truth); %s", path, mk.source, fix)})
@@ -75,7 +73,7 @@ func CheckPinHeaders(headers, docs design.Files) []DriftFinding {
 func defineChanges(have, want []byte) string {
 	index := func(src []byte) map[string]string {
 		m := map[string]string{}
-		for _, d := range consistency.ParsePinHeader(src) {
+		for _, d := range pinsh.Parse(src) {
 			if _, dup := m[d.Macro]; !dup {
 				m[d.Macro] = d.Value
 			}
@@ -103,41 +101,21 @@ func defineChanges(have, want []byte) string {
 	return strings.Join(parts, ", ")
 }
 
-// Drift reads every pins.h below repo's firmware/ folder and the PINOUT.md
+// Drift reads every pins.h below repo's firmware/ folder (pinsh.ReadAll) and the PINOUT.md
 // each generated one names, and returns CheckPinHeaders' findings: what
 // `check` adds to its drift gate.
 func Drift(repo string) ([]DriftFinding, error) {
-	headers := design.Files{}
+	headers, err := pinsh.ReadAll(repo)
+	if err != nil {
+		return nil, err
+	}
 	docs := design.Files{}
-	root := filepath.Join(repo, consistency.FirmwareDir)
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p == root {
-				return fs.SkipAll
-			}
-			return err
-		}
-		if d.IsDir() && p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "build") {
-			return fs.SkipDir
-		}
-		if d.IsDir() || d.Name() != consistency.PinHeaderName {
-			return nil
-		}
-		data, err := repofs.ReadFile(repo, p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(repo, p)
-		headers[filepath.ToSlash(rel)] = data
+	for _, data := range headers {
 		if mk, ok := readMarker(data); ok && filepath.IsLocal(filepath.FromSlash(mk.source)) {
 			if doc, err := repofs.ReadFile(repo, filepath.Join(repo, filepath.FromSlash(mk.source))); err == nil {
 				docs[mk.source] = doc
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", consistency.FirmwareDir, err)
 	}
 	return CheckPinHeaders(headers, docs), nil
 }

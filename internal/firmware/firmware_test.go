@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"copperhead/internal/config"
 	"copperhead/internal/consistency"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
@@ -464,6 +465,28 @@ func TestGenerateBuildsAndDrifts(t *testing.T) {
 	}
 }
 
+// TestDriftSkipsTheFoldersSyncSkips: Drift and sync's pin audit read the
+// same headers (pinsh.ReadAll): none below hidden folders, node_modules or
+// build. A generated header whose PINOUT.md is gone is a finding where it
+// counts, and nothing in a dependency's folder.
+func TestDriftSkipsTheFoldersSyncSkips(t *testing.T) {
+	repo := t.TempDir()
+	hdr := "/* pins.h\n * copperhead:pins family=esp32 target=esp32s3 refdes=U1 source=docs/PINOUT.md sha256=" + strings.Repeat("0", 64) + "\n */\n#define PIN_LED 4\n"
+	for _, p := range []string{"main/pins.h", "node_modules/lib/pins.h", "build/pins.h", ".pio/pins.h"} {
+		path := filepath.Join(repo, "firmware", filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(hdr), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := Drift(repo)
+	if err != nil || len(f) != 1 || f[0].Header != "firmware/main/pins.h" || f[0].Kind != DriftNoPinout {
+		t.Fatalf("Drift = %+v, %v; want one no_pinout finding for firmware/main/pins.h", f, err)
+	}
+}
+
 // TestESP32FixtureAgreesWithSync generates pins.h for the open-telegraph
 // board and runs sync's own pin-header audit on it: the two must agree.
 func TestESP32FixtureAgreesWithSync(t *testing.T) {
@@ -509,7 +532,7 @@ func TestESP32FixtureAgreesWithSync(t *testing.T) {
 			t.Errorf("ESP-IDF layout lacks %s", f)
 		}
 	}
-	cfg := design.DefaultConfig()
+	cfg := config.DefaultConfig()
 	rep := consistency.Analyze(consistency.State{
 		Config:     cfg,
 		Files:      design.Files{cfg.DocPath(design.PinoutDoc): pinout},

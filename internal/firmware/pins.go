@@ -10,15 +10,16 @@ import (
 	"strconv"
 	"strings"
 
-	"copperhead/internal/consistency"
+	"copperhead/internal/circuit"
 	"copperhead/internal/design"
+	"copperhead/internal/pinsh"
 )
 
 // PinDef is one MCU pin of PINOUT.md as firmware sees it: the net's define
 // and where the pin is.
 type PinDef struct {
 	Net    string `json:"net"`   // as PINOUT.md writes it
-	Macro  string `json:"macro"` // PIN_<NET>, consistency.PinMacro's spelling
+	Macro  string `json:"macro"` // PIN_<NET>, pinsh.PinMacro's spelling
 	Refdes string `json:"refdes"`
 	Pin    string `json:"pin"`  // pin number
 	Name   string `json:"name"` // pin name, e.g. PB5 or IO4
@@ -43,7 +44,6 @@ const (
 
 var (
 	portPinRE = regexp.MustCompile(`^P([A-K])([0-9]{1,2})$`)
-	gpioPinRE = regexp.MustCompile(`^(?:GPIO|IO)0*([0-9]+)$`) // consistency's own rule for GPIO names
 	nrfPinRE  = regexp.MustCompile(`^P([01])\.([0-9]{2})$`)
 )
 
@@ -73,8 +73,7 @@ func locate(name string, m MCU) (port string, bit, gpio int, ok bool) {
 				return "", b, pt*32 + b, true
 			}
 		default: // ESP32, RP2040
-			if p := gpioPinRE.FindStringSubmatch(alt); p != nil {
-				n, _ := strconv.Atoi(p[1])
+			if n, ok := circuit.GPIONumber(alt); ok {
 				return "", n, n, true
 			}
 			if n, ok := altGPIO[m.Target][alt]; ok {
@@ -141,7 +140,7 @@ func PinDefs(pinoutDoc []byte, m MCU) ([]PinDef, error) {
 		if !ok {
 			continue
 		}
-		macro := consistency.PinMacro(r.Net)
+		macro := pinsh.PinMacro(r.Net)
 		if i, dup := byMacro[macro]; dup {
 			defs[i].Also = append(defs[i].Also, r.Name)
 			continue
@@ -213,12 +212,6 @@ func HappyPath(defs []PinDef) string {
 	return "idle loop: no GPIO of the MCU is on a net in PINOUT.md"
 }
 
-// markerPrefix starts the line of pins.h that records where it came from;
-// Drift reads it back.
-const markerPrefix = "copperhead:pins "
-
-var markerRE = regexp.MustCompile(`copperhead:pins family=(\S+) target=(\S+) refdes=(\S+) source=(\S+)(?: osc=([^\s,]+(?:,[^\s,]+)*))? sha256=([0-9a-f]{64})`)
-
 // PinsHeader renders pins.h for m from its pin definitions. The header is a
 // pure function of (m.Family, m.Target, m.Refdes, source, defs): Drift
 // regenerates it and compares bytes. Its marker line records those inputs
@@ -241,7 +234,7 @@ func PinsHeader(m MCU, source string, defs []PinDef) []byte {
 			also = "; also on " + strings.Join(d.Also, ", ")
 		}
 		alt := ""
-		if m.Family == FamilyESP32 && d.GPIO >= 0 && !gpioPinRE.MatchString(strings.ToUpper(d.Name)) && !strings.Contains(d.Name, "/") {
+		if m.Family == FamilyESP32 && d.GPIO >= 0 && !isGPIOName(d.Name) && !strings.Contains(d.Name, "/") {
 			alt = fmt.Sprintf(" (GPIO%d)", d.GPIO)
 		}
 		w("/* %s: %s pin %s %s%s%s */\n", d.Net, d.Refdes, d.Pin, d.Name, alt, also)
@@ -282,11 +275,8 @@ func PinsHeader(m MCU, source string, defs []PinDef) []byte {
 	fmt.Fprintf(&out, " * Do not edit: %s is the single source of truth. Change it, then run\n", source)
 	out.WriteString(" * `copperhead firmware` to regenerate this file; `copperhead check` reports\n")
 	out.WriteString(" * a pins.h that no longer matches it.\n")
-	if osc != "" {
-		osc = " osc=" + osc
-	}
-	fmt.Fprintf(&out, " * %sfamily=%s target=%s refdes=%s source=%s%s sha256=%s\n */\n",
-		markerPrefix, m.Family, m.Target, m.Refdes, source, osc, hex.EncodeToString(sum[:]))
+	mk := pinsh.Marker{Family: string(m.Family), Target: m.Target, Refdes: m.Refdes, Source: source, Osc: osc, Sum: hex.EncodeToString(sum[:])}
+	fmt.Fprintf(&out, " * %s\n */\n", mk.Line())
 	out.Write(body.Bytes())
 	return out.Bytes()
 }
@@ -298,27 +288,18 @@ type headerMarker struct {
 	sum    string
 }
 
-// readMarker parses a pins.h's marker; ok is false for a header copperhead
-// did not generate.
+// readMarker parses a pins.h's marker (pinsh.ReadMarker) into the MCU it
+// was generated for; ok is false for a header copperhead did not generate.
 func readMarker(src []byte) (headerMarker, bool) {
-	m := markerRE.FindSubmatch(src)
-	if m == nil {
+	m, ok := pinsh.ReadMarker(src)
+	if !ok {
 		return headerMarker{}, false
 	}
 	return headerMarker{
-		mcu:    MCU{Family: Family(m[1]), Target: string(m[2]), Refdes: string(m[3]), Clock: oscClock(string(m[5]))},
-		source: string(m[4]),
-		sum:    string(m[6]),
+		mcu:    MCU{Family: Family(m.Family), Target: m.Target, Refdes: m.Refdes, Clock: oscClock(m.Osc)},
+		source: m.Source,
+		sum:    m.Sum,
 	}, true
-}
-
-// bodyOf is the part of a generated header its marker hash covers.
-func bodyOf(src []byte) []byte {
-	_, body, ok := bytes.Cut(src, []byte("\n */\n"))
-	if !ok {
-		return nil
-	}
-	return body
 }
 
 // oscPins is the marker's spelling of the MCU pins a crystal is on ("9,10"),
@@ -337,4 +318,11 @@ func oscClock(osc string) Clock {
 		return Clock{Assumed: true}
 	}
 	return Clock{Pins: strings.Split(osc, ",")}
+}
+
+// isGPIOName reports whether a pin's own name is its GPIO (IO4, GPIO25):
+// circuit.GPIONumber, sync's rule too.
+func isGPIOName(name string) bool {
+	_, ok := circuit.GPIONumber(name)
+	return ok
 }

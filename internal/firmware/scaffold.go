@@ -14,7 +14,7 @@ import (
 	"text/template"
 
 	"copperhead/internal/atomicfile"
-	"copperhead/internal/consistency"
+	"copperhead/internal/pinsh"
 )
 
 // templates are the scaffold files per family, reviewable as the C, make and
@@ -26,7 +26,7 @@ var templates embed.FS
 
 // DefaultDir is the firmware folder, repo-relative: where consistency's pin
 // audit and Drift look for pins.h.
-const DefaultDir = consistency.FirmwareDir
+const DefaultDir = pinsh.Dir
 
 // layout maps each family's template files to where they go in the firmware
 // folder, and names the folder holding sources (and so pins.h).
@@ -138,7 +138,7 @@ func Generate(ctx context.Context, m MCU, pinoutDoc []byte, o Options) (*Result,
 		res.Written = append(res.Written, target)
 	}
 
-	header := path.Join(lay.srcDir, consistency.PinHeaderName)
+	header := path.Join(lay.srcDir, pinsh.HeaderName)
 	dst := filepath.Join(dir, filepath.FromSlash(header))
 	res.PinsHeader = rel(dst)
 	want := PinsHeader(m, o.Pinout, defs)

@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"context"
+	"copperhead/internal/config"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -189,7 +190,7 @@ func readRecord(ctx context.Context, repo, runID string) (*snapshotRecord, error
 func (rec *snapshotRecord) note(runID string) RunNote {
 	n := rec.RunNote
 	if n.RunID != runID {
-		n = RunNote{RunID: runID, RunDir: ".copperhead/runs/" + runID, Owner: n.Owner, WorkTree: n.WorkTree}
+		n = RunNote{RunID: runID, RunDir: config.RunsDir + runID, Owner: n.Owner, WorkTree: n.WorkTree}
 	}
 	return n
 }

@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"context"
+	"copperhead/internal/config"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -31,7 +32,7 @@ const scratchOwner = "copperhead-owner"
 
 // scratchSkipIgnored are the ignored folders never copied: the run record
 // stays in the user's repository, and the lock and journal belong to it.
-var scratchSkipIgnored = []string{".copperhead/runs/", ".copperhead/state/"}
+var scratchSkipIgnored = []string{config.RunsDir, config.StateDir + "/"}
 
 // Scratch is a scratch copy of a work tree.
 type Scratch struct {

@@ -62,7 +62,11 @@ func LoadSchematicWithin(rootPath, boundary string) (*Schematic, error) {
 // test can run without touching the disk. A non-empty boundary confines
 // every file to that folder.
 func loadSchematic(rootPath, boundary string, read func(string) ([]byte, error)) (*Schematic, error) {
-	l := &schLoader{
+	return newLoader(rootPath, boundary, read).load(rootPath)
+}
+
+func newLoader(rootPath, boundary string, read func(string) ([]byte, error)) *schLoader {
+	return &schLoader{
 		rootDir:  filepath.Dir(rootPath),
 		project:  strings.TrimSuffix(filepath.Base(rootPath), filepath.Ext(rootPath)),
 		files:    map[string]*sheetFile{},
@@ -70,11 +74,15 @@ func loadSchematic(rootPath, boundary string, read func(string) ([]byte, error))
 		boundary: boundary,
 		s:        &Schematic{Root: rootPath},
 	}
+}
+
+// load reads the hierarchy rooted at rootPath.
+func (l *schLoader) load(rootPath string) (*Schematic, error) {
 	src, err := l.readFile(rootPath)
 	if err != nil {
 		return nil, fmt.Errorf("load schematic: %w", err)
 	}
-	rootKey := fileKey(rootPath)
+	rootKey := l.fileKey(rootPath)
 	root, err := l.parse(rootPath, rootKey, src)
 	if err != nil {
 		return nil, err
@@ -112,6 +120,27 @@ type schLoader struct {
 	s       *Schematic
 
 	boundary string // the folder every file must resolve into, or "" for anywhere
+
+	// given, when set, holds every file already read and parsed, by
+	// absolute path (SchematicFromSources): the loader reads nothing.
+	given map[string]SchematicSource
+	// kept collects every file read and parsed, when keep is set
+	// (LoadSchematicSources).
+	keep bool
+	kept []SchematicSource
+}
+
+// fileKey identifies a file for the once-per-file parse: on disk, with
+// symbolic links resolved; from given sources, by absolute path (what the
+// caller keyed them by, links not followed: nothing is read).
+func (l *schLoader) fileKey(path string) string {
+	if l.given != nil {
+		if p, err := filepath.Abs(path); err == nil {
+			return p
+		}
+		return path
+	}
+	return fileKey(path)
 }
 
 // readFile reads one schematic file, held to the boundary when there is one.
@@ -207,9 +236,17 @@ func (p *placement) isPower() bool {
 
 // parse reads one schematic file's contents.
 func (l *schLoader) parse(path, key string, src []byte) (*sheetFile, error) {
-	root, err := sexpr.Parse(path, src)
-	if err != nil {
-		return nil, fmt.Errorf("load schematic: %w", err)
+	var root *sexpr.Node
+	if g, ok := l.given[key]; ok && g.Root != nil {
+		root = g.Root
+	} else {
+		var err error
+		if root, err = sexpr.Parse(path, src); err != nil {
+			return nil, fmt.Errorf("load schematic: %w", err)
+		}
+	}
+	if l.keep {
+		l.kept = append(l.kept, SchematicSource{Path: path, Src: src, Root: root})
 	}
 	if h := root.Head(); h != "kicad_sch" {
 		line, col := sexpr.LineCol(src, root.Start)
@@ -254,7 +291,7 @@ func (l *schLoader) walk(f *sheetFile, inst SheetInstance, attrs sheetAttrs, cha
 		if !filepath.IsAbs(childPath) {
 			childPath = filepath.Join(filepath.Dir(f.path), childPath)
 		}
-		key := fileKey(childPath)
+		key := l.fileKey(childPath)
 		if slices.Contains(chain, key) {
 			return fmt.Errorf("load schematic: %s: sheet %q uses %s, which contains this sheet: the hierarchy is recursive", f.path, sh.name, sh.file)
 		}

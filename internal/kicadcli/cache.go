@@ -167,8 +167,44 @@ func collectInputs(input string, board bool, boundary string) (*inputSet, error)
 		return nil, err
 	}
 	root := filepath.Dir(abs)
+	paths, err := projectFiles(root, board)
+	if err != nil {
+		return nil, err
+	}
+
+	set := &inputSet{}
+	seen := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		seen[p] = true
+	}
+	// Hash in rounds: a round's schematics may name sheets outside the
+	// folder, which the next round hashes.
+	for len(paths) > 0 {
+		stamps, err := hashFiles(root, paths, boundary)
+		if err != nil {
+			return nil, err
+		}
+		set.files = append(set.files, stamps...)
+		paths = nil
+		for _, s := range stamps {
+			for _, ref := range s.sheetRefs {
+				if !seen[ref] {
+					seen[ref] = true
+					paths = append(paths, ref)
+				}
+			}
+		}
+	}
+	slices.SortFunc(set.files, func(a, b fileStamp) int { return strings.Compare(a.rel, b.rel) })
+	return set, nil
+}
+
+// projectFiles lists the project inputs in the folder root and below it
+// (hidden folders and KiCad's *-backups skipped): every file isProjectInput
+// names. One that is not a regular file is refused with a *repofs.Error.
+func projectFiles(root string, board bool) ([]string, error) {
 	var paths []string
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -197,32 +233,22 @@ func collectInputs(input string, board bool, boundary string) (*inputSet, error)
 	if err != nil {
 		return nil, fmt.Errorf("list project files: %w", err)
 	}
+	return paths, nil
+}
 
-	set := &inputSet{}
-	seen := make(map[string]bool, len(paths))
-	for _, p := range paths {
-		seen[p] = true
+// ProjectInputs lists, absolute, the project files in the folder of the
+// schematic at schPath (and below it) that a schematic command's result
+// depends on, as the cache keys them: sheets, the project file, libraries
+// and library tables. A caller that lays a design out elsewhere for
+// kicad-cli (an edit's scratch copy) copies them too, so kicad-cli sees the
+// same project and its result is cached under the key the design will have
+// once written.
+func ProjectInputs(schPath string) ([]string, error) {
+	abs, err := filepath.Abs(schPath)
+	if err != nil {
+		return nil, err
 	}
-	// Hash in rounds: a round's schematics may name sheets outside the
-	// folder, which the next round hashes.
-	for len(paths) > 0 {
-		stamps, err := hashFiles(root, paths, boundary)
-		if err != nil {
-			return nil, err
-		}
-		set.files = append(set.files, stamps...)
-		paths = nil
-		for _, s := range stamps {
-			for _, ref := range s.sheetRefs {
-				if !seen[ref] {
-					seen[ref] = true
-					paths = append(paths, ref)
-				}
-			}
-		}
-	}
-	slices.SortFunc(set.files, func(a, b fileStamp) int { return strings.Compare(a.rel, b.rel) })
-	return set, nil
+	return projectFiles(filepath.Dir(abs), false)
 }
 
 // isDesignFile says whether a project input is part of the design (sheets,

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 )
@@ -80,9 +81,9 @@ func DiffDocs(base, head Docs) DocChanges {
 		if b == nil {
 			return nil
 		}
-		cfg, err := design.ParseConfig(b, design.ConfigPath)
+		cfg, err := config.ParseConfig(b, config.ConfigPath)
 		if err != nil {
-			note(name, design.ConfigPath, err)
+			note(name, config.ConfigPath, err)
 			return nil
 		}
 		return cfg.Budgets
@@ -95,7 +96,7 @@ func DiffDocs(base, head Docs) DocChanges {
 		}
 		m, err := canonicalEntries(b)
 		if err != nil {
-			note(name, design.ConstraintsPath, err)
+			note(name, config.ConstraintsPath, err)
 			return nil
 		}
 		return m

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"copperhead/internal/config"
 	"copperhead/internal/repofs"
 )
 
@@ -42,7 +43,7 @@ var ErrNoSchematic = errors.New("no KiCad schematic (.kicad_sch)")
 
 // skipDirs are never searched: VCS data, dependencies, copperhead's own
 // state and generated outputs cannot hold the design's source.
-var skipDirs = map[string]bool{".git": true, "node_modules": true, ".copperhead": true, "outputs": true}
+var skipDirs = map[string]bool{".git": true, "node_modules": true, config.Dir: true, "outputs": true}
 
 // Locate finds the project under repo/sub (sub may be ""). schematic and board,
 // when non-empty, are the repo-relative paths a config names; they win over

@@ -8,22 +8,23 @@
 // named "copperhead interrupted run <run-id>"), writes the run-end and
 // summary.md the run never wrote, and deletes the ref.
 //
-// recovery imports gitrepo, transcript, txn, redact and llm (for the chat
-// event type); it must never import agent or cli.
+// recovery imports gitrepo, transcript (to read the run's record), txn,
+// redact and runs (which writes the ending); it must never import agent or
+// cli.
 package recovery
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"copperhead/internal/config"
 	"copperhead/internal/gitrepo"
-	"copperhead/internal/llm"
 	"copperhead/internal/redact"
+	"copperhead/internal/runs"
 	"copperhead/internal/transcript"
 	"copperhead/internal/txn"
 )
@@ -87,7 +88,7 @@ func Interrupted(ctx context.Context, repo string) ([]Run, error) {
 func describe(top string, n gitrepo.RunNote) Run {
 	r := Run{RunID: n.RunID, RunDir: n.RunDir, Damaged: n.Damaged}
 	if r.RunDir == "" {
-		r.RunDir = ".copperhead/runs/" + n.RunID
+		r.RunDir = config.RunsDir + n.RunID
 	}
 	if t, ok := transcript.RunIDTime(n.RunID); ok {
 		r.StartedAt = t
@@ -226,32 +227,9 @@ func Recover(ctx context.Context, repo, runID string, red *redact.Redactor) (*Re
 	return res, nil
 }
 
-// writeEnd appends the run-end the killed run never wrote and renders its
-// summary.md.
+// writeEnd has runs append the run-end the killed run never wrote and
+// render its summary.md.
 func writeEnd(top, dir, runID string, events []transcript.Event, res *Result, red *redact.Redactor) error {
-	var start transcript.RunStart
-	var w *transcript.Writer
-	var err error
-	if len(events) > 0 && events[0].Type == transcript.TypeRunStart {
-		_ = events[0].Decode(&start)
-	}
-	if _, serr := os.Stat(filepath.Join(dir, transcript.TranscriptFile)); serr == nil {
-		w, err = transcript.Reopen(dir, red)
-	} else {
-		// The folder went with the kill (or was deleted): the record
-		// starts again with the ending, under the same id.
-		w, err = transcript.Create(top, runID, red)
-	}
-	if err != nil {
-		return err
-	}
-	dir = w.Dir()
-	turns := 0
-	for _, e := range events {
-		if e.Type == llm.ChatEventType {
-			turns++
-		}
-	}
 	msg := "interrupted: the run was killed before it ended; copperhead recover restored the pre-run tree"
 	if res.Scratch != "" {
 		msg = "interrupted: the run was killed before it ended; it worked on the scratch copy " + res.Scratch + ", so the repository was not changed"
@@ -262,25 +240,7 @@ func writeEnd(top, dir, runID string, events []transcript.Event, res *Result, re
 	if res.HeadWas != "" {
 		msg += fmt.Sprintf("; HEAD moved back from %s", res.HeadWas[:min(12, len(res.HeadWas))])
 	}
-	end := transcript.RunEnd{
-		ExitPath: transcript.ExitInterrupted, TurnsUsed: turns,
-		TurnBudget: start.Config.MaxTurns, RepairCycleBudget: start.Config.MaxRepairCycles,
-		Verification: transcript.Verification{Status: transcript.VerifyNotRun},
-		StashRef:     strOrNil(res.StashRef), Error: &msg,
-	}
-	if n := len(events); n > 0 && !start.StartedAt.IsZero() {
-		// Until the last event the run recorded: the kill came after it.
-		end.DurationMS = max(0, events[n-1].Time.Sub(start.StartedAt).Milliseconds())
-	}
-	werr := w.Write(transcript.TypeRunEnd, end)
-	cerr := w.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		return err
-	}
-	if start.RunID == "" {
-		start.RunID = runID
-	}
-	return transcript.WriteSummary(dir, transcript.Summary{Start: start, End: end}, red)
+	return runs.EndKilled(top, dir, runID, events, msg, res.StashRef, red)
 }
 
 // runPath is the run folder a note names: repo-relative, or absolute.
@@ -299,11 +259,4 @@ func sameDir(a, b string) bool {
 	ra, errA := filepath.EvalSymlinks(a)
 	rb, errB := filepath.EvalSymlinks(b)
 	return errA == nil && errB == nil && ra == rb
-}
-
-func strOrNil(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/research/egress"
 	"copperhead/internal/research/menu"
 	"copperhead/internal/research/parts"
@@ -61,7 +61,7 @@ func SetEgressForTests(adjust func(*egress.Config)) (restore func()) {
 // request and refusal of the Kit's client (nil: none are reported); the Kit
 // counts them either way. The allowlist is the shipped list, the providers'
 // API hosts and cfg.AllowHosts.
-func New(cfg design.ResearchConfig, getenv func(string) string, log func(egress.Record)) *Kit {
+func New(cfg config.ResearchConfig, getenv func(string) string, log func(egress.Record)) *Kit {
 	k := &Kit{Menu: menu.New(0), FetchPages: cfg.FetchPages, MaxPdfMB: cfg.MaxPdfMB}
 	hosts := slices.Concat(egress.DefaultAllowHosts, providerHosts, cfg.AllowHosts)
 	ecfg := egress.Config{

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"copperhead/internal/design"
+	"copperhead/internal/config"
 	"copperhead/internal/research/egress"
 	"copperhead/internal/research/researchtest"
 )
@@ -35,7 +35,7 @@ func TestNewProviders(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			k := New(design.DefaultResearch(), tt.getenv, nil)
+			k := New(config.DefaultResearch(), tt.getenv, nil)
 			var s, p []string
 			for _, x := range k.Search {
 				s = append(s, x.Name())
@@ -59,7 +59,7 @@ func TestNewAllowlistAndLog(t *testing.T) {
 	defer SetEgressForTests(net.Configure)()
 
 	var logged []egress.Record
-	cfg := design.DefaultResearch()
+	cfg := config.DefaultResearch()
 	cfg.AllowHosts = []string{"parts.example.org"}
 	k := New(cfg, env(), func(r egress.Record) { logged = append(logged, r) })
 	ctx := context.Background()
@@ -81,7 +81,7 @@ func TestNewAllowlistAndLog(t *testing.T) {
 }
 
 func TestAllowTextURLs(t *testing.T) {
-	k := New(design.DefaultResearch(), env(), nil)
+	k := New(config.DefaultResearch(), env(), nil)
 	n := k.AllowTextURLs("use the datasheet at https://www.ti.com/lit/ds/symlink/tps63020.pdf, and (see https://www.ti.com/product/TPS63020). Not ftp://x.com/y or mailto:a@b.c", "request")
 	if n != 2 {
 		t.Errorf("added %d, want 2: %+v", n, k.Menu.Entries())

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/kicadcli"
@@ -35,7 +36,7 @@ type Input struct {
 	Stage           *transcript.Stage
 	Version         string // copperhead's version
 	Repo            string // repository folder, absolute
-	Config          design.Config
+	Config          config.Config
 	// Schematic and Board are repo-relative; "" records null (the repo has none yet).
 	Schematic, Board string
 	// MaxTurns and MaxRepairCycles are the effective budgets after flags (AC-8.2).

@@ -14,8 +14,9 @@
 // file drives --replay, so readers must tolerate event types they do not
 // know.
 //
-// transcript is a leaf: it imports redact, atomicfile and the standard
-// library (and the ULID package for run ids). It must never import llm,
+// transcript is a leaf: it imports redact, atomicfile, ulids (run ids),
+// jsonl (the append-only file beneath the writer and the reader) and the
+// standard library. It must never import llm,
 // agent, design, kicad or any other copperhead package that produces what
 // it records; producers convert their values into the types here (or pass
 // their own JSON-tagged structs to Write).

@@ -1,18 +1,16 @@
 package transcript
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"copperhead/internal/jsonl"
 )
 
 // Event is one line of a transcript.
@@ -38,34 +36,28 @@ func (e Event) Decode(v any) error {
 // malformed line is an error naming its line number.
 func Read(runDir string) ([]Event, error) {
 	path := filepath.Join(runDir, TranscriptFile)
-	f, err := os.Open(path)
+	r, err := jsonl.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read transcript: %w", err)
 	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
+	defer r.Close()
 	var events []Event
-	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("read %s: %w", path, err)
+	err = r.Each(0, func(l jsonl.Line) error {
+		ev, err := parseEvent(l.Text)
+		switch {
+		case err == nil:
+			events = append(events, ev)
+		case !l.Terminated:
+			// The torn last line of an interrupted run.
+		default:
+			return fmt.Errorf("read %s: line %d: %w", path, l.N, err)
 		}
-		terminated := err == nil
-		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-			ev, perr := parseEvent(trimmed)
-			switch {
-			case perr == nil:
-				events = append(events, ev)
-			case !terminated:
-				// The torn last line of an interrupted run.
-			default:
-				return nil, fmt.Errorf("read %s: line %d: %w", path, n, perr)
-			}
-		}
-		if !terminated {
-			return events, nil
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return events, nil
 }
 
 func parseEvent(line []byte) (Event, error) {
@@ -98,7 +90,7 @@ type RunInfo struct {
 func List(repoRoot string) ([]RunInfo, error) {
 	root := RunsDir(repoRoot)
 	entries, err := os.ReadDir(root)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
@@ -133,25 +125,24 @@ func List(repoRoot string) ([]RunInfo, error) {
 // run-start event. Reading one line keeps List cheap on a repo with many
 // runs.
 func readRunStart(dir string) (RunStart, bool) {
-	f, err := os.Open(filepath.Join(dir, TranscriptFile))
+	r, err := jsonl.Open(filepath.Join(dir, TranscriptFile))
 	if err != nil {
 		return RunStart{}, false
 	}
-	defer f.Close()
-	line, err := bufio.NewReader(f).ReadBytes('\n')
-	if err != nil {
-		return RunStart{}, false
-	}
-	ev, err := parseEvent(bytes.TrimSpace(line))
-	if err != nil || ev.Type != TypeRunStart {
-		return RunStart{}, false
-	}
+	defer r.Close()
 	var start RunStart
-	if ev.Decode(&start) != nil {
-		return RunStart{}, false
-	}
-	return start, true
+	ok := false
+	_ = r.Each(0, func(l jsonl.Line) error {
+		if ev, err := parseEvent(l.Text); l.N == 1 && l.Terminated && err == nil && ev.Type == TypeRunStart {
+			ok = ev.Decode(&start) == nil
+		}
+		return errStop
+	})
+	return start, ok
 }
+
+// errStop ends a walk of a transcript's lines early.
+var errStop = errors.New("stop reading")
 
 // recentInErrors is how many run ids a not-found error lists: enough to spot
 // a typo, short enough for one terminal line.

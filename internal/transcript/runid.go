@@ -1,13 +1,13 @@
 package transcript
 
 import (
-	"crypto/rand"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/oklog/ulid/v2"
+	"copperhead/internal/config"
+	"copperhead/internal/ulids"
 )
 
 // File and folder names inside a repo.
@@ -21,44 +21,19 @@ const (
 // RunsDir is the folder holding every run record of the repo at repoRoot:
 // repoRoot/.copperhead/runs (git-ignored from the first commit, AC-4.3).
 func RunsDir(repoRoot string) string {
-	return filepath.Join(repoRoot, ".copperhead", "runs")
+	return filepath.Join(repoRoot, filepath.FromSlash(config.RunsDir))
 }
-
-// runIDEntropy makes run ids started within the same millisecond (the
-// stages of a create pipeline, parallel tests) still sort in the order they
-// were made. crypto/rand never fails, so neither does NewRunID.
-var runIDEntropy = &ulid.LockedMonotonicReader{MonotonicReader: ulid.Monotonic(rand.Reader, 0)}
 
 // NewRunID returns a new run id for a run started at t: a ULID, 26
 // characters of Crockford base32 whose lexical order is the order of start
 // times (to the millisecond, then creation order). Run folders therefore list
 // oldest first with a plain sort, and the start time can be read back with
-// RunIDTime.
-func NewRunID(t time.Time) string {
-	ms := ulid.Timestamp(t)
-	if t.Before(time.UnixMilli(0)) {
-		ms = 0
-	} else if ms > ulid.MaxTime() {
-		ms = ulid.MaxTime()
-	}
-	id, err := ulid.New(ms, runIDEntropy)
-	if err != nil {
-		// Monotonic overflow within one millisecond: 2^80 ids. Fall
-		// back to plain randomness rather than fail a run over its name.
-		id = ulid.MustNew(ms, rand.Reader)
-	}
-	return id.String()
-}
+// RunIDTime. It never fails (see ulids.New).
+func NewRunID(t time.Time) string { return ulids.New(t) }
 
 // RunIDTime returns the start time encoded in a run id made by NewRunID, and
 // false for any other name (a hand-made or legacy run folder).
-func RunIDTime(id string) (time.Time, bool) {
-	u, err := ulid.ParseStrict(id)
-	if err != nil {
-		return time.Time{}, false
-	}
-	return ulid.Time(u.Time()).UTC(), true
-}
+func RunIDTime(id string) (time.Time, bool) { return ulids.Time(id) }
 
 // checkRunID rejects names that are not a single folder name inside
 // RunsDir, so a run id from a flag can never address a path outside it.

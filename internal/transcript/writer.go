@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -9,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
+	"copperhead/internal/jsonl"
 	"copperhead/internal/redact"
 )
 
@@ -21,22 +20,21 @@ import (
 // Lines are buffered in memory and reach the file when the buffer fills, on
 // Flush and on Close, so recording a turn costs no system call. A run that
 // dies without Close loses at most the unflushed tail: the agent loop flushes
-// at turn boundaries, and Close also fsyncs.
+// at turn boundaries, and Close also fsyncs. The file itself is a
+// jsonl.Appender, the mechanism carter's event log shares.
 type Writer struct {
 	dir string
-	r   *redact.Redactor
 	now func() time.Time // the clock; tests stub it
-
-	mu     sync.Mutex
-	f      *os.File
-	buf    *bufio.Writer
-	err    error // first write error; every later call returns it
-	closed bool
+	a   *jsonl.Appender
 }
 
-// writeBufferSize holds a typical turn (model reply plus tool results)
-// without a system call; bigger events go straight through.
-const writeBufferSize = 64 << 10
+// options redact every line with r (a nil r applies redact's shape rules
+// only) and buffer until Flush and Close. 0600: the transcript holds whole
+// tool outputs and model replies; redaction removes credentials, not
+// everything private.
+func options(r *redact.Redactor) jsonl.Options {
+	return jsonl.Options{Perm: 0o600, Redact: r.JSON}
+}
 
 // Create makes the run folder RunsDir(repoRoot)/runID and an empty
 // transcript.jsonl in it, refusing to reuse a run id that already has one.
@@ -50,17 +48,14 @@ func Create(repoRoot, runID string, r *redact.Redactor) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create run folder: %w", err)
 	}
-	path := filepath.Join(dir, TranscriptFile)
-	// 0600: the transcript holds whole tool outputs and model replies;
-	// redaction removes credentials, not everything private.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	a, err := jsonl.Create(filepath.Join(dir, TranscriptFile), options(r))
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("create transcript: run %s already has one", runID)
 		}
 		return nil, fmt.Errorf("create transcript: %w", err)
 	}
-	return &Writer{dir: dir, r: r, now: time.Now, f: f, buf: bufio.NewWriterSize(f, writeBufferSize)}, nil
+	return &Writer{dir: dir, now: time.Now, a: a}, nil
 }
 
 // Reopen appends to the transcript of an existing run folder, for the
@@ -68,22 +63,11 @@ func Create(repoRoot, runID string, r *redact.Redactor) (*Writer, error) {
 // short by the kill (no newline) is cut off first, so the file stays one
 // JSON event per line; Read skipped it anyway.
 func Reopen(runDir string, r *redact.Redactor) (*Writer, error) {
-	path := filepath.Join(runDir, TranscriptFile)
-	data, err := os.ReadFile(path)
+	a, err := jsonl.Reopen(filepath.Join(runDir, TranscriptFile), options(r))
 	if err != nil {
 		return nil, fmt.Errorf("reopen transcript: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return nil, fmt.Errorf("reopen transcript: %w", err)
-	}
-	if keep := bytes.LastIndexByte(data, '\n') + 1; keep < len(data) {
-		if err := f.Truncate(int64(keep)); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("reopen transcript: %w", err)
-		}
-	}
-	return &Writer{dir: runDir, r: r, now: time.Now, f: f, buf: bufio.NewWriterSize(f, writeBufferSize)}, nil
+	return &Writer{dir: runDir, now: time.Now, a: a}, nil
 }
 
 // Dir is the run folder.
@@ -106,25 +90,23 @@ func (w *Writer) Write(eventType string, fields any) error {
 		return errors.New("write transcript event: empty event type")
 	}
 	line, err := w.encode(eventType, fields)
-	if err != nil {
-		return fmt.Errorf("write %s event: %w", eventType, err)
+	if err == nil {
+		err = w.a.Append(line)
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	var ioErr *jsonl.IOError
 	switch {
-	case w.closed:
+	case err == nil:
+		return nil
+	case errors.Is(err, jsonl.ErrClosed):
 		return fmt.Errorf("write %s event: transcript closed", eventType)
-	case w.err != nil:
-		return w.err
+	case errors.As(err, &ioErr):
+		return err
 	}
-	if _, err := w.buf.Write(line); err != nil {
-		w.err = fmt.Errorf("write %s: %w", w.Path(), err)
-	}
-	return w.err
+	return fmt.Errorf("write %s event: %w", eventType, err)
 }
 
-// encode builds the redacted line, newline included. It runs outside the
-// lock so concurrent writers only serialize on the buffer copy.
+// encode builds the line, before redaction (the appender redacts it outside
+// its lock, so concurrent writers only serialize on the buffer copy).
 func (w *Writer) encode(eventType string, fields any) ([]byte, error) {
 	body, err := json.Marshal(fields)
 	if err != nil {
@@ -153,12 +135,7 @@ func (w *Writer) encode(eventType string, fields any) ([]byte, error) {
 		line = append(line, ',')
 		line = append(line, members...)
 	}
-	line = append(line, '}')
-	line, err = w.r.JSON(line)
-	if err != nil {
-		return nil, err
-	}
-	return append(line, '\n'), nil
+	return append(line, '}'), nil
 }
 
 // checkReserved rejects payloads that set the envelope's own keys: a second
@@ -180,38 +157,8 @@ func checkReserved(object []byte) error {
 
 // Flush hands buffered lines to the operating system (no fsync), so a reader
 // such as the live viewer sees them.
-func (w *Writer) Flush() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.flushLocked()
-}
-
-func (w *Writer) flushLocked() error {
-	if w.err == nil && !w.closed {
-		if err := w.buf.Flush(); err != nil {
-			w.err = fmt.Errorf("write %s: %w", w.Path(), err)
-		}
-	}
-	return w.err
-}
+func (w *Writer) Flush() error { return w.a.Flush() }
 
 // Close flushes, fsyncs and closes the transcript. Later Writes fail;
 // closing twice returns nil.
-func (w *Writer) Close() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
-		return nil
-	}
-	err := w.flushLocked()
-	if err == nil {
-		if serr := w.f.Sync(); serr != nil {
-			err = fmt.Errorf("sync %s: %w", w.Path(), serr)
-		}
-	}
-	if cerr := w.f.Close(); cerr != nil && err == nil {
-		err = fmt.Errorf("close %s: %w", w.Path(), cerr)
-	}
-	w.closed = true
-	return err
-}
+func (w *Writer) Close() error { return w.a.Close() }

@@ -26,13 +26,14 @@ import (
 	"strings"
 
 	"copperhead/internal/atomicfile"
+	"copperhead/internal/config"
 	"copperhead/internal/repofs"
 )
 
 // StateDir holds the lock and the journal, relative to the repository
 // root. It ignores itself for git (a .gitignore of "*"), so neither shows
 // as an uncommitted change nor is ever stashed or committed.
-const StateDir = ".copperhead/state"
+const StateDir = config.StateDir
 
 // Dir is the journal folder, relative to the repository root.
 const Dir = StateDir + "/txn"

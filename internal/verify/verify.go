@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"copperhead/internal/circuit"
+	"copperhead/internal/config"
 	"copperhead/internal/consistency"
 	"copperhead/internal/design"
 	"copperhead/internal/firmware"
@@ -63,7 +65,7 @@ type ConstraintsGate struct {
 	OK         bool                         `json:"ok"`
 	Violations []design.ConstraintViolation `json:"violations"`
 	// SleepLeakage is the leakage model's numbers, over budget or not.
-	SleepLeakage consistency.Leakage `json:"sleep_leakage"`
+	SleepLeakage circuit.Leakage `json:"sleep_leakage"`
 }
 
 // OpenSpecGate is `openspec validate --all`.
@@ -93,7 +95,7 @@ type EnvironmentCounts struct {
 // Input names what to check.
 type Input struct {
 	Repo      string         // repository folder, absolute
-	Config    design.Config  // the repository's config (defaults when it has none)
+	Config    config.Config  // the repository's config (defaults when it has none)
 	Schematic string         // root .kicad_sch, absolute
 	Board     string         // .kicad_pcb, absolute; "" when the project has none
 	Tool      *kicadcli.Tool // the kicad-cli to run

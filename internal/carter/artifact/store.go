@@ -31,12 +31,7 @@ type Facts struct {
 	FinishedAt   string  `json:"finished_at"`
 	ElapsedMS    int64   `json:"elapsed_ms"`
 	Rounds       int     `json:"rounds"`
-	ToolCalls    int     `json:"tool_calls"`
-	Searches     int     `json:"searches"`
-	Fetches      int     `json:"fetches"`
-	ModelCalls   int     `json:"model_calls"`
-	TokensIn     int     `json:"tokens_in"`
-	TokensOut    int     `json:"tokens_out"`
+	Cost                 // flattened: tool_calls ... tokens_out, in that order
 	Considered   int     `json:"sources_considered"`
 	Rejected     int     `json:"sources_rejected"`
 	FetchErrors  int     `json:"fetch_errors"`
@@ -44,6 +39,17 @@ type Facts struct {
 	StopReason   string  `json:"stop_reason"`
 	StopDetail   string  `json:"stop_detail"`
 	LoopCoverage float64 `json:"loop_coverage"`
+}
+
+// Cost is what a run spent (spec §5 "tool calls + tokens"): measured by the
+// gathering loop into Facts, scored by evaluate.
+type Cost struct {
+	ToolCalls  int `json:"tool_calls"`
+	Searches   int `json:"searches"`
+	Fetches    int `json:"fetches"`
+	ModelCalls int `json:"model_calls"`
+	TokensIn   int `json:"tokens_in"`
+	TokensOut  int `json:"tokens_out"`
 }
 
 // Record is artifacts/run.json: everything the outputs are a function of.

@@ -1,7 +1,6 @@
 package command
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -83,11 +82,9 @@ func (a *app) regressCmd() *cobra.Command {
 				return fmt.Errorf("regress: %w", err)
 			}
 			if asJSON {
-				b, err := json.MarshalIndent(outs, "", "  ")
-				if err != nil {
+				if err := a.printJSON(outs); err != nil {
 					return err
 				}
-				fmt.Fprintln(a.io.Out, string(b))
 			} else {
 				fmt.Fprint(a.io.Out, regress.Table(outs))
 			}

@@ -1,15 +1,14 @@
 package command
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"copperhead/internal/carter/ids"
 	"copperhead/internal/carter/orchestrator"
+	"copperhead/internal/ulids"
 )
 
 func (a *app) replayCmd() *cobra.Command {
@@ -20,7 +19,7 @@ func (a *app) replayCmd() *cobra.Command {
 		Short: "Rebuild a run's outputs from its cached artifacts (no network, no model) and compare them byte for byte",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !ids.Valid(runID) {
+			if !ulids.Valid(runID) {
 				return usagef("--run-id %q is not a run id (a 26-character ULID)", runID)
 			}
 			dir := filepath.Join(out, runID)
@@ -32,11 +31,9 @@ func (a *app) replayCmd() *cobra.Command {
 				return fmt.Errorf("replay: %w", err)
 			}
 			if asJSON {
-				b, err := json.MarshalIndent(res, "", "  ")
-				if err != nil {
+				if err := a.printJSON(res); err != nil {
 					return err
 				}
-				fmt.Fprintln(a.io.Out, string(b))
 			} else {
 				for _, f := range res.Files {
 					state := "identical"

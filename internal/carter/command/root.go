@@ -9,6 +9,7 @@ package command
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -120,6 +121,17 @@ func Main(ctx context.Context, args []string, streams IO, deps Deps) int {
 	}
 	fmt.Fprintf(streams.Err, "carter: %s\n", msg)
 	return code
+}
+
+// printJSON writes v to stdout as indented JSON, the --json form of every
+// command.
+func (a *app) printJSON(v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(a.io.Out, string(b))
+	return nil
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -103,15 +102,10 @@ func (a *app) run(cmd *cobra.Command, f runFlags) error {
 func (a *app) printRun(res orchestrator.Result, asJSON bool) error {
 	rep := res.Report
 	if asJSON {
-		b, err := json.MarshalIndent(struct {
+		return a.printJSON(struct {
 			RunDir string        `json:"run_dir"`
 			Report render.Report `json:"report"`
-		}{res.RunDir, rep}, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(a.io.Out, string(b))
-		return nil
+		}{res.RunDir, rep})
 	}
 	ev := rep.Evaluation
 	for _, name := range []string{render.BriefFile, render.ClaimsFile, render.ReportFile, rep.EventLog} {

@@ -1,7 +1,8 @@
 // Package doctext turns a retrieved document's bytes into the plain text
-// that evidence offsets index: HTML through a small tolerant converter of
-// our own, PDF through `pdftotext -layout` (Debian poppler-utils, run here
-// and nowhere else in carter), Markdown and plain text as they are. It also
+// that evidence offsets index: HTML through internal/htmltext (the module's
+// one HTML-to-text converter, which research/page shares), PDF through
+// `pdftotext -layout` (Debian poppler-utils, run here and nowhere else in
+// carter), Markdown and plain text as they are. It also
 // finds a title and, when the document states one, a publication date.
 //
 // The text is the unit of truth for citations: every quote is
@@ -9,8 +10,8 @@
 // deterministic (same bytes in, same text out) and always valid UTF-8 with
 // '\n' line ends.
 //
-// doctext imports only the standard library. It must never import a
-// retriever or the orchestrator; they call it.
+// doctext imports only the standard library and internal/htmltext. It must
+// never import a retriever or the orchestrator; they call it.
 package doctext
 
 import (
@@ -20,8 +21,9 @@ import (
 	"path"
 	"regexp"
 	"strings"
-	"time"
 	"unicode"
+
+	"copperhead/internal/htmltext"
 )
 
 // Kind is a document format doctext understands.
@@ -89,7 +91,7 @@ func Extract(ctx context.Context, data []byte, contentType, name string) (Docume
 	var d Document
 	switch kind {
 	case KindHTML:
-		h := HTML(string(data))
+		h := htmltext.Convert(string(data))
 		d = Document{Kind: kind, Text: h.Text, Title: h.Title, Published: h.Published, Extractor: "carter html-to-text"}
 	case KindPDF:
 		text, version, err := PDF(ctx, data)
@@ -158,7 +160,7 @@ func markdownMeta(text string) (title, date string) {
 		if end := strings.Index(text[4:], "\n---"); end >= 0 {
 			fm := text[4 : 4+end]
 			if m := frontMatterDate.FindStringSubmatch(fm); m != nil {
-				date = ParseDate(m[1])
+				date = htmltext.ParseDate(m[1])
 			}
 			if m := frontMatterTitle.FindStringSubmatch(fm); m != nil {
 				title = strings.TrimSpace(m[1])
@@ -171,19 +173,4 @@ func markdownMeta(text string) (title, date string) {
 		}
 	}
 	return title, date
-}
-
-// ParseDate reads the date part of an ISO 8601 date or timestamp
-// ("2024-03-01", "2024-03-01T10:00:00Z") and returns it as YYYY-MM-DD, or ""
-// when s does not start with a valid date.
-func ParseDate(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) < 10 {
-		return ""
-	}
-	t, err := time.Parse("2006-01-02", s[:10])
-	if err != nil {
-		return ""
-	}
-	return t.Format("2006-01-02")
 }

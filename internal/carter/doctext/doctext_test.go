@@ -7,38 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"unicode"
-	"unicode/utf8"
 )
-
-func TestHTML(t *testing.T) {
-	tests := []struct {
-		name, in        string
-		text, title, pd string
-	}{
-		{"paragraphs and entities", `<html><head><title> A &amp; B </title></head><body><p>One&nbsp;two &lt;three&gt;.</p><p>Four</p></body></html>`,
-			"One two <three>.\n\nFour\n", "A & B", ""},
-		{"scripts styles comments dropped", `<p>keep</p><script>var x = "<p>drop</p>";</script><style>p{}</style><!-- <p>gone</p> --><p>also</p>`,
-			"keep\n\nalso\n", "", ""},
-		{"lists and breaks", `<ul><li>a</li><li>b<br>c</li></ul>`, "a\nb\nc\n", "", ""},
-		{"pre keeps spaces", "<pre>x  =  1\n  y</pre>", "x  =  1\n  y\n", "", ""},
-		{"table cells spaced", `<table><tr><td>a</td><td>b</td></tr><tr><td>c</td></tr></table>`, "a b\nc\n", "", ""},
-		{"meta date", `<meta property="article:published_time" content="2024-03-01T10:00:00Z"><p>x</p>`, "x\n", "", "2024-03-01"},
-		{"stray angle bracket", `<p>a < b and c>d</p>`, "a < b and c>d\n", "", ""},
-		{"unclosed comment", `<p>a</p><!-- never closed`, "a\n", "", ""},
-		{"attribute with >", `<p title="x>y">text</p>`, "text\n", "", ""},
-		{"invalid utf8", "<p>a\xffb</p>", "a\uFFFDb\n", "", ""},
-		{"empty", "", "", "", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := HTML(tt.in)
-			if got.Text != tt.text || got.Title != tt.title || got.Published != tt.pd {
-				t.Errorf("HTML(%q) = %q / %q / %q, want %q / %q / %q", tt.in, got.Text, got.Title, got.Published, tt.text, tt.title, tt.pd)
-			}
-		})
-	}
-}
 
 func TestExtractFormats(t *testing.T) {
 	ctx := context.Background()
@@ -109,32 +78,4 @@ func TestPDF(t *testing.T) {
 	if _, err := Extract(context.Background(), MinimalPDF("x"), "application/pdf", "x.pdf"); !errors.Is(err, ErrNoPDFToText) {
 		t.Errorf("missing pdftotext: %v", err)
 	}
-}
-
-// FuzzHTML: the converter never panics, and its text is valid UTF-8 with no
-// control characters but newline and tab, no trailing spaces on a line, and
-// never more than one blank line in a row.
-func FuzzHTML(f *testing.F) {
-	for _, s := range []string{"<p>a</p>", "<pre>x\n y</pre>", "<a href='x>'>y</a>", "<!--", "<script>", "a&amp;b<br/>c", "<title>t</title>", "\xff<p>"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, in string) {
-		r := HTML(in)
-		if !utf8.ValidString(r.Text) || !utf8.ValidString(r.Title) {
-			t.Fatal("invalid UTF-8")
-		}
-		for _, c := range r.Text {
-			if unicode.IsControl(c) && c != '\n' && c != '\t' {
-				t.Fatalf("control character %U in %q", c, r.Text)
-			}
-		}
-		for _, line := range strings.Split(r.Text, "\n") {
-			if strings.HasSuffix(line, " ") {
-				t.Fatalf("trailing space in %q", r.Text)
-			}
-		}
-		if strings.Contains(r.Text, "\n\n\n") {
-			t.Fatalf("two blank lines in %q", r.Text)
-		}
-	})
 }

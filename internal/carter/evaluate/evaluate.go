@@ -89,15 +89,9 @@ func Stems(as []Aspect) []string {
 	return out
 }
 
-// Cost is what a run spent (spec §5 "tool calls + tokens").
-type Cost struct {
-	ToolCalls  int `json:"tool_calls"`
-	Searches   int `json:"searches"`
-	Fetches    int `json:"fetches"`
-	ModelCalls int `json:"model_calls"`
-	TokensIn   int `json:"tokens_in"`
-	TokensOut  int `json:"tokens_out"`
-}
+// Cost is what a run spent (spec §5 "tool calls + tokens"), as the run's
+// facts recorded it.
+type Cost = artifact.Cost
 
 // Scores is the evaluator's return value (spec §5).
 type Scores struct {

@@ -1,27 +1,27 @@
 // Package eventlog owns a carter run's audit trail, event_log.jsonl: one JSON
 // object per line, {"event_id", "ts", "type", "payload"}, appended and
-// fsynced one event at a time and never rewritten. The file is opened with
-// O_EXCL|O_APPEND, so an existing log can be neither truncated nor
-// overwritten by a second run, and a crash loses at most the event being
-// written. Every line passes through the redactor before it reaches disk.
+// fsynced one event at a time and never rewritten. The file is a
+// jsonl.Appender, the mechanism copperhead's transcript shares: created with
+// O_EXCL, so an existing log can be neither truncated nor overwritten by a
+// second run; fsynced line by line, so a crash loses at most the event being
+// written; and every line passes through the redactor before it reaches
+// disk.
 //
-// eventlog may import internal/redact, internal/carter/ids and the standard
-// library; it must never import the packages whose decisions it records
+// eventlog may import internal/redact, internal/jsonl, internal/ulids and
+// the standard library; it must never import the packages whose decisions it records
 // (orchestrator, synth, verify), so the log format cannot drift with them.
 package eventlog
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
-	"copperhead/internal/carter/ids"
+	"copperhead/internal/jsonl"
 	"copperhead/internal/redact"
+	"copperhead/internal/ulids"
 )
 
 // FileName is the log's name inside a run folder.
@@ -66,13 +66,10 @@ type Event struct {
 
 // Writer appends events to one run's log. It is safe for concurrent use.
 type Writer struct {
-	mu   sync.Mutex
-	f    *os.File
-	path string
-	r    *redact.Redactor
-	now  func() time.Time
-	n    int
-	err  error
+	mu  sync.Mutex // held from an event's id to its line: ids follow file order
+	a   *jsonl.Appender
+	now func() time.Time
+	n   int
 }
 
 // Create starts a new log at path; it refuses to open a log that exists.
@@ -81,11 +78,15 @@ func Create(path string, r *redact.Redactor, now func() time.Time) (*Writer, err
 	if now == nil {
 		now = time.Now
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	a, err := jsonl.Create(path, jsonl.Options{
+		Perm:     0o644,
+		Redact:   func(line []byte) ([]byte, error) { return r.Bytes(line), nil },
+		SyncEach: true,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("create event log: %w", err)
 	}
-	return &Writer{f: f, path: path, r: r, now: now}, nil
+	return &Writer{a: a, now: now}, nil
 }
 
 // Append writes one event and fsyncs it before returning. payload must
@@ -104,31 +105,21 @@ func (w *Writer) Append(t Type, payload any) (Event, error) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.err != nil {
-		return Event{}, w.err
-	}
-	if w.f == nil {
-		return Event{}, errors.New("event log: closed")
-	}
 	now := w.now().UTC()
-	ev := Event{ID: ids.New(now), TS: now.Format(TimeFormat), Type: t, Payload: body}
+	ev := Event{ID: ulids.New(now), TS: now.Format(TimeFormat), Type: t, Payload: body}
 	line, err := json.Marshal(ev)
 	if err != nil {
 		return Event{}, fmt.Errorf("event log: %w", err)
 	}
-	line = append(w.r.Bytes(line), '\n')
-	if !json.Valid(bytes.TrimSpace(line)) {
+	switch err := w.a.Append(line); {
+	case errors.Is(err, jsonl.ErrClosed):
+		return Event{}, errors.New("event log: closed")
+	case errors.Is(err, jsonl.ErrNotJSON):
 		// Redaction replaces whole tokens with a quote-free marker, so this
 		// cannot happen; refuse rather than write a line replay cannot read.
 		return Event{}, fmt.Errorf("event log: %s event is not valid JSON after redaction", t)
-	}
-	if _, err := w.f.Write(line); err != nil {
-		w.err = fmt.Errorf("append to %s: %w", w.path, err)
-		return Event{}, w.err
-	}
-	if err := w.f.Sync(); err != nil {
-		w.err = fmt.Errorf("sync %s: %w", w.path, err)
-		return Event{}, w.err
+	case err != nil:
+		return Event{}, err
 	}
 	w.n++
 	return ev, nil
@@ -142,16 +133,7 @@ func (w *Writer) Len() int {
 }
 
 // Close closes the file. Appending afterwards is an error.
-func (w *Writer) Close() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.f == nil {
-		return nil
-	}
-	err := w.f.Close()
-	w.f = nil
-	return err
-}
+func (w *Writer) Close() error { return w.a.Close() }
 
 // maxLine bounds one event line when reading. Events carry ids, counts and
 // short quotes; a megabyte-long line is corruption, not an event.
@@ -161,43 +143,37 @@ const maxLine = 4 << 20
 // valid ULID, an ISO timestamp, a known type and an object payload, and
 // event ids strictly increasing (the log was appended, never reordered).
 func Read(path string) ([]Event, error) {
-	data, err := os.ReadFile(path)
+	r, err := jsonl.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read event log: %w", err)
 	}
+	defer r.Close()
 	var out []Event
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	line := 0
-	for sc.Scan() {
-		line++
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
+	err = r.Each(maxLine, func(l jsonl.Line) error {
 		var ev Event
-		if err := json.Unmarshal(raw, &ev); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		if err := json.Unmarshal(l.Text, &ev); err != nil {
+			return fmt.Errorf("%s:%d: %w", path, l.N, err)
 		}
-		if !ids.Valid(ev.ID) {
-			return nil, fmt.Errorf("%s:%d: event_id %q is not a ULID", path, line, ev.ID)
+		if !ulids.Valid(ev.ID) {
+			return fmt.Errorf("%s:%d: event_id %q is not a ULID", path, l.N, ev.ID)
 		}
 		if _, err := time.Parse(TimeFormat, ev.TS); err != nil {
-			return nil, fmt.Errorf("%s:%d: ts %q is not an ISO 8601 UTC timestamp", path, line, ev.TS)
+			return fmt.Errorf("%s:%d: ts %q is not an ISO 8601 UTC timestamp", path, l.N, ev.TS)
 		}
 		if !Known(ev.Type) {
-			return nil, fmt.Errorf("%s:%d: unknown event type %q", path, line, ev.Type)
+			return fmt.Errorf("%s:%d: unknown event type %q", path, l.N, ev.Type)
 		}
 		if len(ev.Payload) == 0 || ev.Payload[0] != '{' {
-			return nil, fmt.Errorf("%s:%d: payload is not an object", path, line)
+			return fmt.Errorf("%s:%d: payload is not an object", path, l.N)
 		}
 		if n := len(out); n > 0 && ev.ID <= out[n-1].ID {
-			return nil, fmt.Errorf("%s:%d: event_id %s does not follow %s", path, line, ev.ID, out[n-1].ID)
+			return fmt.Errorf("%s:%d: event_id %s does not follow %s", path, l.N, ev.ID, out[n-1].ID)
 		}
 		out = append(out, ev)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

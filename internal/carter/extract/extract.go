@@ -379,23 +379,20 @@ func statement(s string) bool {
 	if last != '.' && last != '!' && last != '?' {
 		return false
 	}
-	letters, other := 0, 0
-	for _, r := range s {
-		switch {
-		case unicode.IsLetter(r):
-			letters++
-		case unicode.IsSpace(r) || unicode.IsPunct(r):
-		default:
-			other++
-		}
-	}
+	letters, other := letterCounts(s)
 	return letters >= 20 && letters > 2*other && len(strings.Fields(s)) >= 6
 }
 
 // wordy: at least minLetters letters, minWords words, and more letters
 // than other non-space characters (not a code line or a number table).
 func wordy(s string, minLetters, minWords int) bool {
-	letters, other := 0, 0
+	letters, other := letterCounts(s)
+	return letters >= minLetters && letters > other && len(strings.Fields(s)) >= minWords
+}
+
+// letterCounts counts the letters of s and its other characters that are
+// neither space nor punctuation (digits, symbols, code).
+func letterCounts(s string) (letters, other int) {
 	for _, r := range s {
 		switch {
 		case unicode.IsLetter(r):
@@ -405,7 +402,7 @@ func wordy(s string, minLetters, minWords int) bool {
 			other++
 		}
 	}
-	return letters >= minLetters && letters > other && len(strings.Fields(s)) >= minWords
+	return letters, other
 }
 
 // abbreviations end in a period that does not end a sentence.

@@ -41,9 +41,7 @@ func Compose(ctx context.Context, rec artifact.Record, store *artifact.Store) (O
 	}
 	v := verify.Run(verify.Input{Claims: draft.Claims, Evidence: rec.Evidence, Sources: rec.Sources, Text: store.Text})
 	f := rec.Facts
-	cost := evaluate.Cost{ToolCalls: f.ToolCalls, Searches: f.Searches, Fetches: f.Fetches,
-		ModelCalls: f.ModelCalls, TokensIn: f.TokensIn, TokensOut: f.TokensOut}
-	ev := evaluate.EvaluateWeighted(rec.Spec.Question, rec.Weights, v, cost, f.StopReason)
+	ev := evaluate.EvaluateWeighted(rec.Spec.Question, rec.Weights, v, f.Cost, f.StopReason)
 	// The stop reason is the final brief's, not the loop's draft's: a
 	// model that drafted nothing verifiable is NO_EVIDENCE, whatever the
 	// extractive draft during the search covered.

@@ -26,6 +26,7 @@ import (
 	"copperhead/internal/carter/terms"
 	"copperhead/internal/carter/verify"
 	"copperhead/internal/redact"
+	"copperhead/internal/ulids"
 )
 
 // Options configure one run.
@@ -107,7 +108,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if !o.Began.IsZero() && o.Began.Before(start) {
 		start = o.Began.UTC()
 	}
-	r := &runner{opts: o, now: now, start: start, runID: ids.New(start), texts: map[string]string{},
+	r := &runner{opts: o, now: now, start: start, runID: ulids.New(start), texts: map[string]string{},
 		seen: map[string]bool{}, skips: map[string][]policy.Span{}, prog: o.Progress}
 	if r.prog == nil {
 		r.prog = io.Discard

@@ -14,7 +14,7 @@ func TestRenderEscapesUntrustedText(t *testing.T) {
 	ev := artifact.Evidence{ID: "E1", SourceID: "S1", Quote: "See [2] and *this* | pipe.", Start: 0, End: 26}
 	in := Input{
 		Record: artifact.Record{RunID: "R", Sources: []artifact.Source{src}, Evidence: []artifact.Evidence{ev},
-			Facts: artifact.Facts{StopReason: evaluate.StopMaxToolCalls, ToolCalls: 3}},
+			Facts: artifact.Facts{StopReason: evaluate.StopMaxToolCalls, Cost: artifact.Cost{ToolCalls: 3}}},
 		Verified: verify.Result{
 			Grounded:   []artifact.Claim{{ID: "C1", Text: "Claim with [7] inside <b>.", EvidenceIDs: []string{"E1"}, Tags: []string{"finding"}}},
 			Evidence:   []artifact.Evidence{ev},

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"copperhead/internal/config"
 	"copperhead/internal/design"
 )
 
@@ -17,7 +18,7 @@ func TestHeadingMatchesDesign(t *testing.T) {
 	if draftQualityPlaceholder != design.DraftQualityPlaceholder {
 		t.Errorf("placeholder = %q, design says %q", draftQualityPlaceholder, design.DraftQualityPlaceholder)
 	}
-	md := design.GenerateLayout("x", design.DefaultConfig())
+	md := design.GenerateLayout("x", config.DefaultConfig())
 	if HasDraftQuality(md) {
 		t.Error("init's LAYOUT.md counts as assessed")
 	}

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"copperhead/internal/circuit"
 	"regexp"
 	"strings"
 	"unicode"
@@ -84,13 +85,6 @@ func isIC(p *part) bool {
 	return false
 }
 
-// groundRE matches ground net names once any sheet path is stripped.
-var groundRE = regexp.MustCompile(`(?i)^(A|D|P|S|CHASSIS|EARTH)?GND[A-Z0-9_]*$|^GND|^VSS[A-Z0-9_]*$|^0V$|^EARTH$`)
-
-// powerRE matches supply net names: +5V, -12V, 3V3, VCC, VDD_IO, VBUS,
-// VBAT, VIN, VSYS, HT, -VAA.
-var powerRE = regexp.MustCompile(`(?i)^[+-]|^\d+V\d*$|^\d+V\d*_|^V(CC|DD|BUS|BAT|IN|SYS|REF|CORE|IO|AA|SS|EE|PP|\d)|^(HT|VPP|AVCC|AVDD|DVDD|DVCC|PWR|VMOT|VLED)`)
-
 // baseName strips a hierarchical prefix: "/Power/VBUS" is "VBUS".
 func baseName(net string) string {
 	if i := strings.LastIndexByte(net, '/'); i >= 0 {
@@ -99,8 +93,6 @@ func baseName(net string) string {
 	return net
 }
 
-func isGroundName(net string) bool { return groundRE.MatchString(baseName(net)) }
-
 // netKinds classifies nets: ground, and power (which includes ground).
 type netKinds struct {
 	ground map[string]bool
@@ -108,7 +100,8 @@ type netKinds struct {
 }
 
 // classifyNets decides which nets carry power: the nets of power symbols,
-// nets with a power pin on them, and nets named like a supply.
+// nets with a power pin on them, and nets named like a supply
+// (circuit.IsSupplyName); grounds are circuit.IsGround's.
 func classifyNets(nets []netInfo, powerSymbolNets []string) netKinds {
 	k := netKinds{ground: map[string]bool{}, power: map[string]bool{}}
 	sym := map[string]bool{}
@@ -126,12 +119,12 @@ func classifyNets(nets []netInfo, powerSymbolNets []string) netKinds {
 				powerPin = true
 			}
 		}
-		if isGroundName(name) {
+		if circuit.IsGround(name) {
 			k.ground[name] = true
 			k.power[name] = true
 			continue
 		}
-		if sym[name] || sym[baseName(name)] || powerPin || powerRE.MatchString(baseName(name)) {
+		if sym[name] || sym[baseName(name)] || powerPin || circuit.IsSupplyName(name) {
 			k.power[name] = true
 		}
 	}

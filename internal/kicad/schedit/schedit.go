@@ -81,20 +81,24 @@ func LoadWithin(rootPath, boundary string) (*Design, error) {
 	return load(rootPath, boundary)
 }
 
+// load reads and parses each file of the hierarchy once: the read model's
+// loader hands over the bytes and trees it read (kicad.LoadSchematicSources),
+// and only a file it did not read itself (a second spelling of a file it
+// reached through a symbolic link) is read here.
 func load(rootPath, boundary string) (*Design, error) {
-	var model *kicad.Schematic
-	var err error
-	if boundary == "" {
-		model, err = kicad.LoadSchematic(rootPath)
-	} else {
-		model, err = kicad.LoadSchematicWithin(rootPath, boundary)
-	}
+	model, sources, err := kicad.LoadSchematicSources(rootPath, boundary)
 	if err != nil {
 		return nil, err
 	}
 	root, err := filepath.Abs(rootPath)
 	if err != nil {
 		return nil, err
+	}
+	read := make(map[string]kicad.SchematicSource, len(sources))
+	for _, s := range sources {
+		if abs, err := filepath.Abs(s.Path); err == nil {
+			read[abs] = s
+		}
 	}
 	d := &Design{RootPath: root, Sheets: map[string]*Sheet{}, Model: model, Boundary: boundary}
 	dir := filepath.Dir(root)
@@ -110,18 +114,11 @@ func load(rootPath, boundary string) (*Design, error) {
 		if _, ok := d.Sheets[p]; ok {
 			continue
 		}
-		var src []byte
-		if boundary == "" {
-			src, err = repofs.ReadRegular(p)
-		} else {
-			src, err = repofs.ReadFile(boundary, p)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", f, err)
-		}
-		n, err := sexpr.Parse(p, src)
-		if err != nil {
-			return nil, err
+		src, n := read[p].Src, read[p].Root
+		if n == nil {
+			if src, n, err = readSheet(p, f, boundary); err != nil {
+				return nil, err
+			}
 		}
 		rel, _ := filepath.Rel(dir, p)
 		d.Sheets[p] = &Sheet{Path: p, Rel: filepath.ToSlash(rel), Src: src, Root: n}
@@ -141,6 +138,26 @@ func load(rootPath, boundary string) (*Design, error) {
 		}
 	}
 	return d, nil
+}
+
+// readSheet reads and parses one sheet file the read model's loader did
+// not read itself; f names it in errors.
+func readSheet(p, f, boundary string) ([]byte, *sexpr.Node, error) {
+	var src []byte
+	var err error
+	if boundary == "" {
+		src, err = repofs.ReadRegular(p)
+	} else {
+		src, err = repofs.ReadFile(boundary, p)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", f, err)
+	}
+	n, err := sexpr.Parse(p, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	return src, n, nil
 }
 
 // SheetByRel returns the sheet whose Rel is rel (as kicad.Part.SheetFile and

@@ -1,9 +1,10 @@
 // Package page is the fetch_page tool's back end: it downloads one web page
 // through the research egress client and reduces it to its readable text and
-// the links it holds. The readable text comes from a maintained port of
-// Mozilla's Readability (codeberg.org/readeck/go-readability), the algorithm
-// behind Firefox's reader view, so navigation, ads and scripts stay out of
-// the model's context.
+// the links it holds. The article comes from a maintained port of Mozilla's
+// Readability (codeberg.org/readeck/go-readability), the algorithm behind
+// Firefox's reader view, so navigation, ads and scripts stay out of the
+// model's context; its text comes from internal/htmltext, the module's one
+// HTML-to-text converter (carter's doctext uses it too).
 //
 // A page is untrusted third-party text (design D10): its text is data to
 // read and cite, never instructions. Links are harvested here, by our own

@@ -12,10 +12,10 @@ import (
 	"unicode/utf8"
 
 	"codeberg.org/readeck/go-readability/v2"
-	"codeberg.org/readeck/go-readability/v2/render"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 
+	"copperhead/internal/htmltext"
 	"copperhead/internal/research/egress"
 )
 
@@ -116,15 +116,28 @@ func Extract(body []byte, contentType, pageURL string) (*Page, error) {
 	article, err := parser.ParseAndMutate(doc, base)
 	var text string
 	if err == nil && article.Node != nil {
-		text = render.InnerText(article.Node)
+		text, err = innerText(article.Node)
 		p.Title = oneLine(article.Title())
 	} else {
 		// Not an article (a bare listing, a short page): its whole text is
 		// still better than nothing, and it is bounded below.
-		text = render.InnerText(doc)
+		text, err = innerText(doc)
+	}
+	if err != nil {
+		return nil, err
 	}
 	p.Text, p.Truncated = cleanText(text)
 	return p, nil
+}
+
+// innerText is the text of the tree under n, by the module's one
+// HTML-to-text converter (the one carter's evidence offsets index).
+func innerText(n *html.Node) (string, error) {
+	var b strings.Builder
+	if err := html.Render(&b, n); err != nil {
+		return "", fmt.Errorf("render page text: %w", err)
+	}
+	return htmltext.Convert(b.String()).Text, nil
 }
 
 // harvestLinks returns the absolute http(s) targets of the page's <a href>
