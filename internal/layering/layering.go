@@ -10,10 +10,13 @@
 package layering
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -311,7 +314,7 @@ func (g Graph) Check(t Table) []string {
 			missing = append(missing, p)
 		}
 	}
-	sort.Strings(missing)
+	slices.Sort(missing)
 	for _, p := range missing {
 		bad = append(bad, fmt.Sprintf("ARCHITECTURE.md: %s is missing from the package table: add a row saying what it owns and what it never imports", p))
 	}
@@ -350,7 +353,7 @@ func (g Graph) Check(t Table) []string {
 			}
 		}
 	}
-	sort.Strings(bad)
+	slices.Sort(bad)
 	return bad
 }
 
@@ -359,7 +362,7 @@ func (g Graph) sorted() []Package {
 	for _, p := range g.Packages {
 		ps = append(ps, p)
 	}
-	sort.Slice(ps, func(i, j int) bool { return ps[i].Path < ps[j].Path })
+	slices.SortFunc(ps, func(a, b Package) int { return strings.Compare(a.Path, b.Path) })
 	return ps
 }
 
@@ -471,6 +474,74 @@ func (g Graph) CheckDiagram(rows [][]string) []string {
 			}
 		}
 	}
-	sort.Strings(bad)
+	slices.Sort(bad)
 	return bad
+}
+
+// goList runs `go list args...` and returns its standard output; a failure
+// quotes the go command's own message.
+func goList(args ...string) ([]byte, error) {
+	out, err := exec.Command("go", append([]string{"list"}, args...)...).Output()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return nil, fmt.Errorf("go list %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(ee.Stderr)))
+	}
+	return out, err
+}
+
+// Load reads the module of the current folder's import graph: one `go list
+// -json` of every package (Imports and Deps are the non-test files') and
+// the standard library's package list. It also reads every folder and
+// stats every Go file of the module: go test caches a passing result by the
+// files a test opened, and the graph depends on all of them, so a new
+// package or a changed import reruns the test instead of leaving a cached
+// "ok" standing. An error wrapping exec.ErrNotFound means no go command.
+func Load() (Graph, error) {
+	g := Graph{Packages: map[string]Package{}, Std: map[string]bool{}}
+	mod, err := goList("-m", "-f", "{{.Path}} {{.Dir}}")
+	if err != nil {
+		return g, err
+	}
+	module, root, _ := strings.Cut(strings.TrimSpace(string(mod)), " ")
+	std, err := goList("std")
+	if err != nil {
+		return g, err
+	}
+	for _, p := range strings.Fields(string(std)) {
+		g.Std[p] = true
+	}
+	rels := func(ps []string) []string {
+		out := make([]string, len(ps))
+		for i, p := range ps {
+			out[i] = strings.TrimPrefix(p, module+"/")
+		}
+		return out
+	}
+	list, err := goList("-json=ImportPath,Name,Imports,Deps", module+"/...")
+	if err != nil {
+		return g, err
+	}
+	dec := json.NewDecoder(strings.NewReader(string(list)))
+	for dec.More() {
+		var p struct {
+			ImportPath, Name string
+			Imports, Deps    []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			return g, fmt.Errorf("go list -json: %w", err)
+		}
+		path := strings.TrimPrefix(p.ImportPath, module+"/")
+		g.Packages[path] = Package{Path: path, Main: p.Name == "main", Imports: rels(p.Imports), Deps: rels(p.Deps)}
+	}
+	return g, filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".go") {
+			_, err = os.Stat(p)
+		}
+		return err
+	})
 }

@@ -1,96 +1,28 @@
 package layering
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// goList runs the go command and returns its standard output.
-func goList(t *testing.T, args ...string) []byte {
-	t.Helper()
-	out, err := exec.Command("go", append([]string{"list"}, args...)...).Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, ee.Stderr)
-		}
-		t.Skipf("go unavailable: %v", err)
-	}
-	return out
-}
-
-// loadGraph reads the module's import graph with one `go list -json` of
-// every package (tests excluded: Imports and Deps are the non-test files').
+// loadGraph is Load for a test: without a go command it skips.
 func loadGraph(t *testing.T) Graph {
 	t.Helper()
-	module := strings.TrimSpace(string(goList(t, "-m")))
-	g := Graph{Packages: map[string]Package{}, Std: map[string]bool{}}
-	for _, p := range strings.Fields(string(goList(t, "std"))) {
-		g.Std[p] = true
+	g, err := Load()
+	if errors.Is(err, exec.ErrNotFound) {
+		t.Skipf("go unavailable: %v", err)
 	}
-	rel := func(p string) string {
-		if r, ok := strings.CutPrefix(p, module+"/"); ok {
-			return r
-		}
-		return p
-	}
-	rels := func(ps []string) []string {
-		out := make([]string, len(ps))
-		for i, p := range ps {
-			out[i] = rel(p)
-		}
-		return out
-	}
-	dec := json.NewDecoder(strings.NewReader(string(goList(t, "-json=ImportPath,Name,Imports,Deps", module+"/..."))))
-	for {
-		var p struct {
-			ImportPath, Name string
-			Imports, Deps    []string
-		}
-		if err := dec.Decode(&p); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatalf("go list -json: %v", err)
-		}
-		path := rel(p.ImportPath)
-		g.Packages[path] = Package{Path: path, Main: p.Name == "main", Imports: rels(p.Imports), Deps: rels(p.Deps)}
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(g.Packages) < 20 {
 		t.Fatalf("go list found %d packages: too few to judge", len(g.Packages))
 	}
-	touchModule(t, strings.TrimSpace(string(goList(t, "-m", "-f", "{{.Dir}}"))))
 	return g
-}
-
-// touchModule reads every folder and stats every Go file of the module.
-// go test caches a passing result by the files the test opened, and go
-// list's answer depends on all of them: without this, a new package or a
-// changed import would leave the cached "ok" standing.
-func touchModule(t *testing.T, root string) {
-	t.Helper()
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata") {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && strings.HasSuffix(p, ".go") {
-			_, err = os.Stat(p)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestArchitectureTable is the module's one layering test: every package is
