@@ -25,66 +25,74 @@ import (
 )
 
 // TestMain lets testscript run carter's real main as the "carter" command.
-// When a script has started a loopback search engine (fakesearch), --web
-// uses it through egress with loopback admitted: the one hole egress keeps
-// for tests, opened here in the test binary and never in the shipped one.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"carter": func() {
-			base := os.Getenv("FAKESEARCH_URL")
-			if base == "" {
-				os.Exit(run())
+	testscript.Main(m, scriptPrograms)
+}
+
+// scriptPrograms are the programs scripts run in-process
+// (testdata/script/README.md lists them). When a script has started a
+// loopback search engine (fakesearch), --web uses it through egress with
+// loopback admitted: the one hole egress keeps for tests, opened here in the
+// test binary and never in the shipped one.
+var scriptPrograms = map[string]func(){
+	"carter": func() {
+		base := os.Getenv("FAKESEARCH_URL")
+		if base == "" {
+			os.Exit(run())
+		}
+		deps := command.Deps{Web: func(spec task.Spec, log func(egress.Record)) (retrieve.Retriever, error) {
+			client := func(allow []string) *egress.Client {
+				return egress.New(egress.Config{AllowHosts: allow, AllowLoopbackForTests: true, Log: log, MaxBytes: 256 << 10})
 			}
-			deps := command.Deps{Web: func(spec task.Spec, log func(egress.Record)) (retrieve.Retriever, error) {
-				client := func(allow []string) *egress.Client {
-					return egress.New(egress.Config{AllowHosts: allow, AllowLoopbackForTests: true, Log: log, MaxBytes: 256 << 10})
-				}
-				return web.New(web.Config{
-					Search:       web.SearXNG{BaseURL: base, Client: client([]string{"127.0.0.1"})},
-					AllowDomains: spec.Constraints.AllowDomains, MaxBytes: 256 << 10, NewClient: client,
-				})
-			}}
-			os.Exit(command.Main(context.Background(), os.Args[1:], command.StdIO(), deps))
-		},
-	})
+			return web.New(web.Config{
+				Search:       web.SearXNG{BaseURL: base, Client: client([]string{"127.0.0.1"})},
+				AllowDomains: spec.Constraints.AllowDomains, MaxBytes: 256 << 10, NewClient: client,
+			})
+		}}
+		os.Exit(command.Main(context.Background(), os.Args[1:], command.StdIO(), deps))
+	},
 }
 
 // TestScripts runs every testdata/script/*.txtar end to end: the scripts are
 // the readable specification of carter's command-line behaviour.
-func TestScripts(t *testing.T) {
-	cases, err := filepath.Abs("../../tests/regression_cases.json")
-	if err != nil {
-		t.Fatal(err)
+func TestScripts(t *testing.T) { scriptcmd.RunScripts(t, scripts(t)) }
+
+// scripts is what the scripts may use beyond testscript's own commands
+// (testdata/script/README.md lists it).
+func scripts(t *testing.T) scriptcmd.Script {
+	return scriptcmd.Script{Programs: scriptPrograms, Setup: scriptSetup(scriptcmd.AbsPath(t, "../../tests/regression_cases.json")), Conditions: scriptConditions, Cmds: scriptCmds(t)}
+}
+
+// scriptSetup sets each script's environment (testdata/script/README.md
+// lists it).
+func scriptSetup(cases string) func(env *testscript.Env) error {
+	return func(env *testscript.Env) error {
+		scriptcmd.SetHome(env)
+		env.Setenv("CASES", cases)
+		env.Setenv("KICAD_DOCS", command.DefaultCorpus)
+		return nil
 	}
-	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
-		Setup: func(env *testscript.Env) error {
-			scriptcmd.SetHome(env)
-			env.Setenv("CASES", cases)
-			env.Setenv("KICAD_DOCS", command.DefaultCorpus)
-			return nil
-		},
-		Condition: func(cond string) (bool, error) {
-			switch cond {
-			case "kicaddocs":
-				_, err := os.Stat(filepath.Join(command.DefaultCorpus, "pcbnew.html"))
-				return err == nil, nil
-			case "pdftotext":
-				_, err := os.Stat("/usr/bin/pdftotext")
-				return err == nil, nil
-			}
-			return false, fmt.Errorf("unknown condition %q", cond)
-		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"fakemodel":    func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeModel(t, ts, neg, args) },
-			"fakerequests": scriptcmd.FakeRequests,
-			"fakesearch":   func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeSearch(t, ts, neg, args) },
-			"lastrun":      cmdLastRun,
-			"jsonfield":    cmdJSONField,
-			"samebytes":    scriptcmd.SameBytes,
-			"nofile":       cmdNoFile,
-		},
-	})
+}
+
+// scriptConditions are the custom [conditions] scripts may test
+// (testdata/script/README.md lists them).
+var scriptConditions = map[string]func() bool{
+	"kicaddocs": scriptcmd.Exists(filepath.Join(command.DefaultCorpus, "pcbnew.html")),
+	"pdftotext": scriptcmd.Exists("/usr/bin/pdftotext"),
+}
+
+// scriptCmds are the custom commands scripts may run
+// (testdata/script/README.md lists them).
+func scriptCmds(t *testing.T) map[string]scriptcmd.Cmd {
+	return map[string]scriptcmd.Cmd{
+		"fakemodel":    func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeModel(t, ts, neg, args) },
+		"fakerequests": scriptcmd.FakeRequests,
+		"fakesearch":   func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeSearch(t, ts, neg, args) },
+		"lastrun":      cmdLastRun,
+		"jsonfield":    cmdJSONField,
+		"samebytes":    scriptcmd.SameBytes,
+		"nofile":       cmdNoFile,
+	}
 }
 
 // fakemodel REPLY... starts a loopback server speaking the OpenAI Chat

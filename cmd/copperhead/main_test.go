@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -25,80 +24,85 @@ import (
 	"copperhead/internal/research"
 	"copperhead/internal/research/researchtest"
 	"copperhead/internal/scriptcmd"
+	"copperhead/internal/testkit"
 )
 
 // TestMain lets testscript run the real copperhead binary's main as the
 // "copperhead" command inside scripts.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"copperhead": func() { os.Exit(run()) },
-	})
+	testscript.Main(m, scriptPrograms)
+}
+
+// scriptPrograms are the programs scripts run in-process
+// (testdata/script/README.md lists them).
+var scriptPrograms = map[string]func(){
+	"copperhead": func() { os.Exit(run()) },
 }
 
 const demos = "/usr/share/kicad/demos"
 
 // TestScripts runs every testdata/script/*.txtar end to end: the scripts are
 // the readable specification of copperhead's command-line behaviour.
-func TestScripts(t *testing.T) {
-	fixture, err := filepath.Abs("../../examples/open-telegraph")
-	if err != nil {
-		t.Fatal(err)
+func TestScripts(t *testing.T) { scriptcmd.RunScripts(t, scripts(t)) }
+
+// scripts is what the scripts may use beyond testscript's own commands
+// (testdata/script/README.md lists it).
+func scripts(t *testing.T) scriptcmd.Script {
+	return scriptcmd.Script{Programs: scriptPrograms, Setup: scriptSetup(scriptcmd.AbsPath(t, "../../examples/open-telegraph")), Conditions: scriptConditions, Cmds: scriptCmds(t)}
+}
+
+// scriptSetup sets each script's environment (testdata/script/README.md
+// lists it): a private home, caches and KiCad configuration in $WORK, the
+// demos and the fixture, a fixed git identity.
+func scriptSetup(fixture string) func(env *testscript.Env) error {
+	return func(env *testscript.Env) error {
+		home := scriptcmd.SetHome(env)
+		env.Setenv("DEMOS", demos)
+		env.Setenv("FIXTURE", fixture)
+		env.Setenv("COPPERHEAD_CACHE_DIR", filepath.Join(env.WorkDir, ".cache"))
+		env.Setenv("COPPERHEAD_KICAD_CONFIG", filepath.Join(env.WorkDir, ".kicadcfg"))
+		env.Setenv("GIT_AUTHOR_NAME", "Test Engineer")
+		env.Setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")
+		env.Setenv("GIT_COMMITTER_NAME", "Test Engineer")
+		env.Setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
+		env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+		return os.MkdirAll(home, 0o755)
 	}
-	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
-		Setup: func(env *testscript.Env) error {
-			home := scriptcmd.SetHome(env)
-			env.Setenv("DEMOS", demos)
-			env.Setenv("FIXTURE", fixture)
-			env.Setenv("COPPERHEAD_CACHE_DIR", filepath.Join(env.WorkDir, ".cache"))
-			env.Setenv("COPPERHEAD_KICAD_CONFIG", filepath.Join(env.WorkDir, ".kicadcfg"))
-			env.Setenv("GIT_AUTHOR_NAME", "Test Engineer")
-			env.Setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")
-			env.Setenv("GIT_COMMITTER_NAME", "Test Engineer")
-			env.Setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
-			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-			return os.MkdirAll(home, 0o755)
-		},
-		Condition: func(cond string) (bool, error) {
-			switch cond {
-			case "kicad":
-				_, err := exec.LookPath("kicad-cli")
-				if err != nil {
-					return false, nil
-				}
-				_, err = os.Stat(demos)
-				return err == nil, nil
-			case "live":
-				// Live-model runs cost money: only with a key in the environment.
-				return os.Getenv("ANTHROPIC_API_KEY") != "" || os.Getenv("OPENAI_API_KEY") != "", nil
-			case "strace":
-				_, err := exec.LookPath("strace")
-				return err == nil, nil
-			case "sarif":
-				// The official SARIF validator (scripts/setup.sh installs it).
-				_, err := exec.LookPath("sarif-multitool")
-				return err == nil, nil
-			}
-			return false, fmt.Errorf("unknown condition %q", cond)
-		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"fakemodel":     func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeModel(t, ts, neg, args) },
-			"fakerequest":   cmdFakeRequest,
-			"fakerequests":  scriptcmd.FakeRequests,
-			"fakewait":      cmdFakeWait,
-			"nosecret":      cmdNoSecret,
-			"globcp":        cmdGlobCp,
-			"copytree":      cmdCopyTree,
-			"bomrows":       cmdBOMRows,
-			"noconnections": cmdNoConnections,
-			"samebytes":     scriptcmd.SameBytes,
-			"fakeinternet":  cmdFakeInternet,
-			"makepdf":       cmdMakePDF,
-			"fakedatasheet": cmdFakeDatasheet,
-			"waitfile":      cmdWaitFile,
-			"svgmarks":      cmdSVGMarks,
-		},
-	})
+}
+
+// scriptConditions are the custom [conditions] scripts may test
+// (testdata/script/README.md lists them).
+var scriptConditions = map[string]func() bool{
+	"kicad": func() bool { return scriptcmd.OnPath("kicad-cli")() && scriptcmd.Exists(demos)() },
+	// Live-model runs cost money: only with a key in the environment.
+	"live": func() bool {
+		return os.Getenv("ANTHROPIC_API_KEY") != "" || os.Getenv("OPENAI_API_KEY") != ""
+	},
+	"strace": scriptcmd.OnPath("strace"),
+	// The official SARIF validator (scripts/setup.sh installs it).
+	"sarif": scriptcmd.OnPath("sarif-multitool"),
+}
+
+// scriptCmds are the custom commands scripts may run
+// (testdata/script/README.md lists them).
+func scriptCmds(t *testing.T) map[string]scriptcmd.Cmd {
+	return map[string]scriptcmd.Cmd{
+		"fakemodel":     func(ts *testscript.TestScript, neg bool, args []string) { cmdFakeModel(t, ts, neg, args) },
+		"fakerequest":   cmdFakeRequest,
+		"fakerequests":  scriptcmd.FakeRequests,
+		"fakewait":      cmdFakeWait,
+		"nosecret":      cmdNoSecret,
+		"globcp":        cmdGlobCp,
+		"copytree":      cmdCopyTree,
+		"bomrows":       cmdBOMRows,
+		"noconnections": cmdNoConnections,
+		"samebytes":     scriptcmd.SameBytes,
+		"fakeinternet":  cmdFakeInternet,
+		"makepdf":       cmdMakePDF,
+		"fakedatasheet": cmdFakeDatasheet,
+		"waitfile":      cmdWaitFile,
+		"svgmarks":      cmdSVGMarks,
+	}
 }
 
 // copytree SRC DST copies a folder recursively (a demo project into $WORK).
@@ -106,23 +110,7 @@ func cmdCopyTree(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: copytree SRC DST")
 	}
-	src, dst := ts.MkAbs(args[0]), ts.MkAbs(args[1])
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(out, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(out, data, 0o644)
-	})
-	ts.Check(err)
+	ts.Check(testkit.CopyTree(ts.MkAbs(args[1]), ts.MkAbs(args[0]), nil))
 }
 
 var bomRow = regexp.MustCompile(`(?m)^\|\s*([^|\s]+)\s*\|`)

@@ -16,6 +16,7 @@ import (
 
 	"copperhead/internal/llm"
 	"copperhead/internal/llm/llmtest"
+	"copperhead/internal/testkit"
 )
 
 // treeRecord is every file of a work tree, bytes and mode (symlinks as
@@ -281,18 +282,7 @@ func TestKilledRunRecovers(t *testing.T) {
 // private, one executable) and an untracked symlink.
 func userWork(t *testing.T, repo string, git func(...string) string) {
 	t.Helper()
-	write := func(rel, body string, perm os.FileMode) {
-		p := filepath.Join(repo, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), perm); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(p, perm); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, body string, perm os.FileMode) { testkit.WriteFile(t, repo, rel, body, perm) }
 	appendTo := func(rel, body string) {
 		b, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(rel)))
 		if err != nil {

@@ -364,23 +364,3 @@ func TestJUnit(t *testing.T) {
 		})
 	}
 }
-
-// TestNoModelCode: checkfmt only formats; it reaches no model, research or
-// network code.
-func TestNoModelCode(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go tool not on PATH")
-	}
-	out, err := exec.Command(goBin, "list", "-deps", "copperhead/internal/checkfmt").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	for _, d := range strings.Fields(string(out)) {
-		for _, banned := range []string{"copperhead/internal/llm", "copperhead/internal/research", "copperhead/internal/agent", "copperhead/internal/cli", "net/http"} {
-			if d == banned || strings.HasPrefix(d, banned+"/") {
-				t.Errorf("checkfmt's package graph includes %s", d)
-			}
-		}
-	}
-}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -18,22 +16,12 @@ import (
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
+	"copperhead/internal/testkit"
 )
 
 // TestMain keeps kicad-cli's config and cache off the user's folders; the
 // cache lets every fixture copy reuse one netlist export.
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "consistency-test-*")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Setenv("COPPERHEAD_KICAD_CONFIG", filepath.Join(dir, "config"))
-	os.Setenv("COPPERHEAD_CACHE_DIR", filepath.Join(dir, "cache"))
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testkit.MainWithPrivateKiCad(m, "consistency-test-*") }
 
 var (
 	toolOnce sync.Once
@@ -53,30 +41,7 @@ func kicadTool(t *testing.T) *kicadcli.Tool {
 // fixtureCopy copies examples/open-telegraph into a temporary folder.
 func fixtureCopy(t *testing.T) string {
 	t.Helper()
-	src, err := filepath.Abs("../../examples/open-telegraph")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := t.TempDir()
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(out, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(out, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return testkit.CopyFixture(t, "../../examples/open-telegraph")
 }
 
 func loadFixture(t *testing.T, repo string) State {
@@ -408,24 +373,6 @@ func TestResolutionRequest(t *testing.T) {
 	}
 	if (&Report{}).ResolutionRequest() != "" {
 		t.Error("empty report has a request")
-	}
-}
-
-// TestNoForbiddenImports keeps the audit deterministic by construction.
-func TestNoForbiddenImports(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list")
-	}
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Skipf("go list unavailable: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		for _, banned := range []string{"copperhead/internal/llm", "copperhead/internal/agent", "copperhead/internal/research"} {
-			if dep == banned || strings.HasPrefix(dep, banned+"/") {
-				t.Errorf("consistency depends on %s", dep)
-			}
-		}
 	}
 }
 

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,20 +16,10 @@ import (
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
+	"copperhead/internal/testkit"
 )
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "explain-test-*")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Setenv("COPPERHEAD_KICAD_CONFIG", filepath.Join(dir, "config"))
-	os.Setenv("COPPERHEAD_CACHE_DIR", filepath.Join(dir, "cache"))
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testkit.MainWithPrivateKiCad(m, "explain-test-*") }
 
 var (
 	fixtureOnce sync.Once
@@ -55,21 +43,7 @@ func loadFixture(t *testing.T) Input {
 
 func load(dst string) (Input, error) {
 	src, _ := filepath.Abs("../../examples/open-telegraph")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-		}
-		return err
-	})
-	if err != nil {
+	if err := testkit.CopyTree(dst, src, nil); err != nil {
 		return Input{}, err
 	}
 	dec := filepath.Join(dst, "docs", "DECISIONS.md")
@@ -195,24 +169,6 @@ func TestExplainUnknown(t *testing.T) {
 		var ue *UnknownError
 		if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("Explain(%q) = %v, want %s", subject, err, want)
-		}
-	}
-}
-
-// TestNoModelImports: explain's facts are deterministic by construction.
-func TestNoModelImports(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list")
-	}
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Skipf("go list unavailable: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		for _, banned := range []string{"copperhead/internal/llm", "copperhead/internal/agent", "copperhead/internal/research"} {
-			if dep == banned || strings.HasPrefix(dep, banned+"/") {
-				t.Errorf("explain depends on %s", dep)
-			}
 		}
 	}
 }

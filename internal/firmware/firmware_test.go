@@ -545,20 +545,6 @@ func TestESP32FixtureAgreesWithSync(t *testing.T) {
 	}
 }
 
-func TestNoForbiddenImports(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Skipf("go list unavailable: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		for _, banned := range []string{"copperhead/internal/llm", "copperhead/internal/agent", "copperhead/internal/research"} {
-			if dep == banned || strings.HasPrefix(dep, banned+"/") {
-				t.Errorf("firmware depends on %s", dep)
-			}
-		}
-	}
-}
-
 // TestPartMemory: the linker script's sizes come from the part table by
 // part number (STM32F103C8 is 64 KB flash / 20 KB RAM, not the series'
 // smallest), and a part not in the table says its sizes are ASSUMED.

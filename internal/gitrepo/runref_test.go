@@ -61,26 +61,12 @@ func TestRunRefRecover(t *testing.T) {
 			name:       "allow-dirty: staged, unstaged, untracked, modes, deleted",
 			allowDirty: true,
 			before: func(t *testing.T, dir string) {
-				writeFile(t, dir, "docs/SPEC.md", "# Spec\n\n- sleep_current_uA: 20\n", 0o644)
-				git(t, dir, "add", "docs/SPEC.md") // staged
-				writeFile(t, dir, "docs/SPEC.md", "# Spec\n\n- sleep_current_uA: 18\n", 0o644)
-				writeFile(t, dir, "docs/BOM.md", "# BOM (unstaged edit)\n", 0o644)
-				writeFile(t, dir, "docs/NOTES.md", "staged new file\n", 0o644)
-				git(t, dir, "add", "docs/NOTES.md")
+				userWork(t, dir)
 				os.Remove(filepath.Join(dir, "docs/PINOUT.md")) // deleted, not staged
-				writeFile(t, dir, "scratch/ideas.txt", "untracked ideas\n", 0o600)
-				writeFile(t, dir, "scratch/run.sh", "#!/bin/sh\n", 0o755)
-				if err := os.Symlink("../docs/SPEC.md", filepath.Join(dir, "scratch/spec-link")); err != nil {
-					t.Fatal(err)
-				}
 			},
 			run: func(t *testing.T, dir string) {
-				writeFile(t, dir, "hardware/keyer.kicad_sch", "(kicad_sch (edited by run))\n", 0o644)
-				writeFile(t, dir, "docs/BOM.md", "# BOM (run edit)\n", 0o644)
-				writeFile(t, dir, "hardware/led/led.kicad_sch", "(kicad_sch (new sheet))\n", 0o644)
+				runWork(t, dir)
 				writeFile(t, dir, "docs/PINOUT.md", "# Pinout recreated\n", 0o644)
-				os.Remove(filepath.Join(dir, "scratch/ideas.txt"))
-				writeFile(t, dir, "scratch/run.sh", "#!/bin/sh\nrm -rf /\n", 0o644)
 				git(t, dir, "add", "-A")
 			},
 			wantStash: []string{"+(kicad_sch (edited by run))", "+# BOM (run edit)", "+(kicad_sch (new sheet))"},
@@ -141,28 +127,11 @@ func TestRunRefRecover(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			gotFiles, gotStatus := treeView(t, dir)
-			if !maps.Equal(gotFiles, wantFiles) {
-				t.Errorf("tree not restored: %v", diffFiles(wantFiles, gotFiles))
-			}
-			if gotStatus != wantStatus {
-				t.Errorf("status after recover:\n%s\nwant:\n%s", gotStatus, wantStatus)
-			}
+			checkRestored(t, dir, wantFiles, wantStatus, head)
 			if p := perms(t, dir); !maps.Equal(p, wantPerm) {
 				t.Errorf("modes after recover %v, want %v", p, wantPerm)
 			}
-			if h := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD")); h != head {
-				t.Errorf("HEAD = %s, want %s", h, head)
-			}
-			if list := git(t, dir, "stash", "list"); !strings.HasPrefix(ref, "stash@{0} (") || list != "stash@{0}: copperhead interrupted run "+id+"\n" {
-				t.Fatalf("ref %q, stash list %q", ref, list)
-			}
-			show := git(t, dir, "stash", "show", "-p", "--include-untracked", "stash@{0}")
-			for _, want := range tc.wantStash {
-				if !strings.Contains(show, want) {
-					t.Errorf("stash lacks %q:\n%s", want, show)
-				}
-			}
+			checkStash(t, dir, ref, "copperhead interrupted run "+id, tc.wantStash)
 			if err := DeleteRunRef(ctx, dir, id); err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"copperhead/internal/testkit"
 )
 
 // TestMain isolates git from the machine's configuration: no global or system
@@ -38,15 +40,68 @@ func git(t *testing.T, dir string, args ...string) string {
 
 func writeFile(t *testing.T, root, rel, body string, perm os.FileMode) {
 	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	testkit.WriteFile(t, root, rel, body, perm)
+}
+
+// userWork leaves the user's own work in dir before a run (allow-dirty):
+// a staged and then unstaged edit of SPEC.md, an unstaged BOM.md edit, a
+// staged new file, untracked files (one private, one executable) and an
+// untracked symlink.
+func userWork(t *testing.T, dir string) {
+	t.Helper()
+	writeFile(t, dir, "docs/SPEC.md", "# Spec\n\n- sleep_current_uA: 20\n", 0o644)
+	git(t, dir, "add", "docs/SPEC.md") // staged
+	writeFile(t, dir, "docs/SPEC.md", "# Spec\n\n- sleep_current_uA: 18\n", 0o644)
+	writeFile(t, dir, "docs/BOM.md", "# BOM (unstaged edit)\n", 0o644)
+	writeFile(t, dir, "docs/NOTES.md", "staged new file\n", 0o644)
+	git(t, dir, "add", "docs/NOTES.md")
+	writeFile(t, dir, "scratch/ideas.txt", "untracked ideas\n", 0o600)
+	writeFile(t, dir, "scratch/run.sh", "#!/bin/sh\n", 0o755)
+	if err := os.Symlink("../docs/SPEC.md", filepath.Join(dir, "scratch/spec-link")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(p, []byte(body), perm); err != nil {
-		t.Fatal(err)
+}
+
+// runWork is what a run does over userWork: edits a sheet and BOM.md,
+// creates a sheet, deletes the user's untracked file and rewrites the
+// executable one without its x bit.
+func runWork(t *testing.T, dir string) {
+	t.Helper()
+	writeFile(t, dir, "hardware/keyer.kicad_sch", "(kicad_sch (edited by run))\n", 0o644)
+	writeFile(t, dir, "docs/BOM.md", "# BOM (run edit)\n", 0o644)
+	writeFile(t, dir, "hardware/led/led.kicad_sch", "(kicad_sch (new sheet))\n", 0o644)
+	os.Remove(filepath.Join(dir, "scratch/ideas.txt"))
+	writeFile(t, dir, "scratch/run.sh", "#!/bin/sh\nrm -rf /\n", 0o644)
+}
+
+// checkRestored fails t unless dir's files, git status and HEAD are what
+// they were before the run.
+func checkRestored(t *testing.T, dir string, wantFiles map[string]string, wantStatus, head string) {
+	t.Helper()
+	gotFiles, gotStatus := treeView(t, dir)
+	if !maps.Equal(gotFiles, wantFiles) {
+		t.Errorf("tree not restored: %v", diffFiles(wantFiles, gotFiles))
 	}
-	if err := os.Chmod(p, perm); err != nil {
-		t.Fatal(err)
+	if gotStatus != wantStatus {
+		t.Errorf("status after rollback:\n%s\nwant:\n%s", gotStatus, wantStatus)
+	}
+	if h := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD")); h != head {
+		t.Errorf("HEAD = %s, want %s", h, head)
+	}
+}
+
+// checkStash fails t unless ref names the one stash entry, its message msg,
+// and the entry's patch (untracked files included) holds every want.
+func checkStash(t *testing.T, dir, ref, msg string, wants []string) {
+	t.Helper()
+	if list := git(t, dir, "stash", "list"); !strings.HasPrefix(ref, "stash@{0} (") || list != "stash@{0}: "+msg+"\n" {
+		t.Fatalf("ref %q, stash list %q", ref, list)
+	}
+	show := git(t, dir, "stash", "show", "-p", "--include-untracked", "stash@{0}")
+	for _, want := range wants {
+		if !strings.Contains(show, want) {
+			t.Errorf("stash lacks %q:\n%s", want, show)
+		}
 	}
 }
 
@@ -211,27 +266,13 @@ func TestRollback(t *testing.T) {
 			name:       "allow-dirty: staged, unstaged and untracked survive; run edits, creates, deletes",
 			allowDirty: true,
 			before: func(t *testing.T, dir string) {
-				writeFile(t, dir, "docs/SPEC.md", "# Spec\n\n- sleep_current_uA: 20\n", 0o644)
-				git(t, dir, "add", "docs/SPEC.md") // staged
-				writeFile(t, dir, "docs/SPEC.md", "# Spec\n\n- sleep_current_uA: 18\n", 0o644)
-				writeFile(t, dir, "docs/BOM.md", "# BOM (unstaged edit)\n", 0o644)
-				writeFile(t, dir, "docs/NOTES.md", "staged new file\n", 0o644)
-				git(t, dir, "add", "docs/NOTES.md")
-				writeFile(t, dir, "scratch/ideas.txt", "untracked ideas\n", 0o600)
-				writeFile(t, dir, "scratch/run.sh", "#!/bin/sh\n", 0o755)
-				if err := os.Symlink("../docs/SPEC.md", filepath.Join(dir, "scratch/spec-link")); err != nil {
-					t.Fatal(err)
-				}
+				userWork(t, dir)
 				writeFile(t, dir, ".copperhead/runs/00/transcript.jsonl", "{\"earlier\":true}\n", 0o644)
 				writeFile(t, dir, "scratch/odd\nname -x.txt", "a newline in the name\n", 0o644)
 			},
 			run: func(t *testing.T, dir string) {
-				writeFile(t, dir, "hardware/keyer.kicad_sch", "(kicad_sch (edited by run))\n", 0o644)
-				writeFile(t, dir, "docs/BOM.md", "# BOM (run edit)\n", 0o644)
-				writeFile(t, dir, "hardware/led/led.kicad_sch", "(kicad_sch (new sheet))\n", 0o644)
+				runWork(t, dir)
 				os.Remove(filepath.Join(dir, "docs/PINOUT.md"))
-				os.Remove(filepath.Join(dir, "scratch/ideas.txt"))
-				writeFile(t, dir, "scratch/run.sh", "#!/bin/sh\nrm -rf /\n", 0o644)
 				writeFile(t, dir, ".copperhead/runs/01/transcript.jsonl", "{\"run\":1}\n", 0o644)
 				git(t, dir, "add", "-A") // a commit attempt staged everything, then failed
 			},
@@ -281,16 +322,7 @@ func TestRollback(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			gotFiles, gotStatus := treeView(t, dir)
-			if !maps.Equal(gotFiles, wantFiles) {
-				t.Errorf("tree not restored: %v", diffFiles(wantFiles, gotFiles))
-			}
-			if gotStatus != wantStatus {
-				t.Errorf("status after rollback:\n%s\nwant:\n%s", gotStatus, wantStatus)
-			}
-			if h := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD")); h != head {
-				t.Errorf("HEAD = %s, want %s", h, head)
-			}
+			checkRestored(t, dir, wantFiles, wantStatus, head)
 			for p, body := range ignored {
 				if readFile(t, dir, p) != body {
 					t.Errorf("ignored %s changed", p)
@@ -306,15 +338,7 @@ func TestRollback(t *testing.T) {
 				}
 				return
 			}
-			if !strings.HasPrefix(ref, "stash@{0} (") || list != "stash@{0}: copperhead failed run 01TESTRUN\n" {
-				t.Fatalf("ref %q, stash list %q", ref, list)
-			}
-			show := git(t, dir, "stash", "show", "-p", "--include-untracked", "stash@{0}")
-			for _, want := range tc.wantStash {
-				if !strings.Contains(show, want) {
-					t.Errorf("stash lacks %q:\n%s", want, show)
-				}
-			}
+			checkStash(t, dir, ref, "copperhead failed run 01TESTRUN", tc.wantStash)
 			if !tc.allowDirty { // the entry is a real stash: applying it brings the run's work back
 				git(t, dir, "stash", "apply", "--quiet", "stash@{0}")
 				if got, _ := treeView(t, dir); !maps.Equal(got, runFiles) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"copperhead/internal/sexpr"
+	"copperhead/internal/testkit"
 )
 
 func TestLoadBoardLegacyFormats(t *testing.T) {
@@ -125,13 +126,7 @@ func TestLoadBoardMatchesFullParse(t *testing.T) {
 
 func TestLoadBoardErrors(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := testkit.FileWriter(t, dir)
 	good, err := os.ReadFile("testdata/board/legacy.kicad_pcb")
 	if err != nil {
 		t.Fatal(err)
@@ -155,14 +150,7 @@ func TestLoadBoardErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("loaded %d footprints, want an error", len(b.Footprints))
 			}
-			msg := err.Error()
-			if !strings.HasPrefix(msg, "load board: ") || !strings.Contains(msg, tc.want) || strings.Contains(msg, "\n") {
-				t.Errorf("error %q: want one line starting \"load board: \" containing %q", msg, tc.want)
-			}
-			var se *sexpr.SyntaxError
-			if errors.As(err, &se) != tc.syntax {
-				t.Errorf("wraps *sexpr.SyntaxError: %v, want %v", !tc.syntax, tc.syntax)
-			}
+			checkLoadError(t, err, "load board: ", tc.want, tc.syntax)
 		})
 	}
 	if _, err := LoadBoard(filepath.Join(dir, "absent.kicad_pcb")); !errors.Is(err, fs.ErrNotExist) {
@@ -223,5 +211,20 @@ func BenchmarkLoadBoardVMEWren(b *testing.B) {
 		if _, err := LoadBoard(path); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// checkLoadError holds a load error to the loaders' contract: one line,
+// starting with prefix ("load board: "), containing want, wrapping a
+// *sexpr.SyntaxError exactly when syntax says so.
+func checkLoadError(t *testing.T, err error, prefix, want string, syntax bool) {
+	t.Helper()
+	msg := err.Error()
+	if !strings.HasPrefix(msg, prefix) || !strings.Contains(msg, want) || strings.Contains(msg, "\n") {
+		t.Errorf("error %q: want one line starting %q containing %q", msg, prefix, want)
+	}
+	var se *sexpr.SyntaxError
+	if errors.As(err, &se) != syntax {
+		t.Errorf("wraps *sexpr.SyntaxError: %v, want %v", !syntax, syntax)
 	}
 }

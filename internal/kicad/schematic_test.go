@@ -17,6 +17,7 @@ import (
 
 	"copperhead/internal/repofs"
 	"copperhead/internal/sexpr"
+	"copperhead/internal/testkit"
 )
 
 // demoDir is where Debian's kicad-demos package installs KiCad's own example projects.
@@ -272,13 +273,7 @@ func TestLoadSchematicKiCad6(t *testing.T) {
 
 func TestLoadSchematicErrors(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := testkit.FileWriter(t, dir)
 	good, err := os.ReadFile("testdata/hier/root.kicad_sch")
 	if err != nil {
 		t.Fatal(err)
@@ -333,14 +328,7 @@ func TestLoadSchematicErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("loaded %d parts, want an error", len(s.Parts))
 			}
-			msg := err.Error()
-			if !strings.HasPrefix(msg, "load schematic: ") || !strings.Contains(msg, tc.want) || strings.Contains(msg, "\n") {
-				t.Errorf("error %q: want one line starting \"load schematic: \" containing %q", msg, tc.want)
-			}
-			var se *sexpr.SyntaxError
-			if errors.As(err, &se) != tc.syntax {
-				t.Errorf("wraps *sexpr.SyntaxError: %v, want %v", !tc.syntax, tc.syntax)
-			}
+			checkLoadError(t, err, "load schematic: ", tc.want, tc.syntax)
 			if errors.Is(err, fs.ErrNotExist) != tc.nofile {
 				t.Errorf("wraps fs.ErrNotExist: %v, want %v", !tc.nofile, tc.nofile)
 			}

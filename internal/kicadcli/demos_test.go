@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,6 +11,7 @@ import (
 
 	"copperhead/internal/kicad"
 	"copperhead/internal/sexpr"
+	"copperhead/internal/testkit"
 )
 
 // These tests run the real kicad-cli on KiCad's demo projects, copied into
@@ -19,24 +19,18 @@ import (
 
 const demosDir = "/usr/share/kicad/demos"
 
-var realTool struct {
-	once sync.Once
-	tool *Tool
-	err  error
-}
+var realTool testkit.Shared[*Tool]
 
 // kicadTool returns a Tool for the real kicad-cli with a fresh, empty cache,
 // or skips the test when kicad-cli is not installed.
 func kicadTool(t *testing.T) *Tool {
 	t.Helper()
-	if _, err := exec.LookPath("kicad-cli"); err != nil && os.Getenv("COPPERHEAD_KICAD_CLI") == "" {
-		t.Skip("kicad-cli not installed (scripts/setup.sh installs it): skipping a test that runs the real kicad-cli")
+	testkit.NeedKiCadCLI(t)
+	found, err := realTool.Get(func() (*Tool, error) { return Find(context.Background()) })
+	if err != nil {
+		t.Fatal(err)
 	}
-	realTool.once.Do(func() { realTool.tool, realTool.err = Find(context.Background()) })
-	if realTool.err != nil {
-		t.Fatal(realTool.err)
-	}
-	tool := *realTool.tool
+	tool := *found
 	tool.CacheDir = t.TempDir()
 	return &tool
 }

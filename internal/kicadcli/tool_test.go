@@ -11,22 +11,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"copperhead/internal/testkit"
 )
 
 // TestMain keeps the tests off the user's real folders: copperhead's KiCad
 // config and cache go to a temporary folder for the whole package.
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "kicadcli-test-*")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Setenv("COPPERHEAD_KICAD_CONFIG", filepath.Join(dir, "config"))
-	os.Setenv("COPPERHEAD_CACHE_DIR", filepath.Join(dir, "cache"))
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testkit.MainWithPrivateKiCad(m, "kicadcli-test-*") }
 
 // fakeKicadCLI writes a shell script standing in for kicad-cli and points
 // COPPERHEAD_KICAD_CLI at it. body runs for every command but `version`,

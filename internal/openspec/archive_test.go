@@ -3,7 +3,6 @@ package openspec
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,10 +42,7 @@ func TestArchive(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			root := t.TempDir()
-			if err := exec.Command("git", "init", "-q", root).Run(); err != nil {
-				t.Fatal(err)
-			}
+			root := gitRepo(t, nil)
 			write(t, root, "openspec/specs/power/spec.md", goodSpec)
 			write(t, root, "openspec/changes/add-led/proposal.md", ledProposal)
 			write(t, root, "openspec/changes/add-led/tasks.md", "- [x] 1.1 add D2\n")

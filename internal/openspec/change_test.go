@@ -2,7 +2,6 @@ package openspec
 
 import (
 	"context"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -77,29 +76,12 @@ func TestValidateChange(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			root := t.TempDir()
-			if err := exec.Command("git", "init", "-q", root).Run(); err != nil {
-				t.Fatal(err)
-			}
-			for rel, body := range tc.files {
-				write(t, root, rel, body)
-			}
+			root := gitRepo(t, tc.files)
 			res, err := ValidateChange(context.Background(), root, "add-jack")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Failed != tc.wantFailed || res.OK() != (tc.wantFailed == 0) {
-				t.Fatalf("failed = %d, want %d (%+v)", res.Failed, tc.wantFailed, res.Issues)
-			}
-			if tc.wantIssue != "" {
-				found := false
-				for _, is := range res.Issues {
-					found = found || strings.Contains(is.Message, tc.wantIssue)
-				}
-				if !found {
-					t.Errorf("no issue mentions %q: %+v", tc.wantIssue, res.Issues)
-				}
-			}
+			checkResult(t, res, tc.wantFailed, tc.wantIssue)
 		})
 	}
 }

@@ -17,6 +17,38 @@ func needOpenSpec(t *testing.T) {
 	}
 }
 
+// gitRepo makes a git repository in a temporary folder holding files
+// (slash path -> content).
+func gitRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := exec.Command("git", "init", "-q", root).Run(); err != nil {
+		t.Fatal(err)
+	}
+	for rel, body := range files {
+		write(t, root, rel, body)
+	}
+	return root
+}
+
+// checkResult holds a validation result to the number of failed items
+// wanted and, unless wantIssue is empty, to an issue mentioning it.
+func checkResult(t *testing.T, res *Result, wantFailed int, wantIssue string) {
+	t.Helper()
+	if res.Failed != wantFailed || res.OK() != (wantFailed == 0) {
+		t.Fatalf("failed = %d, want %d (%+v)", res.Failed, wantFailed, res.Issues)
+	}
+	if wantIssue != "" {
+		found := false
+		for _, is := range res.Issues {
+			found = found || strings.Contains(is.Message, wantIssue)
+		}
+		if !found {
+			t.Errorf("no issue mentions %q: %+v", wantIssue, res.Issues)
+		}
+	}
+}
+
 func write(t *testing.T, root, rel, body string) {
 	t.Helper()
 	p := filepath.Join(root, rel)
@@ -59,29 +91,12 @@ func TestValidateAll(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			root := t.TempDir()
-			if err := exec.Command("git", "init", "-q", root).Run(); err != nil {
-				t.Fatal(err)
-			}
-			for rel, body := range tc.files {
-				write(t, root, rel, body)
-			}
+			root := gitRepo(t, tc.files)
 			res, err := ValidateAll(context.Background(), root)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Failed != tc.wantFailed || res.OK() != (tc.wantFailed == 0) {
-				t.Fatalf("failed = %d, want %d (%+v)", res.Failed, tc.wantFailed, res.Issues)
-			}
-			if tc.wantIssue != "" {
-				found := false
-				for _, is := range res.Issues {
-					found = found || strings.Contains(is.Message, tc.wantIssue)
-				}
-				if !found {
-					t.Errorf("no issue mentions %q: %+v", tc.wantIssue, res.Issues)
-				}
-			}
+			checkResult(t, res, tc.wantFailed, tc.wantIssue)
 		})
 	}
 }

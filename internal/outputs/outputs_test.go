@@ -7,35 +7,28 @@ import (
 	"encoding/csv"
 	"encoding/hex"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
+	"copperhead/internal/testkit"
 )
 
-var realTool struct {
-	once sync.Once
-	tool *kicadcli.Tool
-	err  error
-}
+var realTool testkit.Shared[*kicadcli.Tool]
 
 func kicadTool(t *testing.T) *kicadcli.Tool {
 	t.Helper()
-	if _, err := exec.LookPath("kicad-cli"); err != nil && os.Getenv("COPPERHEAD_KICAD_CLI") == "" {
-		t.Skip("kicad-cli not installed (scripts/setup.sh installs it)")
+	testkit.NeedKiCadCLI(t)
+	found, err := realTool.Get(func() (*kicadcli.Tool, error) { return kicadcli.Find(context.Background()) })
+	if err != nil {
+		t.Fatal(err)
 	}
-	realTool.once.Do(func() { realTool.tool, realTool.err = kicadcli.Find(context.Background()) })
-	if realTool.err != nil {
-		t.Fatal(realTool.err)
-	}
-	tool := *realTool.tool
+	tool := *found
 	tool.CacheDir = t.TempDir()
 	return &tool
 }
@@ -351,20 +344,6 @@ func TestProfileAndSupplierNames(t *testing.T) {
 		}
 		if got != tc.wantErr {
 			t.Errorf("fab %q supplier %q: error %q, want %q", tc.fab, tc.supplier, got, tc.wantErr)
-		}
-	}
-}
-
-func TestNoForbiddenImports(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Skipf("go list unavailable: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		for _, banned := range []string{"copperhead/internal/llm", "copperhead/internal/agent", "copperhead/internal/research"} {
-			if dep == banned || strings.HasPrefix(dep, banned+"/") {
-				t.Errorf("outputs depends on %s", dep)
-			}
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
@@ -335,23 +334,6 @@ func BenchmarkString(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		r.String(text)
-	}
-}
-
-// TestImportsStandardLibraryOnly keeps redact a leaf: everything that writes
-// to disk depends on it.
-func TestImportsStandardLibraryOnly(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list")
-	}
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
-	if err != nil {
-		t.Skipf("go list unavailable: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		if dep != "copperhead/internal/redact" {
-			t.Errorf("redact depends on %s", dep)
-		}
 	}
 }
 

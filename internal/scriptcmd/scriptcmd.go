@@ -2,7 +2,10 @@
 // command-line tools' end-to-end scripts use (cmd/copperhead and
 // cmd/carter): a per-script fake model speaking a provider's real wire
 // protocol, the count of what it received, a byte-for-byte file comparison,
-// and a home folder inside the script's work folder.
+// and a home folder inside the script's work folder; the one way both run
+// their scripts (RunScripts, Condition) and the check that each
+// testdata/script/README.md lists what its test binary registers
+// (CheckScriptREADME).
 //
 // scriptcmd is for tests only: it imports testscript and llm/llmtest, and
 // no shipped binary may link it. It must never import a package under test

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -623,26 +622,6 @@ func TestNilSlicesMarshalEmpty(t *testing.T) {
 	}
 	if got := mustJSON(t, ConfigSnapshot{}); !strings.Contains(got, `"budgets":{}`) || !strings.Contains(got, `"schematic":null`) {
 		t.Errorf("ConfigSnapshot{} = %s", got)
-	}
-}
-
-// TestNoForbiddenImports keeps transcript a leaf: it records what llm,
-// agent, design and kicad produce and must never depend on them.
-func TestNoForbiddenImports(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list")
-	}
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Skipf("go list unavailable: %v", err)
-	}
-	allowed := map[string]bool{"copperhead/internal/transcript": true, "copperhead/internal/redact": true, "copperhead/internal/atomicfile": true,
-		"copperhead/internal/ulids": true, "copperhead/internal/jsonl": true,
-		"copperhead/internal/config": true, "copperhead/internal/repofs": true, "copperhead/internal/sourcing": true}
-	for _, dep := range strings.Fields(string(out)) {
-		if strings.HasPrefix(dep, "copperhead/") && !allowed[dep] {
-			t.Errorf("transcript depends on %s", dep)
-		}
 	}
 }
 

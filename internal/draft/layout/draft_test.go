@@ -5,14 +5,13 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
+	"copperhead/internal/testkit"
 )
 
 // These tests run the real kicad-cli on copies of the open-telegraph fixture
@@ -22,33 +21,26 @@ import (
 
 const demosDir = "/usr/share/kicad/demos"
 
-var realTool struct {
-	once sync.Once
-	tool *kicadcli.Tool
-	err  error
-}
+var realTool testkit.Shared[*kicadcli.Tool]
 
 // kicadTool returns the real kicad-cli with a private cache, or skips.
 func kicadTool(t testing.TB) *kicadcli.Tool {
 	t.Helper()
-	if _, err := exec.LookPath("kicad-cli"); err != nil && os.Getenv("COPPERHEAD_KICAD_CLI") == "" {
-		t.Skip("kicad-cli not installed (scripts/setup.sh installs it): skipping a test that runs the real kicad-cli")
-	}
-	realTool.once.Do(func() {
+	testkit.NeedKiCadCLI(t)
+	found, err := realTool.Get(func() (*kicadcli.Tool, error) {
 		if os.Getenv("COPPERHEAD_KICAD_CONFIG") == "" {
 			dir, err := os.MkdirTemp("", "layout-kicadcfg-*")
 			if err != nil {
-				realTool.err = err
-				return
+				return nil, err
 			}
 			os.Setenv("COPPERHEAD_KICAD_CONFIG", dir)
 		}
-		realTool.tool, realTool.err = kicadcli.Find(context.Background())
+		return kicadcli.Find(context.Background())
 	})
-	if realTool.err != nil {
-		t.Fatal(realTool.err)
+	if err != nil {
+		t.Fatal(err)
 	}
-	tool := *realTool.tool
+	tool := *found
 	tool.CacheDir = ""
 	return &tool
 }
@@ -67,24 +59,12 @@ func copyProject(t testing.TB, src, root string) project {
 		t.Skipf("%s not installed: %v", src, err)
 	}
 	dst := filepath.Join(t.TempDir(), "hw")
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(out, 0o755)
-		}
+	err := testkit.CopyTree(dst, src, func(p string) bool {
 		switch filepath.Ext(p) {
 		case ".kicad_pcb", ".kicad_prl", ".step", ".wrl", ".pdf", ".png", ".bmp":
-			return nil
+			return true
 		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(out, data, 0o644)
+		return false
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package schedit
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,27 +9,14 @@ import (
 	"testing"
 
 	"copperhead/internal/kicad"
-	"copperhead/internal/kicadcli"
+	"copperhead/internal/testkit"
 )
 
 // partFixture copies open-telegraph's hardware folder to a temp dir and
 // returns the root schematic's path in the copy.
 func partFixture(t *testing.T) string {
 	t.Helper()
-	dst := t.TempDir()
-	if err := os.CopyFS(dst, os.DirFS("../../../examples/open-telegraph/hardware")); err != nil {
-		t.Fatal(err)
-	}
-	_ = filepath.WalkDir(dst, func(p string, de os.DirEntry, err error) error {
-		if err == nil {
-			mode := os.FileMode(0o644)
-			if de.IsDir() {
-				mode = 0o755
-			}
-			_ = os.Chmod(p, mode)
-		}
-		return nil
-	})
+	dst := testkit.CopyFixture(t, "../../../examples/open-telegraph/hardware")
 	return filepath.Join(dst, "open-telegraph.kicad_sch")
 }
 
@@ -79,19 +65,8 @@ type partCheck struct {
 
 func partKiCad(t *testing.T, root string) partCheck {
 	t.Helper()
-	tool, err := kicadcli.Find(context.Background())
-	if err != nil {
-		t.Skipf("kicad-cli: %v", err)
-	}
-	tool.NoCache = true
-	nl, err := tool.Netlist(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := tool.ERC(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := demoKiCad(t, root)
+	nl, rep := st.nl, st.erc
 	c := partCheck{pins: map[string]string{}, erc: map[string]int{}}
 	for _, n := range nl.Nets {
 		for _, nd := range n.Nodes {

@@ -41,11 +41,7 @@ type demoState struct {
 
 func demoKiCad(t *testing.T, root string) demoState {
 	t.Helper()
-	tool, err := kicadcli.Find(context.Background())
-	if err != nil {
-		t.Skipf("kicad-cli: %v", err)
-	}
-	tool.NoCache = true
+	tool := uncachedTool(t)
 	nl, err := tool.Netlist(context.Background(), root)
 	if err != nil {
 		t.Fatal(err)

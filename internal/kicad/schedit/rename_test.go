@@ -13,27 +13,15 @@ import (
 
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
+	"copperhead/internal/testkit"
 )
 
 // copyProject copies the KiCad project folder src into a temp dir and
 // returns the path of the named root schematic inside the copy.
 func copyProject(t *testing.T, src, root string) string {
 	t.Helper()
-	dst := t.TempDir()
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	// CopyFS keeps the source's read-only modes (the demos are root-owned).
-	_ = filepath.WalkDir(dst, func(p string, de os.DirEntry, err error) error {
-		if err == nil {
-			mode := os.FileMode(0o644)
-			if de.IsDir() {
-				mode = 0o755
-			}
-			_ = os.Chmod(p, mode)
-		}
-		return nil
-	})
+	// CopyTree writes modes of its own: the demos are root-owned, read-only.
+	dst := testkit.CopyFixture(t, src)
 	return filepath.Join(dst, root)
 }
 
@@ -60,15 +48,22 @@ func applyPlan(t *testing.T, d *Design, p *Plan) []string {
 	return changed
 }
 
-// netlist exports root's connectivity with kicad-cli, skipping when absent.
-func netlist(t *testing.T, root string) *kicad.Netlist {
+// uncachedTool returns kicad-cli with its result cache off (every edit's
+// export is fresh), skipping the test when it is absent.
+func uncachedTool(t *testing.T) *kicadcli.Tool {
 	t.Helper()
 	tool, err := kicadcli.Find(context.Background())
 	if err != nil {
 		t.Skipf("kicad-cli: %v", err)
 	}
 	tool.NoCache = true
-	nl, err := tool.Netlist(context.Background(), root)
+	return tool
+}
+
+// netlist exports root's connectivity with kicad-cli, skipping when absent.
+func netlist(t *testing.T, root string) *kicad.Netlist {
+	t.Helper()
+	nl, err := uncachedTool(t).Netlist(context.Background(), root)
 	if err != nil {
 		t.Fatal(err)
 	}

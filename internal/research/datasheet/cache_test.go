@@ -67,6 +67,17 @@ func requirePoppler(t *testing.T) {
 	}
 }
 
+// mustFetch fetches the supplier's path into c as mpn's datasheet, failing
+// t on error.
+func mustFetch(t *testing.T, c *Cache, s *supplier, path, mpn string) *Entry {
+	t.Helper()
+	e, err := c.Fetch(context.Background(), testClient(), s.srv.URL+path, mpn, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
 func newTestCache(t *testing.T) *Cache {
 	c := Open(t.TempDir())
 	c.now = func() time.Time { return time.Date(2025, 3, 1, 12, 0, 0, 0, time.FixedZone("X", 3600)) }
@@ -78,12 +89,8 @@ func TestFetchStoresPDFTextAndIndex(t *testing.T) {
 	pdf := researchtest.PDF("TPS63020 datasheet", testPages)
 	s := newSupplier(t, pdf)
 	c := newTestCache(t)
-	ctx := context.Background()
 
-	e, err := c.Fetch(ctx, testClient(), s.srv.URL+"/ds.pdf", "TPS63020DSJR", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := mustFetch(t, c, s, "/ds.pdf", "TPS63020DSJR")
 	if e.Status != StatusCached || e.Pages != 3 || e.Title != "TPS63020 datasheet" ||
 		e.Size != int64(len(pdf)) || e.Retrieved != "2025-03-01T11:00:00Z" ||
 		e.Extractor != ExtractorName || e.ExtractorVersion == "" {
@@ -136,20 +143,13 @@ func TestFetchIdempotentAndDeterministic(t *testing.T) {
 	requirePoppler(t)
 	s := newSupplier(t, researchtest.PDF("", testPages))
 	c := newTestCache(t)
-	ctx := context.Background()
-	first, err := c.Fetch(ctx, testClient(), s.srv.URL+"/ds.pdf", "TPS63020", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := mustFetch(t, c, s, "/ds.pdf", "TPS63020")
 	if first.Title != "TPS63020 Buck-Boost Converter" {
 		t.Errorf("title without Info Title = %q, want the first line", first.Title)
 	}
 	index1, _ := os.ReadFile(filepath.Join(c.Dir, IndexName))
 	c.now = func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
-	again, err := c.Fetch(ctx, testClient(), s.srv.URL+"/ds.pdf", "TPS63020", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	again := mustFetch(t, c, s, "/ds.pdf", "TPS63020")
 	index2, _ := os.ReadFile(filepath.Join(c.Dir, IndexName))
 	if !reflect.DeepEqual(again, first) || !bytes.Equal(index1, index2) {
 		t.Fatalf("re-fetch changed the cache:\n%s\n%s", index1, index2)
@@ -162,19 +162,13 @@ func TestFetchIdempotentAndDeterministic(t *testing.T) {
 	// The same documents fetched into another cache in the other order
 	// yield byte-identical index.json.
 	s.pdf = researchtest.PDF("Other part", [][]string{{"LM358 dual op amp"}})
-	if _, err := c.Fetch(ctx, testClient(), s.srv.URL+"/download", "LM358", 0); err != nil {
-		t.Fatal(err)
-	}
+	mustFetch(t, c, s, "/download", "LM358")
 	c2 := newTestCache(t)
 	c2.now = c.now
-	if _, err := c2.Fetch(ctx, testClient(), s.srv.URL+"/download", "LM358", 0); err != nil {
-		t.Fatal(err)
-	}
+	mustFetch(t, c2, s, "/download", "LM358")
 	s.pdf = researchtest.PDF("", testPages)
 	c2.now = func() time.Time { return time.Date(2025, 3, 1, 11, 0, 0, 0, time.UTC) }
-	if _, err := c2.Fetch(ctx, testClient(), s.srv.URL+"/ds.pdf", "TPS63020", 0); err != nil {
-		t.Fatal(err)
-	}
+	mustFetch(t, c2, s, "/ds.pdf", "TPS63020")
 	a, _ := os.ReadFile(filepath.Join(c.Dir, IndexName))
 	b, _ := os.ReadFile(filepath.Join(c2.Dir, IndexName))
 	if !bytes.Equal(a, b) {
@@ -190,17 +184,10 @@ func TestFetchChangedHashSupersedes(t *testing.T) {
 	requirePoppler(t)
 	s := newSupplier(t, researchtest.PDF("rev A", testPages))
 	c := newTestCache(t)
-	ctx := context.Background()
-	old, err := c.Fetch(ctx, testClient(), s.srv.URL+"/ds.pdf", "TPS63020", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	old := mustFetch(t, c, s, "/ds.pdf", "TPS63020")
 	s.pdf = researchtest.PDF("rev B", testPages)
 	c.now = func() time.Time { return time.Date(2025, 4, 1, 0, 0, 0, 0, time.UTC) }
-	e, err := c.Fetch(ctx, testClient(), s.srv.URL+"/ds.pdf", "TPS63020", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := mustFetch(t, c, s, "/ds.pdf", "TPS63020")
 	if e.File == old.File || len(e.Supersedes) != 1 || e.Supersedes[0] != old.File {
 		t.Fatalf("new entry = %+v, old file %s", e, old.File)
 	}
