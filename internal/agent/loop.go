@@ -22,6 +22,7 @@ import (
 	"copperhead/internal/research"
 	"copperhead/internal/research/egress"
 	"copperhead/internal/runs"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 	"copperhead/internal/tools"
 	"copperhead/internal/transcript"
@@ -500,7 +501,7 @@ func resultLine(res tool.Result) string {
 		for _, c := range res.Changed {
 			names = append(names, path.Base(c))
 		}
-		line += fmt.Sprintf(" · %s written: %s", tool.Plural(n, "file", "files"), strings.Join(names, ", "))
+		line += fmt.Sprintf(" · %s written: %s", textfmt.CountForms(n, "file", "files"), strings.Join(names, ", "))
 	}
 	return line
 }

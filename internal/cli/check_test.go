@@ -34,13 +34,3 @@ func TestPrintSourcing(t *testing.T) {
 	}
 }
 
-func TestPlural(t *testing.T) {
-	for _, tt := range []struct {
-		n          int
-		word, want string
-	}{{1, "mismatch", "1 mismatch"}, {2, "mismatch", "2 mismatches"}, {0, "error", "0 errors"}, {3, "failure", "3 failures"}} {
-		if got := plural(tt.n, tt.word); got != tt.want {
-			t.Errorf("plural(%d, %q) = %q, want %q", tt.n, tt.word, got, tt.want)
-		}
-	}
-}

@@ -18,6 +18,7 @@ import (
 	"copperhead/internal/redact"
 	"copperhead/internal/runmeta"
 	"copperhead/internal/runs"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/transcript"
 )
 
@@ -198,7 +199,7 @@ const defaultExtension = 10
 // call is a fresh decision with fresh numbers.
 func askExtension(ctx context.Context, rr *runRenderer, st agent.BudgetStats) int {
 	q := fmt.Sprintf("turn budget reached: %d/%d turns, %s touched, %s open, %s in / %s out tokens. More turns? [%d, 0 to stop] ",
-		st.TurnsUsed, st.TurnBudget, plural(len(st.FilesTouched), "file"), plural(len(st.OpenObligations), "obligation"),
+		st.TurnsUsed, st.TurnBudget, textfmt.Count(len(st.FilesTouched), "file"), textfmt.Count(len(st.OpenObligations), "obligation"),
 		compactCount(st.Tokens.Input), compactCount(st.Tokens.Output), defaultExtension)
 	ans, ok := rr.Ask(ctx, q)
 	switch {

@@ -11,6 +11,7 @@ import (
 
 	"copperhead/internal/consistency"
 	"copperhead/internal/llm"
+	"copperhead/internal/textfmt"
 )
 
 // exitViolation is sync's exit code for a requirement violation. It shares
@@ -187,7 +188,7 @@ func syncExit(res SyncResult) error {
 		return nil
 	case res.Violations > 0:
 		return &exitError{code: exitViolation, err: fmt.Errorf("sync: %s: not rewritten; change the design or the requirement, then re-run sync",
-			plural(res.Violations, "requirement violation"))}
+			textfmt.Count(res.Violations, "requirement violation"))}
 	case res.Flagged > 0 && res.Resolvable == 0:
 		return failf("sync: %s must be looked at by a human: sync does not resolve them", inconsistencies(res.Flagged, ""))
 	}
@@ -220,7 +221,7 @@ func printSyncReport(w io.Writer, rep *consistency.Report) {
 	v, r, f := len(rep.Violations()), len(rep.Resolvable()), len(rep.Flagged())
 	var parts []string
 	if v > 0 {
-		parts = append(parts, plural(v, "requirement violation"))
+		parts = append(parts, textfmt.Count(v, "requirement violation"))
 	}
 	if r > 0 {
 		parts = append(parts, fmt.Sprintf("%d resolvable", r))

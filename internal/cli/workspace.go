@@ -11,7 +11,6 @@ import (
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/openspec"
 	"copperhead/internal/project"
-	"copperhead/internal/textfmt"
 )
 
 // workspace is a repository opened for a command: its config and its located
@@ -131,7 +130,3 @@ func (w *workspace) netlist(ctx context.Context, t *kicadcli.Tool) (*kicad.Netli
 	}
 	return nl, nil
 }
-
-// plural is textfmt.Count ("1 error", "3 errors", "2 mismatches") for the
-// command files still calling it by this name (do.go, sync.go).
-var plural = textfmt.Count

@@ -1,6 +1,7 @@
 package consistency
 
 import (
+	"cmp"
 	"fmt"
 
 	"copperhead/internal/design"
@@ -13,7 +14,7 @@ func driftInconsistencies(st State) []Inconsistency {
 	if st.Schematic == nil && st.Netlist == nil {
 		return nil
 	}
-	sch := firstNonEmpty(st.SchematicPath, "the schematic")
+	sch := cmp.Or(st.SchematicPath, "the schematic")
 	var out []Inconsistency
 	for _, m := range design.Drift(st.Files, st.Config, st.Schematic, st.Netlist).Mismatches {
 		out = append(out, Inconsistency{

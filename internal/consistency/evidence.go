@@ -1,8 +1,9 @@
 package consistency
 
 import (
-	"copperhead/internal/config"
 	"fmt"
+
+	"copperhead/internal/config"
 )
 
 // evidenceInconsistencies reports the research evidence: a broken datasheet

@@ -1,6 +1,7 @@
 package consistency
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -81,7 +82,7 @@ func sleepBudget(st State) (*float64, string) {
 	for _, key := range slices.Sorted(maps.Keys(st.Constraints)) {
 		c := st.Constraints[key]
 		if (key == SleepBudgetKey || strings.HasSuffix(key, "."+SleepBudgetKey)) && c.Max != nil {
-			ds = append(ds, decl{*c.Max, config.ConstraintsPath + " " + key + " (source: " + firstNonEmpty(c.Source, "none given") + ")"})
+			ds = append(ds, decl{*c.Max, config.ConstraintsPath + " " + key + " (source: " + cmp.Or(c.Source, "none given") + ")"})
 		}
 	}
 	if len(ds) == 0 {

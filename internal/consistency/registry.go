@@ -1,6 +1,7 @@
 package consistency
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path"
@@ -126,7 +127,7 @@ func registryInconsistencies(st State) []Inconsistency {
 			Actual:             fmt.Sprintf("%s has %q: %s", config.ConstraintsPath, key, strings.TrimPrefix(line, "- `"+key+"`: ")),
 			ProposedResolution: fmt.Sprintf("add the line %q under ## %s in %s", line, section, doc),
 			Resolvable:         true,
-			Governing:          config.ConstraintsPath + " (" + firstNonEmpty(c.Source, "no source given") + ")",
+			Governing:          config.ConstraintsPath + " (" + cmp.Or(c.Source, "no source given") + ")",
 		})
 	}
 	return out

@@ -1,6 +1,7 @@
 package consistency
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/openspec"
 	"copperhead/internal/pinsh"
+	"copperhead/internal/textfmt"
 )
 
 // Kind classifies an inconsistency.
@@ -262,7 +264,7 @@ func openspecInconsistencies(st State) []Inconsistency {
 		}
 		out = append(out, Inconsistency{
 			Kind: KindOpenSpec, Doc: doc, Subject: fmt.Sprintf("%s %s", is.Type, is.Item),
-			Claim: firstNonEmpty(is.Path, "(structure)"), Actual: oneLine(is.Message),
+			Claim: cmp.Or(is.Path, "(structure)"), Actual: textfmt.OneLine(is.Message),
 			ProposedResolution: "fix the structure openspec reports without changing what any requirement says",
 			Resolvable:         true,
 			Governing:          "openspec validate --all",
@@ -280,17 +282,6 @@ func forbiddenPinViolation(st State, v design.ConstraintViolation) Inconsistency
 		ProposedResolution: "a human decides: move the net to an allowed pin in the schematic (then sync the docs), " +
 			"or change the requirement at its source; sync rewrites neither side",
 		Violation: true,
-		Governing: fmt.Sprintf("%s (source: %s)", v.Key, firstNonEmpty(c.Source, "none given")),
+		Governing: fmt.Sprintf("%s (source: %s)", v.Key, cmp.Or(c.Source, "none given")),
 	}
 }
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,6 +1,7 @@
 package design
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -43,9 +44,9 @@ func Parts(sch *kicad.Schematic) []kicad.Part {
 			}
 		}
 		slices.Sort(merged.Units)
-		merged.Value = firstNonEmpty(merged.Value, p.Value)
-		merged.Footprint = firstNonEmpty(merged.Footprint, p.Footprint)
-		merged.MPN = firstNonEmpty(merged.MPN, p.MPN)
+		merged.Value = cmp.Or(merged.Value, p.Value)
+		merged.Footprint = cmp.Or(merged.Footprint, p.Footprint)
+		merged.MPN = cmp.Or(merged.MPN, p.MPN)
 		merged.DNP = merged.DNP || p.DNP
 	}
 	slices.SortFunc(parts, func(a, b kicad.Part) int { return kicad.CompareRefdes(a.Refdes, b.Refdes) })
@@ -63,7 +64,7 @@ func BOMRows(sch *kicad.Schematic) []BOMRow {
 			Refdes:    p.Refdes,
 			Value:     p.Value,
 			Footprint: p.Footprint,
-			MPN:       firstNonEmpty(p.MPN, MPNUnverified),
+			MPN:       cmp.Or(p.MPN, MPNUnverified),
 			Rationale: strings.Join(append(partFlags(p), RationalePlaceholder), " "),
 		})
 	}

@@ -2,6 +2,7 @@ package design
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -235,7 +236,7 @@ func CheckForbiddenPins(reg Constraints, nl *kicad.Netlist) []ConstraintViolatio
 					Key:  key,
 					Kind: ViolationForbiddenPin,
 					Message: fmt.Sprintf("%s pin %s (%s) is on net %q, but constraint %s forbids %s (source: %s)",
-						p.refdes, p.pin, p.name, p.net, key, f, firstNonEmpty(c.Source, "none given")),
+						p.refdes, p.pin, p.name, p.net, key, f, cmp.Or(c.Source, "none given")),
 					Source: c.Source,
 				})
 				break

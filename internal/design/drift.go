@@ -1,12 +1,14 @@
 package design
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 
 	"copperhead/internal/config"
 	"copperhead/internal/kicad"
+	"copperhead/internal/textfmt"
 )
 
 // MismatchKind classifies a drift finding.
@@ -67,11 +69,11 @@ func Drift(files Files, cfg config.Config, sch *kicad.Schematic, nl *kicad.Netli
 	if designIsEmpty(sch, nl) {
 		if rows, _ := ParseBOM(files[bomPath]); len(rows) > 0 {
 			report.Warnings = append(report.Warnings, fmt.Sprintf(
-				"%s lists %s but the schematic has none yet: drift is not checked until it has parts", bomPath, plural(len(rows), "part")))
+				"%s lists %s but the schematic has none yet: drift is not checked until it has parts", bomPath, textfmt.Count(len(rows), "part")))
 		}
 		if rows, _ := ParsePinout(files[pinoutPath]); len(rows) > 0 {
 			report.Warnings = append(report.Warnings, fmt.Sprintf(
-				"%s lists %s but the schematic has no parts yet: drift is not checked until it has parts", pinoutPath, plural(len(rows), "pin")))
+				"%s lists %s but the schematic has no parts yet: drift is not checked until it has parts", pinoutPath, textfmt.Count(len(rows), "pin")))
 		}
 		return report
 	}
@@ -107,13 +109,13 @@ func bomDrift(doc string, files Files, sch *kicad.Schematic) []Mismatch {
 	}
 	src, exists := files[doc]
 	if !exists {
-		return []Mismatch{{Doc: doc, Kind: MismatchDocMissing, Claim: "(no file)", Actual: plural(len(actual), "part"),
-			Message: fmt.Sprintf("%s: the file is missing but the schematic has %s", doc, plural(len(actual), "part"))}}
+		return []Mismatch{{Doc: doc, Kind: MismatchDocMissing, Claim: "(no file)", Actual: textfmt.Count(len(actual), "part"),
+			Message: fmt.Sprintf("%s: the file is missing but the schematic has %s", doc, textfmt.Count(len(actual), "part"))}}
 	}
 	rows, err := ParseBOM(src)
 	if err != nil {
-		return []Mismatch{{Doc: doc, Kind: MismatchTableMissing, Claim: "(" + err.Error() + ")", Actual: plural(len(actual), "part"),
-			Message: fmt.Sprintf("%s: %v, but the schematic has %s", doc, err, plural(len(actual), "part"))}}
+		return []Mismatch{{Doc: doc, Kind: MismatchTableMissing, Claim: "(" + err.Error() + ")", Actual: textfmt.Count(len(actual), "part"),
+			Message: fmt.Sprintf("%s: %v, but the schematic has %s", doc, err, textfmt.Count(len(actual), "part"))}}
 	}
 	claimed := map[string][]BOMRow{}
 	for _, r := range rows {
@@ -171,7 +173,7 @@ func fieldLabel(field string) string {
 }
 
 func bomSummary(r BOMRow) string {
-	return strings.Join(slices.DeleteFunc([]string{firstNonEmpty(r.Value, "(no value)"), r.Footprint}, func(s string) bool { return s == "" }), ", ")
+	return strings.Join(slices.DeleteFunc([]string{cmp.Or(r.Value, "(no value)"), r.Footprint}, func(s string) bool { return s == "" }), ", ")
 }
 
 func unionRefs(actual, claimed []BOMRow) []string {
@@ -222,16 +224,16 @@ func pinoutDrift(doc string, files Files, nl *kicad.Netlist) []Mismatch {
 		if len(expected) == 0 {
 			return nil
 		}
-		return []Mismatch{{Doc: doc, Kind: MismatchDocMissing, Claim: "(no file)", Actual: plural(len(expected), "IC pin"),
-			Message: fmt.Sprintf("%s: the file is missing but the netlist has %s", doc, plural(len(expected), "IC pin"))}}
+		return []Mismatch{{Doc: doc, Kind: MismatchDocMissing, Claim: "(no file)", Actual: textfmt.Count(len(expected), "IC pin"),
+			Message: fmt.Sprintf("%s: the file is missing but the netlist has %s", doc, textfmt.Count(len(expected), "IC pin"))}}
 	}
 	rows, err := ParsePinout(src)
 	if err != nil {
 		if len(expected) == 0 {
 			return nil
 		}
-		return []Mismatch{{Doc: doc, Kind: MismatchTableMissing, Claim: "(" + err.Error() + ")", Actual: plural(len(expected), "IC pin"),
-			Message: fmt.Sprintf("%s: %v, but the netlist has %s", doc, err, plural(len(expected), "IC pin"))}}
+		return []Mismatch{{Doc: doc, Kind: MismatchTableMissing, Claim: "(" + err.Error() + ")", Actual: textfmt.Count(len(expected), "IC pin"),
+			Message: fmt.Sprintf("%s: %v, but the netlist has %s", doc, err, textfmt.Count(len(expected), "IC pin"))}}
 	}
 	claimed := map[pinKey][]PinoutRow{}
 	for _, r := range rows {

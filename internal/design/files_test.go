@@ -1,13 +1,14 @@
 package design
 
 import (
-	"copperhead/internal/config"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"copperhead/internal/config"
 )
 
 // apply writes a plan's files over onDisk, as the CLI would.

@@ -1,6 +1,7 @@
 package design
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -123,7 +124,7 @@ func GeneratePinout(project string, nl *kicad.Netlist) []byte {
 			comp := comps[ref]
 			fam := mcuFamilyOf(comp.LibID, comp.Value)
 			wrote = true
-			fmt.Fprintf(&b, "### %s (%s)\n\n", escapeCell(ref), escapeCell(firstNonEmpty(comp.Value, comp.LibID, fam.Name)))
+			fmt.Fprintf(&b, "### %s (%s)\n\n", escapeCell(ref), escapeCell(cmp.Or(comp.Value, comp.LibID, fam.Name)))
 			fmt.Fprintf(&b, "- Strapping pins (%s): %s. Their level at reset selects the boot mode; do not give them a load or an input that can hold them at the wrong level during boot.\n",
 				fam.Name, gpioList(fam.Strapping))
 			fmt.Fprintf(&b, "  On %s: %s.\n", escapeCell(ref), pinsWithNote(rows, ref, NoteStrapping))
@@ -178,13 +179,4 @@ func knownFamilies() string {
 		names = append(names, f.Name)
 	}
 	return strings.Join(names, ", ")
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

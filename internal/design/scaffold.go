@@ -1,6 +1,7 @@
 package design
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -8,6 +9,7 @@ import (
 
 	"copperhead/internal/config"
 	"copperhead/internal/kicad"
+	"copperhead/internal/textfmt"
 )
 
 // Doc file names inside the docs folder.
@@ -75,7 +77,7 @@ func GenerateSpec(project string, sch *kicad.Schematic, cfg config.Config) []byt
 		schematic = "The schematic (`" + cfg.Schematic + "`)"
 	}
 	fmt.Fprintf(&b, "TODO(human): one paragraph on what the device does, who uses it and how it is powered. "+
-		"%s has %s on %s.\n\n", schematic, plural(len(parts), "part"), plural(len(sheets), "sheet"))
+		"%s has %s on %s.\n\n", schematic, textfmt.Count(len(parts), "part"), textfmt.Count(len(sheets), "sheet"))
 	b.WriteString("## Requirements\n\n" +
 		"- TODO(human): features, interfaces (USB-C, BLE, …) and user interactions.\n\n")
 	b.WriteString("## Constraints\n\n" +
@@ -122,7 +124,7 @@ func GenerateSubsystems(project string, sch *kicad.Schematic) []byte {
 			b.WriteString("No parts on this sheet.\n\n")
 		}
 		for _, p := range parts {
-			line := escapeCell(p.Refdes) + ": " + escapeCell(firstNonEmpty(p.Value, "(no value)"))
+			line := escapeCell(p.Refdes) + ": " + escapeCell(cmp.Or(p.Value, "(no value)"))
 			if p.Footprint != "" {
 				line += ", " + escapeCell(p.Footprint)
 			}
@@ -235,11 +237,4 @@ func GenerateChangelog(project string) []byte {
 		"    - Files: <files touched>\n" +
 		"    - Verification: <ERC / DRC / drift results>\n\n" +
 		"Entries are never rewritten.\n")
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

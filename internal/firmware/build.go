@@ -2,6 +2,7 @@ package firmware
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,11 +43,11 @@ type BuildStatus struct {
 func (s BuildStatus) Line() string {
 	switch s.State {
 	case Compiled:
-		return fmt.Sprintf("compiled with %s: %s", firstNonEmpty(s.Version, s.Toolchain), strings.Join(s.Artifacts, ", "))
+		return fmt.Sprintf("compiled with %s: %s", cmp.Or(s.Version, s.Toolchain), strings.Join(s.Artifacts, ", "))
 	case NotCompiled:
 		return s.Reason
 	}
-	return "build failed with " + firstNonEmpty(s.Version, s.Toolchain) + ": " + s.Reason
+	return "build failed with " + cmp.Or(s.Version, s.Toolchain) + ": " + s.Reason
 }
 
 // Gate is the firmware stage's completion check: a build that ran and
@@ -141,13 +142,4 @@ func tail(s string, n int) string {
 		s = s[i+1:]
 	}
 	return "…" + s
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

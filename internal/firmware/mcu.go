@@ -1,6 +1,7 @@
 package firmware
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
@@ -348,6 +349,6 @@ func withMemory(m MCU, u string) MCU {
 		m.Memory = fmt.Sprintf("part table (%s): %d KB flash, %d KB RAM", key, ms.flashKB, ms.ramKB)
 		return m
 	}
-	m.Memory = fmt.Sprintf("ASSUMED: %s not in the part table, the smallest of the series (%d KB flash, %d KB RAM); set them from the datasheet", firstNonEmpty(key, m.Target), m.FlashKB, m.RAMKB)
+	m.Memory = fmt.Sprintf("ASSUMED: %s not in the part table, the smallest of the series (%d KB flash, %d KB RAM); set them from the datasheet", cmp.Or(key, m.Target), m.FlashKB, m.RAMKB)
 	return m
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"copperhead/internal/llm"
+	"copperhead/internal/textfmt"
 )
 
 // ToolList is the tool list the model is shown this turn: every tool in
@@ -99,7 +100,7 @@ func Dispatch(ctx context.Context, s *Session, tools []Tool, call llm.ToolCall) 
 		args = []byte("{}")
 	}
 	if !json.Valid(args) || args[0] != '{' {
-		return Errorf("arguments for %s must be one JSON object matching its schema; got %s", call.Name, Clip(string(args), 200))
+		return Errorf("arguments for %s must be one JSON object matching its schema; got %s", call.Name, textfmt.ClipBytes(string(args), 200))
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{Text: "run cancelled: " + err.Error(), IsError: true, Fatal: err}

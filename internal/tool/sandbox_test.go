@@ -1,11 +1,12 @@
 package tool_test
 
 import (
-	"copperhead/internal/tools/toolstest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"copperhead/internal/tools/toolstest"
 )
 
 func TestResolvePath(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"copperhead/internal/atomicfile"
 	"copperhead/internal/config"
@@ -148,20 +147,4 @@ type Finish struct {
 // WriteFile is how tools write into the repository: redacted, then atomic.
 func (s *Session) WriteFile(abs string, data []byte) error {
 	return atomicfile.Write(abs, s.Redactor.Bytes(data), 0o644)
-}
-
-// Clip shortens s to at most n bytes (on a rune boundary) with an ellipsis.
-func Clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
-}
-
-// Plural renders "1 match", "3 matches".
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -10,6 +10,7 @@ import (
 	"copperhead/internal/consistency"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -46,12 +47,12 @@ func checkDrift(ctx context.Context, s *tool.Session, _ checkDriftArgs) (tool.Re
 			b.WriteString(" (no schematic yet: only budgets were checked)")
 		}
 		if closed > 0 {
-			fmt.Fprintf(&b, "; closed %s", tool.Plural(closed, "drift obligation", "drift obligations"))
+			fmt.Fprintf(&b, "; closed %s", textfmt.CountForms(closed, "drift obligation", "drift obligations"))
 		}
 		b.WriteString(".\n")
 	} else {
 		fmt.Fprintf(&b, "drift: NOT clean: %s, %s. Make the docs agree with the design (the schematic is ground truth for as-built facts) and run check_drift again; if a mismatch means the design breaks a requirement or budget, say so instead.\n",
-			tool.Plural(len(drift.Mismatches), "mismatch", "mismatches"), tool.Plural(len(violations), "constraint violation", "constraint violations"))
+			textfmt.CountForms(len(drift.Mismatches), "mismatch", "mismatches"), textfmt.CountForms(len(violations), "constraint violation", "constraint violations"))
 		for _, m := range drift.Mismatches {
 			writeJSONLine(&b, driftLine{Doc: m.Doc, Claim: m.Claim, Actual: m.Actual, Message: m.Message})
 		}
@@ -60,7 +61,7 @@ func checkDrift(ctx context.Context, s *tool.Session, _ checkDriftArgs) (tool.Re
 		}
 		if n := countRequirementViolations(violations); n > 0 {
 			fmt.Fprintf(&b, "%s: the design breaks a requirement. No doc edit resolves it, and finish(done) is refused while it stands: change the design so it holds, or finish with outcome refuse citing it.\n",
-				tool.Plural(n, "requirement violation", "requirement violations"))
+				textfmt.CountForms(n, "requirement violation", "requirement violations"))
 		}
 	}
 	for _, w := range drift.Warnings {

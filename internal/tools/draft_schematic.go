@@ -11,6 +11,7 @@ import (
 
 	"copperhead/internal/design"
 	"copperhead/internal/draft"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -35,7 +36,7 @@ func draftSchematic(ctx context.Context, s *tool.Session, a draftSchematicArgs) 
 		var fe *draft.FindingsError
 		if errors.As(err, &fe) {
 			var b strings.Builder
-			fmt.Fprintf(&b, "draft_schematic: %s in %s; nothing written. Fix the intent (edit_file) and call again:\n", tool.Plural(len(fe.Findings), "problem", "problems"), p.Rel)
+			fmt.Fprintf(&b, "draft_schematic: %s in %s; nothing written. Fix the intent (edit_file) and call again:\n", textfmt.CountForms(len(fe.Findings), "problem", "problems"), p.Rel)
 			for _, f := range fe.Findings {
 				b.WriteString("- " + f.String() + "\n")
 			}

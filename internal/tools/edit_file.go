@@ -11,6 +11,7 @@ import (
 	"copperhead/internal/atomicfile"
 	"copperhead/internal/config"
 	"copperhead/internal/datasheets"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -89,7 +90,7 @@ func editFile(ctx context.Context, s *tool.Session, a editFileArgs) (tool.Result
 	if n == 1 {
 		at = "at line"
 	}
-	msg := fmt.Sprintf("edited %s: replaced %s (%s %s).", p.Rel, tool.Plural(n, "occurrence", "occurrences"), at, lines)
+	msg := fmt.Sprintf("edited %s: replaced %s (%s %s).", p.Rel, textfmt.CountForms(n, "occurrence", "occurrences"), at, lines)
 	if !tool.Guarded(p.Rel) {
 		return tool.Result{Text: msg, Changed: []string{p.Rel}}, nil
 	}

@@ -16,6 +16,7 @@ import (
 	"copperhead/internal/research"
 	"copperhead/internal/research/datasheet"
 	"copperhead/internal/research/egress"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -60,7 +61,7 @@ func fetchDatasheet(ctx context.Context, s *tool.Session, kit *research.Kit, a f
 		return res, nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "fetch_datasheet %s: %s/%s, %s, %d bytes, sha256 %s.\n", entry.URL, dir, e.File, tool.Plural(e.Pages, "page", "pages"), e.Size, e.SHA256)
+	fmt.Fprintf(&b, "fetch_datasheet %s: %s/%s, %s, %d bytes, sha256 %s.\n", entry.URL, dir, e.File, textfmt.CountForms(e.Pages, "page", "pages"), e.Size, e.SHA256)
 	if len(res.Changed) == 0 {
 		b.WriteString("Already cached: the same document, nothing changed.\n")
 	}

@@ -9,6 +9,7 @@ import (
 	"copperhead/internal/research"
 	"copperhead/internal/research/egress"
 	"copperhead/internal/research/page"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -58,9 +59,9 @@ func fetchPage(ctx context.Context, s *tool.Session, kit *research.Kit, a fetchP
 	if added > 0 {
 		body.WriteString("\n\nLinks:\n" + links.String())
 	}
-	head := fmt.Sprintf("fetch_page %s: %d bytes of text, %s added to the URL menu.", entry.URL, len(p.Text), tool.Plural(added, "link", "links"))
+	head := fmt.Sprintf("fetch_page %s: %d bytes of text, %s added to the URL menu.", entry.URL, len(p.Text), textfmt.CountForms(added, "link", "links"))
 	if p.URL != entry.URL {
-		head = fmt.Sprintf("fetch_page %s (redirected to %s): %d bytes of text, %s added to the URL menu.", entry.URL, egress.RedactURL(p.URL), len(p.Text), tool.Plural(added, "link", "links"))
+		head = fmt.Sprintf("fetch_page %s (redirected to %s): %d bytes of text, %s added to the URL menu.", entry.URL, egress.RedactURL(p.URL), len(p.Text), textfmt.CountForms(added, "link", "links"))
 	}
 	return tool.Result{Text: head + "\n" + untrusted("the page "+entry.URL, body.String())}, nil
 }

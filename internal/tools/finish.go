@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"copperhead/internal/consistency"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -109,7 +110,7 @@ func requirementsDetail(r consistency.Requirements) string {
 		d += fmt.Sprintf(", budget %s µA", strconv.FormatFloat(*l.Budget, 'f', -1, 64))
 	}
 	if n := len(r.Constraints); n > 0 {
-		d = tool.Plural(n, "finding", "findings") + "; " + d
+		d = textfmt.CountForms(n, "finding", "findings") + "; " + d
 	}
 	return d
 }

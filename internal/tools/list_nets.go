@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"copperhead/internal/kicad"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -43,9 +44,9 @@ func listNets(ctx context.Context, s *tool.Session, _ listNetsArgs) (tool.Result
 		}
 		fmt.Fprintf(&b, "%s: %s\n", n.Name, strings.Join(pins, " "))
 	}
-	head := fmt.Sprintf("%s in %s", tool.Plural(listed, "net", "nets"), rel)
+	head := fmt.Sprintf("%s in %s", textfmt.CountForms(listed, "net", "nets"), rel)
 	if unconnected > 0 {
-		head += fmt.Sprintf(" (plus %s for unconnected pins, not listed)", tool.Plural(unconnected, "single-pin net", "single-pin nets"))
+		head += fmt.Sprintf(" (plus %s for unconnected pins, not listed)", textfmt.CountForms(unconnected, "single-pin net", "single-pin nets"))
 	}
 	return tool.Result{Text: head + ":\n" + b.String()}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"copperhead/internal/kicad"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -52,7 +53,7 @@ func listPins(ctx context.Context, s *tool.Session, a listPinsArgs) (tool.Result
 	}
 	slices.SortStableFunc(pins, func(a, b pinRow) int { return kicad.CompareRefdes(a.Pin, b.Pin) })
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s:\n", ref, tool.Plural(len(pins), "pin", "pins"))
+	fmt.Fprintf(&b, "%s: %s:\n", ref, textfmt.CountForms(len(pins), "pin", "pins"))
 	for _, p := range pins {
 		writeJSONLine(&b, p)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -36,7 +37,7 @@ func listSymbols(ctx context.Context, s *tool.Session, _ listSymbolsArgs) (tool.
 	}
 	parts := design.Parts(sch)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s in %s (all sheets):\n", tool.Plural(len(parts), "part", "parts"), rel)
+	fmt.Fprintf(&b, "%s in %s (all sheets):\n", textfmt.CountForms(len(parts), "part", "parts"), rel)
 	for _, p := range parts {
 		writeJSONLine(&b, symbolRow{Refdes: p.Refdes, Value: p.Value, Footprint: p.Footprint, Sheet: p.SheetPath, MPN: p.MPN, DNP: p.DNP})
 	}

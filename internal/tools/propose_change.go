@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"copperhead/internal/openspec"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -129,7 +130,7 @@ func renderChange(s *tool.Session, a proposeChangeArgs) (map[string]string, []st
 	}
 	var tasks []string
 	for _, t := range a.Tasks {
-		if t = oneLine(t); t != "" {
+		if t = textfmt.OneLine(t); t != "" {
 			tasks = append(tasks, t)
 		}
 	}
@@ -166,7 +167,7 @@ func renderChange(s *tool.Session, a proposeChangeArgs) (map[string]string, []st
 		}
 		for j, r := range d.Requirements {
 			rw := fmt.Sprintf("%s.requirements[%d]", where, j)
-			name, text := oneLine(r.Name), oneLine(r.Text)
+			name, text := textfmt.OneLine(r.Name), textfmt.OneLine(r.Text)
 			if name == "" {
 				bad("%s: name is empty", rw)
 				continue
@@ -186,7 +187,7 @@ func renderChange(s *tool.Session, a proposeChangeArgs) (map[string]string, []st
 			}
 			fmt.Fprintf(sec, "%s\n", text)
 			for k, sc := range r.Scenarios {
-				sn, when, then := oneLine(sc.Name), oneLine(sc.When), oneLine(sc.Then)
+				sn, when, then := textfmt.OneLine(sc.Name), textfmt.OneLine(sc.When), textfmt.OneLine(sc.Then)
 				if sn == "" || when == "" || then == "" {
 					bad("%s.scenarios[%d]: name, when and then are all required", rw, k)
 					continue
@@ -235,14 +236,13 @@ const statusPrefix = "> Status: "
 func proposedMarker(s *tool.Session) string {
 	m := statusPrefix + "proposed by copperhead"
 	if s.RunID != "" {
-		m += " (run " + oneLine(s.RunID) + ")"
+		m += " (run " + textfmt.OneLine(s.RunID) + ")"
 	}
 	return m + ", not yet validated."
 }
 
 // oneLine folds s onto one line, so model text cannot open a Markdown
 // heading that would restructure the proposal.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // listFiles lists the regular files under dir as repo-relative paths (relDir
 // is dir's own).

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"copperhead/internal/datasheets"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -75,7 +76,7 @@ func numberedLines(rel string, data []byte, start, end int) string {
 		start = 1
 	}
 	if start > total {
-		return fmt.Sprintf("%s has %s; start_line %d is past the end", rel, tool.Plural(total, "line", "lines"), start)
+		return fmt.Sprintf("%s has %s; start_line %d is past the end", rel, textfmt.CountForms(total, "line", "lines"), start)
 	}
 	if end < start || end > total {
 		end = total
@@ -86,7 +87,7 @@ func numberedLines(rel string, data []byte, start, end int) string {
 	for i := start; i <= end; i++ {
 		line := strings.TrimSuffix(lines[i-1], "\n")
 		if len(line) > maxLineBytes {
-			line = tool.Clip(line, maxLineBytes) + fmt.Sprintf(" [line cut: %d bytes]", len(line))
+			line = textfmt.ClipBytes(line, maxLineBytes) + fmt.Sprintf(" [line cut: %d bytes]", len(line))
 		}
 		entry := fmt.Sprintf("%d\t%s\n", i, line)
 		if body.Len()+len(entry) > maxReadBytes && i > start {
@@ -125,9 +126,9 @@ func listFolder(p tool.RepoPath) (tool.Result, error) {
 		}
 		b.WriteString(name + "\n")
 	}
-	header := fmt.Sprintf("%s/ (folder, %s)", strings.TrimSuffix(p.Rel, "/"), tool.Plural(n, "entry", "entries"))
+	header := fmt.Sprintf("%s/ (folder, %s)", strings.TrimSuffix(p.Rel, "/"), textfmt.CountForms(n, "entry", "entries"))
 	if p.Rel == "." {
-		header = fmt.Sprintf("repository root (folder, %s)", tool.Plural(n, "entry", "entries"))
+		header = fmt.Sprintf("repository root (folder, %s)", textfmt.CountForms(n, "entry", "entries"))
 	}
 	if n > maxListEntries {
 		header += fmt.Sprintf("; first %d shown", maxListEntries)

@@ -15,6 +15,7 @@ import (
 	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/kicad"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -44,7 +45,7 @@ func recordConstraint(ctx context.Context, s *tool.Session, a recordConstraintAr
 	if !constraintKeyRE.MatchString(a.Key) {
 		problems = append(problems, fmt.Sprintf("key %q must be a dotted name of letters, digits, _ . : - (e.g. power.sleep_current_uA)", a.Key))
 	}
-	source, docText := oneLine(a.Source), oneLine(a.DocText)
+	source, docText := textfmt.OneLine(a.Source), textfmt.OneLine(a.DocText)
 	if source == "" {
 		problems = append(problems, "source is empty: say where the constraint comes from")
 	}
@@ -77,13 +78,13 @@ func recordConstraint(ctx context.Context, s *tool.Session, a recordConstraintAr
 
 	var affects []string
 	for _, it := range a.Affects {
-		if it = oneLine(it); it != "" && !slices.Contains(affects, it) {
+		if it = textfmt.OneLine(it); it != "" && !slices.Contains(affects, it) {
 			affects = append(affects, it)
 		}
 	}
 	var forbidden []string
 	for _, f := range a.Forbidden {
-		if f = oneLine(f); f != "" && !slices.Contains(forbidden, f) {
+		if f = textfmt.OneLine(f); f != "" && !slices.Contains(forbidden, f) {
 			forbidden = append(forbidden, f)
 		}
 	}

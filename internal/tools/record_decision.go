@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -18,12 +19,12 @@ type recordDecisionArgs struct {
 var recordDecisionTool = newTool("record_decision", recordDecision)
 
 func recordDecision(ctx context.Context, s *tool.Session, a recordDecisionArgs) (tool.Result, error) {
-	d := tool.Decision{Decision: oneLine(a.Decision), Rationale: oneLine(a.Rationale)}
+	d := tool.Decision{Decision: textfmt.OneLine(a.Decision), Rationale: textfmt.OneLine(a.Rationale)}
 	if d.Decision == "" || d.Rationale == "" {
 		return tool.Errorf("record_decision: decision and rationale are both required, one line each"), nil
 	}
 	for _, it := range a.Affects {
-		if it = oneLine(it); it != "" {
+		if it = textfmt.OneLine(it); it != "" {
 			d.Affects = append(d.Affects, it)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"copperhead/internal/research"
 	"copperhead/internal/research/egress"
 	"copperhead/internal/research/menu"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 	"copperhead/internal/transcript"
 )
@@ -94,14 +95,14 @@ var fenceDefang = strings.NewReplacer("<<<", "< < <", ">>>", "> > >")
 // untrusted fences body as third-party text from source. The same body
 // always yields the same bytes.
 func untrusted(source, body string) string {
-	return fmt.Sprintf(fenceOpen, fenceDefang.Replace(oneLine(source))) + "\n" +
+	return fmt.Sprintf(fenceOpen, fenceDefang.Replace(textfmt.OneLine(source))) + "\n" +
 		strings.TrimRight(fenceDefang.Replace(body), "\n") + "\n" + fenceClose
 }
 
 // menuRefusal is the answer to a URL that is not on the run's menu.
 func menuRefusal(name, raw string) tool.Result {
 	if _, err := menu.Canonicalize(raw); err != nil {
-		return tool.Errorf("%s: %q is not a fetchable URL (%v); pick a URL exactly as web_search or search_parts returned it", name, tool.Clip(raw, 200), err)
+		return tool.Errorf("%s: %q is not a fetchable URL (%v); pick a URL exactly as web_search or search_parts returned it", name, textfmt.ClipBytes(raw, 200), err)
 	}
-	return tool.Errorf("%s: %s is not on this run's URL menu. Only URLs that web_search, search_parts or a fetched page's links returned (or the request itself named) can be fetched; a URL cannot be composed or edited. Pick one exactly as it was returned.", name, tool.Clip(raw, 200))
+	return tool.Errorf("%s: %s is not on this run's URL menu. Only URLs that web_search, search_parts or a fetched page's links returned (or the request itself named) can be fetched; a URL cannot be composed or edited. Pick one exactly as it was returned.", name, textfmt.ClipBytes(raw, 200))
 }

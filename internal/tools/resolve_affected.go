@@ -8,6 +8,7 @@ import (
 
 	"copperhead/internal/config"
 	"copperhead/internal/design"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -44,7 +45,7 @@ func resolveAffected(ctx context.Context, s *tool.Session, a resolveAffectedArgs
 			fail("status must be changed or no-change, got %q", r.Status)
 			continue
 		}
-		reason := oneLine(r.Reason)
+		reason := textfmt.OneLine(r.Reason)
 		if reason == "" {
 			fail("reason is empty: say what you changed, or why no change is needed")
 			continue

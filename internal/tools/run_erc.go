@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"copperhead/internal/kicadcli"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -61,12 +62,12 @@ func runCheck(ctx context.Context, s *tool.Session, board bool) tool.Result {
 
 	var b strings.Builder
 	c := rep.Counts()
-	counts := fmt.Sprintf("%s, %s", tool.Plural(c.Errors, "error", "errors"), tool.Plural(c.Warnings, "warning", "warnings"))
+	counts := fmt.Sprintf("%s, %s", textfmt.CountForms(c.Errors, "error", "errors"), textfmt.CountForms(c.Warnings, "warning", "warnings"))
 	if v.Clean {
 		closed := s.EnsureLedger().Resolve(kind, "", fmt.Sprintf("%s clean after KiCad edit #%d", name, s.KiCadEditSeq))
 		fmt.Fprintf(&b, "%s on %s: clean (%s)", name, rel, counts)
 		if closed > 0 {
-			fmt.Fprintf(&b, "; closed %s", tool.Plural(closed, string(kind)+" obligation", string(kind)+" obligations"))
+			fmt.Fprintf(&b, "; closed %s", textfmt.CountForms(closed, string(kind)+" obligation", string(kind)+" obligations"))
 		}
 		b.WriteString(".\n")
 	} else {
@@ -76,10 +77,10 @@ func runCheck(ctx context.Context, s *tool.Session, board bool) tool.Result {
 	writeViolations(&b, rep)
 	if n := len(rep.Environment); n > 0 {
 		fmt.Fprintf(&b, "environment: %s from KiCad libraries missing on this machine (%s): not counted, never blocking.\n",
-			tool.Plural(n, "violation", "violations"), typeTally(rep.Environment))
+			textfmt.CountForms(n, "violation", "violations"), typeTally(rep.Environment))
 	}
 	if n := len(rep.Excluded); n > 0 {
-		fmt.Fprintf(&b, "excluded: %s the project excludes in its .kicad_pro: not counted.\n", tool.Plural(n, "violation", "violations"))
+		fmt.Fprintf(&b, "excluded: %s the project excludes in its .kicad_pro: not counted.\n", textfmt.CountForms(n, "violation", "violations"))
 	}
 	for i, note := range rep.Notes {
 		if i == 5 {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"copperhead/internal/datasheets"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -119,7 +120,7 @@ func search(ctx context.Context, s *tool.Session, a searchArgs) (tool.Result, er
 			if strings.HasPrefix(rel, datasheets.DirName+"/") {
 				dst = &cached
 			}
-			fmt.Fprintf(dst, "%s:%d: %s\n", rel, line, tool.Clip(strings.TrimSpace(string(text)), maxSearchLine))
+			fmt.Fprintf(dst, "%s:%d: %s\n", rel, line, textfmt.ClipBytes(strings.TrimSpace(string(text)), maxSearchLine))
 		}
 		return nil
 	})
@@ -134,13 +135,13 @@ func search(ctx context.Context, s *tool.Session, a searchArgs) (tool.Result, er
 			head += fmt.Sprintf(" in files matching %q", a.Glob)
 		}
 	default:
-		head = fmt.Sprintf("%s in %s", tool.Plural(matches+more, "match", "matches"), tool.Plural(files, "file", "files"))
+		head = fmt.Sprintf("%s in %s", textfmt.CountForms(matches+more, "match", "matches"), textfmt.CountForms(files, "file", "files"))
 		if more > 0 {
 			head += fmt.Sprintf(" (%d shown, at most %d per file; narrow the pattern or add a glob to see the rest)", matches, maxFileMatches)
 		}
 	}
 	if skippedLarge > 0 {
-		head += fmt.Sprintf("; %s over %d MB not searched", tool.Plural(skippedLarge, "file", "files"), maxSearchFile>>20)
+		head += fmt.Sprintf("; %s over %d MB not searched", textfmt.CountForms(skippedLarge, "file", "files"), maxSearchFile>>20)
 	}
 	if cached.Len() > 0 {
 		out.WriteString(untrusted("the datasheet cache", cached.String()) + "\n")

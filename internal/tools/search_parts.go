@@ -14,6 +14,7 @@ import (
 	"copperhead/internal/research"
 	"copperhead/internal/research/parts"
 	"copperhead/internal/sourcing"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -53,7 +54,7 @@ type searchPartsArgs struct {
 var searchPartsTool = researchTool("search_parts", searchParts)
 
 func searchParts(ctx context.Context, s *tool.Session, kit *research.Kit, a searchPartsArgs) (tool.Result, error) {
-	mpn, query, refdes := strings.TrimSpace(a.MPN), oneLine(a.Query), strings.TrimSpace(a.Refdes)
+	mpn, query, refdes := strings.TrimSpace(a.MPN), textfmt.OneLine(a.Query), strings.TrimSpace(a.Refdes)
 	switch {
 	case (mpn == "") == (query == ""):
 		return tool.Errorf("search_parts: give exactly one of mpn (an exact part number) or query (free text)"), nil
@@ -90,7 +91,7 @@ func searchParts(ctx context.Context, s *tool.Session, kit *research.Kit, a sear
 		if mpn != "" {
 			what = fmt.Sprintf("mpn %q", mpn)
 		}
-		head := fmt.Sprintf("search_parts %s via %s: %s", what, p.Name(), tool.Plural(len(found), "part", "parts"))
+		head := fmt.Sprintf("search_parts %s via %s: %s", what, p.Name(), textfmt.CountForms(len(found), "part", "parts"))
 		if len(failures) > 0 {
 			head += " (" + strings.Join(failures, "; ") + ")"
 		}
@@ -140,7 +141,7 @@ func renderParts(kit *research.Kit, found []parts.Part, provider string) string 
 		}
 		fmt.Fprintf(&b, "   datasheet: %s\n", ds)
 		snap := parts.NewSnapshot(p, provider, time.Time{})
-		fmt.Fprintf(&b, "   stock: %d in total at %s holding stock\n", snap.Stock, tool.Plural(snap.Distributors, "distributor", "distributors"))
+		fmt.Fprintf(&b, "   stock: %d in total at %s holding stock\n", snap.Stock, textfmt.CountForms(snap.Distributors, "distributor", "distributors"))
 		for j, o := range p.Offers {
 			if j == maxOffersShown {
 				fmt.Fprintf(&b, "   (%d more offers)\n", len(p.Offers)-j)
@@ -195,7 +196,7 @@ func recordSourcing(s *tool.Session, refdes, mpn string, found []parts.Part, pro
 	if err != nil {
 		return "Sourcing not recorded: " + s.Scrub(err.Error()), changed, true
 	}
-	note = fmt.Sprintf("Recorded %s: %s", design.SourcingKey(refdes), oneLine(sourcing.Summary(snap)))
+	note = fmt.Sprintf("Recorded %s: %s", design.SourcingKey(refdes), textfmt.OneLine(sourcing.Summary(snap)))
 	if len(changed) == 0 {
 		return note + " (unchanged: the same snapshot was already recorded).", nil, false
 	}

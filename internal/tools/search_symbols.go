@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"copperhead/internal/draft"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -26,7 +27,7 @@ func searchSymbols(ctx context.Context, s *tool.Session, a searchSymbolsArgs) (t
 		return tool.Errorf("search_symbols: %v", err), nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s for %q:\n", tool.Plural(len(hits), "symbol", "symbols"), a.Query)
+	fmt.Fprintf(&b, "%s for %q:\n", textfmt.CountForms(len(hits), "symbol", "symbols"), a.Query)
 	for _, h := range hits {
 		writeJSONLine(&b, h)
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"copperhead/internal/tool"
+	"copperhead/internal/textfmt"
 )
 
 func TestSearch(t *testing.T) {
@@ -31,12 +31,12 @@ func TestSearch(t *testing.T) {
 		}
 		for _, w := range tc.want {
 			if !strings.Contains(res.Text, w) {
-				t.Errorf("search %v: missing %q in:\n%s", tc.args, w, tool.Clip(res.Text, 2000))
+				t.Errorf("search %v: missing %q in:\n%s", tc.args, w, textfmt.ClipBytes(res.Text, 2000))
 			}
 		}
 		for _, w := range tc.notWant {
 			if strings.Contains(res.Text, w) {
-				t.Errorf("search %v: unexpected %q in:\n%s", tc.args, w, tool.Clip(res.Text, 2000))
+				t.Errorf("search %v: unexpected %q in:\n%s", tc.args, w, textfmt.ClipBytes(res.Text, 2000))
 			}
 		}
 	}

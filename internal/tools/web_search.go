@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"copperhead/internal/research"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -32,7 +33,7 @@ type webSearchArgs struct {
 var webSearchTool = researchTool("web_search", webSearch)
 
 func webSearch(ctx context.Context, s *tool.Session, kit *research.Kit, a webSearchArgs) (tool.Result, error) {
-	query := oneLine(a.Query)
+	query := textfmt.OneLine(a.Query)
 	switch {
 	case query == "":
 		return tool.Errorf("web_search: query is empty"), nil
@@ -70,7 +71,7 @@ func webSearch(ctx context.Context, s *tool.Session, kit *research.Kit, a webSea
 				fmt.Fprintf(&b, "   %s\n", r.Snippet)
 			}
 		}
-		head := fmt.Sprintf("web_search %q via %s: %s", query, p.Name(), tool.Plural(len(results), "result", "results"))
+		head := fmt.Sprintf("web_search %q via %s: %s", query, p.Name(), textfmt.CountForms(len(results), "result", "results"))
 		if len(results) == 0 {
 			return tool.Result{Text: head + "."}, nil
 		}

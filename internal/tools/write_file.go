@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 
+	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
 
@@ -45,5 +46,5 @@ func writeFile(ctx context.Context, s *tool.Session, a writeFileArgs) (tool.Resu
 	if a.Content != "" && !strings.HasSuffix(a.Content, "\n") {
 		lines++
 	}
-	return tool.Result{Text: fmt.Sprintf("created %s (%s, %d bytes).", p.Rel, tool.Plural(lines, "line", "lines"), len(a.Content)), Changed: []string{p.Rel}}, nil
+	return tool.Result{Text: fmt.Sprintf("created %s (%s, %d bytes).", p.Rel, textfmt.CountForms(lines, "line", "lines"), len(a.Content)), Changed: []string{p.Rel}}, nil
 }

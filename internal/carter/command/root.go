@@ -23,6 +23,7 @@ import (
 	"copperhead/internal/carter/task"
 	"copperhead/internal/redact"
 	"copperhead/internal/research/egress"
+	"copperhead/internal/textfmt"
 )
 
 // Exit codes (documented in README.md).
@@ -112,7 +113,7 @@ func Main(ctx context.Context, args []string, streams IO, deps Deps) int {
 	if errors.As(err, &ex) {
 		return ex.code
 	}
-	msg := a.redactor.String(oneLine(err.Error()))
+	msg := a.redactor.String(textfmt.OneLine(err.Error()))
 	code := ExitFailed
 	var ue usageError
 	if errors.As(err, &ue) || errors.Is(err, task.ErrInvalid) || strings.HasPrefix(err.Error(), "unknown command") ||
@@ -133,5 +134,3 @@ func (a *app) printJSON(v any) error {
 	fmt.Fprintln(a.io.Out, string(b))
 	return nil
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

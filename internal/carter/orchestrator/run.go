@@ -26,6 +26,7 @@ import (
 	"copperhead/internal/carter/terms"
 	"copperhead/internal/carter/verify"
 	"copperhead/internal/redact"
+	"copperhead/internal/textfmt"
 	"copperhead/internal/ulids"
 )
 
@@ -442,7 +443,7 @@ func (r *runner) read(ctx context.Context, c retrieve.Candidate) (bool, error) {
 		return false, nil
 	}
 	text, redacted := r.pol.Redact(doc.Text)
-	title, _ := r.pol.Redact(oneLine(doc.Title))
+	title, _ := r.pol.Redact(textfmt.OneLine(doc.Title))
 	src := artifact.Source{
 		ID: ids.Derive(r.start, r.runID, "source", doc.URL), Title: title, URL: doc.URL,
 		PublishedDate: published, RetrievedAt: r.now().UTC().Format(eventlog.TimeFormat),
@@ -600,8 +601,6 @@ func (r *runner) subStems() [][]string {
 	}
 	return out
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // provisional drafts extractively from the evidence so far and evaluates
 // it, for the soft stop.

@@ -14,12 +14,12 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"copperhead/internal/carter/artifact"
 	"copperhead/internal/carter/evaluate"
 	"copperhead/internal/carter/task"
 	"copperhead/internal/carter/verify"
+	"copperhead/internal/textfmt"
 )
 
 // Output file names inside a run folder.
@@ -150,7 +150,7 @@ func renderBrief(in Input, placed []placedClaim, refNum map[string]int, evSource
 	}
 	fmt.Fprintf(&b, "Run `%s` · stop reason `%s` · coverage %.2f · grounding %.2f · %d sources read, %d cited (%d %s) · %d tool calls · %s\n\n",
 		rec.RunID, rec.Facts.StopReason, ev.Coverage, ev.Grounding, len(rec.Sources), len(in.Verified.References),
-		ev.DistinctDomains, plural(ev.DistinctDomains, "domain", "domains"), rec.Facts.ToolCalls, seconds(rec.Facts.ElapsedMS))
+		ev.DistinctDomains, textfmt.Noun(ev.DistinctDomains, "domain", "domains"), rec.Facts.ToolCalls, seconds(rec.Facts.ElapsedMS))
 	for _, n := range in.Notes {
 		fmt.Fprintf(&b, "> Note: %s\n\n", esc(n))
 	}
@@ -211,12 +211,12 @@ func renderBrief(in Input, placed []placedClaim, refNum map[string]int, evSource
 	}
 	if in.Verified.Removed > 0 {
 		fmt.Fprintf(&b, "- %d drafted %s removed because %s citations did not check out (see claims.json).\n",
-			in.Verified.Removed, plural(in.Verified.Removed, "claim was", "claims were"), plural(in.Verified.Removed, "its", "their"))
+			in.Verified.Removed, textfmt.Noun(in.Verified.Removed, "claim was", "claims were"), textfmt.Noun(in.Verified.Removed, "its", "their"))
 		gaps++
 	}
 	if rec.Facts.Flagged > 0 {
 		fmt.Fprintf(&b, "- %d %s text addressed to AI agents; it was ignored, never quoted or followed.\n",
-			rec.Facts.Flagged, plural(rec.Facts.Flagged, "source contained", "sources contained"))
+			rec.Facts.Flagged, textfmt.Noun(rec.Facts.Flagged, "source contained", "sources contained"))
 		gaps++
 	}
 	if gaps == 0 {
@@ -254,7 +254,7 @@ func renderBrief(in Input, placed []placedClaim, refNum map[string]int, evSource
 		}
 		for _, id := range c.EvidenceIDs {
 			e := evByID[id]
-			fmt.Fprintf(&b, "| %s | “%s” `%s` [%d:%d] | %s |\n", cell(clip(c.Text, 90)), cell(clip(e.Quote, 140)),
+			fmt.Fprintf(&b, "| %s | “%s” `%s` [%d:%d] | %s |\n", cell(textfmt.Clip(textfmt.OneLine(c.Text), 90)), cell(textfmt.Clip(textfmt.OneLine(e.Quote), 140)),
 				id, e.Start, e.End, cites(artifact.Claim{EvidenceIDs: []string{id}}, refNum, evSource))
 			rows++
 		}
@@ -313,13 +313,6 @@ func sentence(s string) string {
 	return s + "."
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 func seconds(ms int64) string { return fmt.Sprintf("%.1f s", float64(ms)/1000) }
 
 // esc makes untrusted text inert in Markdown: no links, no HTML, no
@@ -333,14 +326,6 @@ var mdEscaper = strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`, "<", "&lt;"
 	"*", `\*`, "_", `\_`, "`", "\\`", "#", `\#`)
 
 func cell(s string) string { return strings.ReplaceAll(esc(s), "|", `\|`) }
-
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
-}
 
 // ClaimsDoc is claims.json.
 type ClaimsDoc struct {

@@ -10,6 +10,7 @@ import (
 
 	"copperhead/internal/research/egress"
 	"copperhead/internal/research/search"
+	"copperhead/internal/textfmt"
 )
 
 // EnvSearXNG names a SearXNG instance (its base URL, e.g.
@@ -69,15 +70,7 @@ func (s SearXNG) Search(ctx context.Context, query string, n int) ([]search.Resu
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 			continue
 		}
-		out = append(out, search.Result{Title: oneLine(r.Title, 200), URL: u.String(), Snippet: oneLine(r.Content, 300)})
+		out = append(out, search.Result{Title: textfmt.Clip(textfmt.OneLine(r.Title), 200), URL: u.String(), Snippet: textfmt.Clip(textfmt.OneLine(r.Content), 300)})
 	}
 	return out, nil
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
