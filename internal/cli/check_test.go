@@ -33,4 +33,3 @@ func TestPrintSourcing(t *testing.T) {
 		})
 	}
 }
-
