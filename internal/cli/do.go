@@ -155,7 +155,7 @@ func (a *app) agentRun(ctx context.Context, ws *workspace, kc *kicadcli.Tool, ro
 	command := cmp.Or(o.command, "do")
 	ro.MaxTurns = o.maxTurns
 	ro.Meta = runmeta.Input{Command: command, Request: request, Interactive: o.interactive, Config: ws.cfg,
-		Schematic: ws.proj.Rel(ws.proj.Schematic), Board: ws.proj.Rel(ws.proj.Board)}
+		Schematic: ws.proj.Rel(ws.proj.Schematic), Board: ws.proj.Rel(ws.proj.Board), KicadCLIVersion: kc.Version()}
 	rn, err := startRun(ctx, ro)
 	if err != nil {
 		return nil, err

@@ -26,6 +26,9 @@ func RunStage(ctx context.Context, in Input, st Stage, request string, maxTurns 
 	o.MaxTurns = maxTurns
 	o.Meta = runmeta.Input{Command: "create " + st.Name, Request: request, Config: cfg,
 		Schematic: pr.Rel(pr.Schematic), Board: pr.Rel(pr.Board)}
+	if in.KiCad != nil {
+		o.Meta.KicadCLIVersion = in.KiCad.Version()
+	}
 	rn, err := runs.Start(ctx, o)
 	if err != nil {
 		return StageRun{}, err

@@ -43,6 +43,9 @@ type Input struct {
 	MaxTurns, MaxRepairCycles int
 	// HookMarker identifies copperhead's pre-commit hook; "" skips the probe.
 	HookMarker string
+	// KicadCLIVersion is kicad-cli's version when the caller has already
+	// asked it (the command found kicad-cli): the probe is not run again.
+	KicadCLIVersion string
 }
 
 // Probes are the slow or fallible lookups, replaceable in tests to prove that
@@ -96,7 +99,9 @@ func Collect(ctx context.Context, in Input, pr Probes) transcript.RunStart {
 	if p, err := pr.Executable(); err == nil {
 		rs.InstallPath = &p
 	}
-	if v, err := pr.KicadCLIVersion(ctx); err == nil {
+	if v := in.KicadCLIVersion; v != "" {
+		rs.KicadCLIVersion = &v
+	} else if v, err := pr.KicadCLIVersion(ctx); err == nil {
 		rs.KicadCLIVersion = &v
 	}
 	if v, err := pr.NodeVersion(ctx); err == nil {
