@@ -9,7 +9,7 @@
 // the edit guard (Session.Loads); and the design-file helpers the tools share
 // (Session.DesignFile, Session.Netlist).
 //
-// It imports llm, design, project, kicad, kicadcli, sexpr, redact and
-// atomicfile. It must never import tools (the tools import it), agent, cli or
+// It imports llm, config, design, project, kicad, kicadcli, sexpr, redact,
+// textfmt and atomicfile. It must never import tools (the tools import it), agent, cli or
 // net/http.
 package tool
