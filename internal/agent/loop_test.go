@@ -1029,6 +1029,22 @@ func TestRenameEndToEnd(t *testing.T) {
 	if out.ChangeID != "rename-key-dah" || out.Verification.Status != transcript.VerifyPassed {
 		t.Errorf("change %q verification %+v", out.ChangeID, out.Verification)
 	}
+	// The watchers heard the ERC as a verification result, and the edits
+	// as changed files.
+	var verified, written []string
+	for _, e := range h.events {
+		switch e.Kind {
+		case runs.EventVerify:
+			if !e.IsError {
+				verified = append(verified, e.Tool)
+			}
+		case runs.EventFiles:
+			written = append(written, e.Files...)
+		}
+	}
+	if !slices.Equal(verified, []string{"run_erc"}) || !slices.Contains(written, "hardware/open-telegraph.kicad_sch") {
+		t.Errorf("verify events %v, file events %v", verified, written)
+	}
 	// Tool list: no edit tools until validation, then they are offered.
 	reqs := h.model.requests()
 	if slices.Contains(toolNames(reqs[0].tools), "edit_file") || !slices.Contains(toolNames(reqs[1].tools), "edit_file") {
