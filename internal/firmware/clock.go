@@ -249,6 +249,34 @@ func isXtalPin(name string) bool {
 	return false
 }
 
+// oscPortPins names, per part family, the port pins whose alternate
+// function is a crystal oscillator's, for symbols that name the pin by its
+// port only (KiCad 9's STM32F103C8Tx calls pin 5 "PD0", its RCC_OSC_IN an
+// alternate; SAM D21's XIN is "PA14"). A pin counts only when a crystal is
+// on its net (DetectClock). STM32: OSC_IN/OUT on PD0/PD1 (F1 LQFP48,
+// RM0008 §9.3.3), PF0/PF1 (F0, F3, G0) or PH0/PH1 (F2, F4, F7, L4); the
+// 32 kHz LSE on PC14/PC15. SAM D/E: XOSC on PA14/PA15, XOSC32K on
+// PA00/PA01 (SAM D21 datasheet §7.1 multiplexing table).
+var oscPortPins = map[string]map[string]string{
+	"stm32": {"PD0": "OSC_IN", "PD1": "OSC_OUT", "PF0": "OSC_IN", "PF1": "OSC_OUT", "PH0": "OSC_IN", "PH1": "OSC_OUT",
+		"PC14": "OSC32_IN", "PC15": "OSC32_OUT"},
+	"sam": {"PA14": "XIN", "PA15": "XOUT", "PA00": "XIN32", "PA01": "XOUT32"},
+}
+
+// oscAlias is the oscillator function of a port-named pin of m (see
+// oscPortPins), "" when it has none or its name already says so.
+func oscAlias(m MCU, name string) string {
+	if isXtalPin(name) {
+		return ""
+	}
+	for prefix, pins := range oscPortPins {
+		if strings.HasPrefix(m.Target, prefix) {
+			return pins[strings.ToUpper(strings.TrimSpace(name))]
+		}
+	}
+	return ""
+}
+
 // DetectClock finds the crystal that clocks m on the board: a crystal part
 // (Y*/X* reference or Crystal/Resonator symbol, its value naming a
 // frequency) with a pin on the same net as one of m's oscillator pins
@@ -270,10 +298,17 @@ func DetectClock(m MCU, nl *kicad.Netlist, why string) Clock {
 	pinNum := map[string]string{} // pin name -> number
 	for _, n := range nl.Nets {
 		for _, node := range n.Nodes {
-			if node.Refdes == m.Refdes && isXtalPin(node.PinFunction) {
-				xtalNets[n.Name] = append(xtalNets[n.Name], node.PinFunction)
-				pinNum[node.PinFunction] = node.Pin
+			if node.Refdes != m.Refdes {
+				continue
 			}
+			name := node.PinFunction
+			if alias := oscAlias(m, name); alias != "" {
+				name += " (" + alias + ")" // PD0 (OSC_IN)
+			} else if !isXtalPin(name) {
+				continue
+			}
+			xtalNets[n.Name] = append(xtalNets[n.Name], name)
+			pinNum[name] = node.Pin
 		}
 	}
 	if len(xtalNets) == 0 {

@@ -728,6 +728,11 @@ func TestDetectClock(t *testing.T) {
 		{"no frequency in the value", atmega, avrCrystalNetlist("Y1", "Crystal", true), 1_000_000, true, "crystal Y1 on the oscillator pins names no frequency"},
 		{"no netlist", atmega, nil, 1_000_000, true, "ASSUMED: the factory clock, the internal 8 MHz RC divided by 8 (kicad-cli not found)"},
 		{"STM32 HSE, not the 32 kHz LSE", stm, stmNL, 8_000_000, false, "X1 (8MHz) on U1 PD0-OSC_IN, PD1-OSC_OUT"},
+		// KiCad 9's STM32F103C8Tx names pins 5/6 "PD0"/"PD1" (RCC_OSC_IN
+		// is an alternate): the crystal on them is found all the same.
+		{"STM32 HSE on port-named PD0/PD1", stm, portNamed(stmNL, map[string]string{"PD0-OSC_IN": "PD0", "PD1-OSC_OUT": "PD1", "PC14-OSC32_IN": "PC14"}), 8_000_000, false, "X1 (8MHz) on U1 PD0 (OSC_IN), PD1 (OSC_OUT)"},
+		{"SAMD21 XOSC on PA14/PA15", MCU{Refdes: "U1", Family: FamilyCortexM, Target: "samd21"}, portNamed(stmNL, map[string]string{"PD0-OSC_IN": "PA14", "PD1-OSC_OUT": "PA15", "PC14-OSC32_IN": "PA00"}), 8_000_000, false, "X1 (8MHz) on U1 PA14 (XIN), PA15 (XOUT)"},
+		{"port names mean nothing on AVR", atmega, portNamed(stmNL, map[string]string{"PD0-OSC_IN": "PD0", "PD1-OSC_OUT": "PD1"}), 1_000_000, true, "has no crystal-oscillator pin on a net"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -763,6 +768,22 @@ func rp2040CrystalNetlist() *kicad.Netlist {
 	}
 }
 
+// portNamed is a copy of nl with its pin functions renamed.
+func portNamed(nl *kicad.Netlist, rename map[string]string) *kicad.Netlist {
+	out := &kicad.Netlist{Components: nl.Components}
+	for _, n := range nl.Nets {
+		c := kicad.Net{Name: n.Name}
+		for _, node := range n.Nodes {
+			if r, ok := rename[node.PinFunction]; ok {
+				node.PinFunction = r
+			}
+			c.Nodes = append(c.Nodes, node)
+		}
+		out.Nets = append(out.Nets, c)
+	}
+	return out
+}
+
 func withClock(m MCU, nl *kicad.Netlist) MCU {
 	m.Clock = DetectClock(m, nl, "")
 	return m
@@ -775,4 +796,61 @@ func mustClassify(t *testing.T, ref, part string) MCU {
 	}
 	m.Refdes, m.Value = ref, part
 	return m
+}
+
+// TestPlanCore: board_init's clock plan follows the crystal the part can
+// use, and keeps the reset clock, ASSUMED, otherwise.
+func TestPlanCore(t *testing.T) {
+	xtal := func(m MCU, hz int64) MCU {
+		m.Clock = Clock{Hz: hz, Source: "Y1 on " + m.Refdes}
+		return m
+	}
+	reset := func(m MCU) MCU { m.Clock = DetectClock(m, nil, "no netlist"); return m }
+	stm := mustClassify(t, "U1", "STM32F103C8Tx")
+	rp := MCU{Refdes: "U2", Value: "RP2040", Family: FamilyCortexM, Target: "rp2040"}
+	nrf := mustClassify(t, "U3", "nRF52840")
+	samd := mustClassify(t, "U4", "ATSAMD21G18A")
+	samd51 := mustClassify(t, "U5", "ATSAMD51J19A")
+	g0 := mustClassify(t, "U6", "STM32G031K8Tx")
+	tests := []struct {
+		name             string
+		mcu              MCU
+		hz               int64
+		crystal, assumed bool
+		mul, latency     int
+		apb1Div2         bool
+		delay            int
+		setup            string
+	}{
+		{"STM32F1 8 MHz: x9 = 72 MHz", xtal(stm, 8_000_000), 72_000_000, true, false, 9, 2, true, 0, "HSE from the 8 MHz crystal, PLL x9 = 72 MHz SYSCLK, flash latency 2, APB1 = SYSCLK/2"},
+		{"STM32F1 12 MHz: x6 = 72 MHz", xtal(stm, 12_000_000), 72_000_000, true, false, 6, 2, true, 0, "PLL x6 = 72 MHz"},
+		{"STM32F1 16 MHz: x4 = 64 MHz", xtal(stm, 16_000_000), 64_000_000, true, false, 4, 2, true, 0, "PLL x4 = 64 MHz"},
+		{"STM32F1 4 MHz: x16 = 64 MHz", xtal(stm, 4_000_000), 64_000_000, true, false, 16, 2, true, 0, "PLL x16 = 64 MHz"},
+		{"STM32F1 25 MHz: outside HSE", xtal(stm, 25_000_000), 8_000_000, false, true, 0, 0, false, 0, "ASSUMED: the 8 MHz HSI it starts on (the 25 MHz crystal is outside HSE's 4-16 MHz)"},
+		{"STM32F1 no crystal: HSI", reset(stm), 8_000_000, false, true, 0, 0, false, 0, "ASSUMED: the 8 MHz HSI it starts on (no netlist)"},
+		{"RP2040 12 MHz: XOSC", xtal(rp, 12_000_000), 12_000_000, true, false, 0, 0, false, 47, "XOSC from the 12 MHz crystal (startup delay 47 x 256 cycles"},
+		{"RP2040 16 MHz: outside XOSC", xtal(rp, 16_000_000), 6_000_000, false, true, 0, 0, false, 0, "outside XOSC's 1-15 MHz"},
+		{"RP2040 no crystal: ROSC", reset(rp), 6_000_000, false, true, 0, 0, false, 0, "ASSUMED: the ring oscillator"},
+		{"nRF52 32 MHz: HFXO", xtal(nrf, 32_000_000), 64_000_000, true, false, 0, 0, false, 0, "HFXO started from the 32 MHz crystal"},
+		{"nRF52 no crystal: HFINT", reset(nrf), 64_000_000, false, false, 0, 0, false, 0, "the 64 MHz HFINT"},
+		{"SAMD21 crystal not used yet", xtal(samd, 16_000_000), 1_000_000, false, true, 0, 0, false, 0, "not switched to yet (TODO: XOSC into GCLK0)"},
+		{"SAMD51 reset clock", reset(samd51), 48_000_000, false, true, 0, 0, false, 0, "DFLL48M"},
+		{"STM32G0: stubs, no CPU_HZ", xtal(g0, 8_000_000), 0, false, true, 0, 0, false, 0, "board_init is a stub"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := PlanCore(tc.mcu)
+			if c.Hz != tc.hz || c.Crystal != tc.crystal || c.Assumed != tc.assumed || c.PLLMul != tc.mul || c.Latency != tc.latency ||
+				c.APB1Div2 != tc.apb1Div2 || c.XoscDelay != tc.delay || !strings.Contains(c.Setup, tc.setup) {
+				t.Errorf("PlanCore = %+v; want %d Hz, crystal %v, assumed %v, x%d, latency %d, APB1/2 %v, delay %d, setup containing %q",
+					c, tc.hz, tc.crystal, tc.assumed, tc.mul, tc.latency, tc.apb1Div2, tc.delay, tc.setup)
+			}
+		})
+	}
+	if got := PlanCore(samd51).PortBase; got != 0x41008000 {
+		t.Errorf("SAMD51 PORT at %#x, want 0x41008000", got)
+	}
+	if got := PlanCore(samd).PortBase; got != 0x41004400 {
+		t.Errorf("SAMD21 PORT at %#x, want 0x41004400", got)
+	}
 }
