@@ -50,7 +50,7 @@ var resetClocks = map[string]struct {
 	what string
 }{
 	"stm32f1": {8_000_000, "the 8 MHz HSI it starts on"},
-	"rp2040":  {6_000_000, "the ring oscillator it starts on (nominally 6 MHz, 1.8-12 MHz across parts)"},
+	"rp2040":  {6_000_000, "the ring oscillator it starts on, nominally 6 MHz, 1.8-12 MHz across parts"},
 	"nrf52":   {64_000_000, "the 64 MHz HFINT it starts on"},
 	"samd":    {1_000_000, "OSC8M divided by 8 (1 MHz), what it starts on"},
 }
