@@ -11,7 +11,9 @@ import (
 	"copperhead/internal/kicad"
 )
 
-// Clock is the core clock the scaffold assumes.
+// Clock is the clock source the scaffold assumes: the crystal on the MCU's
+// oscillator pins, or the part's reset clock. For AVR it is the core clock
+// (F_CPU); a Cortex-M core's clock after board_init is PlanCore's Core.
 type Clock struct {
 	Hz int64 `json:"hz"`
 	// Source says where Hz comes from: the crystal and the MCU pins it is

@@ -106,8 +106,11 @@ func Generate(ctx context.Context, m MCU, pinoutDoc []byte, o Options) (*Result,
 	res := &Result{MCU: m, Dir: rel(dir), Pins: nonNil(defs), HappyPath: HappyPath(defs), Written: []string{}, Kept: []string{}}
 	core := PlanCore(m)
 	if m.Family == FamilyCortexM {
-		res.Core = &core
+		c := core
+		res.Core = &c
 	}
+	// Setup goes into C comments: a part value cannot end one early.
+	core.Setup = strings.ReplaceAll(core.Setup, "*/", "* /")
 	data := struct {
 		MCU       MCU
 		Core      Core
