@@ -125,6 +125,11 @@ func renderFirmware(a *app, res *firmware.Result, pinout string) {
 	if m.Clock.Hz > 0 {
 		fmt.Fprintf(w, "clock %d Hz: %s\n", m.Clock.Hz, m.Clock.Source)
 	}
+	// The core clock, when board_init makes it something else than the
+	// clock source line says (a crystal through a PLL, HFXO's 64 MHz).
+	if c := res.Core; c != nil && c.Hz > 0 && (c.Hz != m.Clock.Hz || c.Setup != m.Clock.Source) {
+		fmt.Fprintf(w, "core clock %d Hz (CPU_HZ): %s\n", c.Hz, c.Setup)
+	}
 	if m.Memory != "" {
 		fmt.Fprintf(w, "memory: %s\n", m.Memory)
 	}

@@ -11,7 +11,9 @@ import (
 	"copperhead/internal/kicad"
 )
 
-// Clock is the core clock the scaffold assumes.
+// Clock is the clock source the scaffold assumes: the crystal on the MCU's
+// oscillator pins, or the part's reset clock. For AVR it is the core clock
+// (F_CPU); a Cortex-M core's clock after board_init is PlanCore's Core.
 type Clock struct {
 	Hz int64 `json:"hz"`
 	// Source says where Hz comes from: the crystal and the MCU pins it is
@@ -23,13 +25,178 @@ type Clock struct {
 	Pins []string `json:"pins,omitempty"`
 }
 
-// defaultClock is a family's clock out of reset: AVR's factory fuses run
-// the internal 8 MHz RC divided by 8.
-func defaultClock(f Family) int64 {
-	if f == FamilyAVR {
-		return 1_000_000
+// defaultClock is a part's clock out of reset and what it is: AVR's
+// factory fuses run the internal 8 MHz RC divided by 8; the Cortex-M parts
+// copperhead writes drivers for start on their internal oscillators (see
+// resetClocks). 0 when the scaffold does not depend on a clock value.
+func defaultClock(m MCU) (int64, string) {
+	if m.Family == FamilyAVR {
+		return 1_000_000, "the factory clock, the internal 8 MHz RC divided by 8"
 	}
-	return 0 // Cortex-M and ESP32 scaffolds do not depend on a clock value
+	if rc, ok := resetClocks[driverOf(m)]; ok {
+		if sam5x(m) {
+			return 48_000_000, "the 48 MHz DFLL48M (open loop) it starts on"
+		}
+		return rc.hz, rc.what
+	}
+	return 0, "the part's reset clock"
+}
+
+// resetClocks are the core clocks out of reset, per driver (the vendors'
+// reference manuals): STM32F1 RM0008 §7.2 (HSI 8 MHz), RP2040 datasheet
+// §2.17 (ROSC, nominally 6 MHz, 1.8-12 MHz across parts and temperature),
+// nRF52832 product specification §19 (HFINT 64 MHz), SAM D21 datasheet
+// §17.6.2.6 (OSC8M prescaled by 8: 1 MHz; SAM D5x/E5x start on DFLL48M).
+var resetClocks = map[string]struct {
+	hz   int64
+	what string
+}{
+	"stm32f1": {8_000_000, "the 8 MHz HSI it starts on"},
+	"rp2040":  {6_000_000, "the ring oscillator it starts on, nominally 6 MHz, 1.8-12 MHz across parts"},
+	"nrf52":   {64_000_000, "the 64 MHz HFINT it starts on"},
+	"samd":    {1_000_000, "OSC8M divided by 8 (1 MHz), what it starts on"},
+}
+
+// driverOf names the register-level GPIO driver board.c carries for m:
+// "stm32f1", "rp2040", "nrf52", "samd", or "" for the parts that get
+// stubs.
+func driverOf(m MCU) string {
+	switch {
+	case m.Family != FamilyCortexM:
+		return ""
+	case m.Target == "stm32f1", m.Target == "rp2040", m.Target == "nrf52":
+		return m.Target
+	case strings.HasPrefix(m.Target, "samd1"), strings.HasPrefix(m.Target, "samd2"), sam5x(m):
+		return "samd"
+	}
+	return ""
+}
+
+// sam5x says whether m is a SAM D5x/E5x (Cortex-M4F; PORT at 0x41008000).
+func sam5x(m MCU) bool {
+	return strings.HasPrefix(m.Target, "samd5") || strings.HasPrefix(m.Target, "same5")
+}
+
+// Core is how a Cortex-M scaffold's board_init clocks the core, planned
+// from the detected Clock: the values board.c writes, and CPU_HZ (board.h)
+// that delay_ms's SysTick counts in.
+type Core struct {
+	// Hz is the core clock once board_init returns: CPU_HZ.
+	Hz int64 `json:"hz"`
+	// Setup says in one line what board_init does to get Hz.
+	Setup string `json:"setup"`
+	// Crystal is true when board_init starts the board's crystal; Assumed
+	// when Hz is a reset clock's nominal value instead.
+	Crystal bool `json:"crystal"`
+	Assumed bool `json:"assumed"`
+	// Driver is driverOf's name for board.c's GPIO and clock code.
+	Driver string `json:"driver,omitempty"`
+
+	// STM32F1: PLL multiplier (2-16) of HSE, FLASH_ACR latency and whether
+	// APB1 (36 MHz at most) runs at SYSCLK/2.
+	PLLMul   int  `json:"-"`
+	Latency  int  `json:"-"`
+	APB1Div2 bool `json:"-"`
+	// RP2040: XOSC_STARTUP's DELAY, in units of 256 crystal cycles.
+	XoscDelay int `json:"-"`
+	// SAMD: the PORT peripheral's base address.
+	PortBase uint32 `json:"-"`
+}
+
+// PLLMulBits is RCC_CFGR's PLLMUL field for PLLMul (0 is x2, 7 is x9).
+func (c Core) PLLMulBits() int { return c.PLLMul - 2 }
+
+// mhz prints a frequency in MHz: 8 MHz, 18.432 MHz.
+func mhz(hz int64) string {
+	return strconv.FormatFloat(float64(hz)/1e6, 'f', -1, 64) + " MHz"
+}
+
+// PlanCore plans how board_init clocks m's core from m.Clock: the crystal
+// when there is one the part can use (STM32F1 HSE 4-16 MHz through the PLL
+// to at most 72 MHz; RP2040 XOSC 1-15 MHz as clk_ref and clk_sys; nRF52's
+// 32 MHz HFXO started), else the reset clock, Assumed. Parts without a
+// driver get Hz 0 (their board.c is stubs).
+func PlanCore(m MCU) Core {
+	drv := driverOf(m)
+	resetHz, what := defaultClock(m)
+	c := Core{Hz: resetHz, Driver: drv, Assumed: true}
+	xtal := m.Clock.Hz > 0 && !m.Clock.Assumed
+	// why the crystal is not used: set when there is one.
+	var why string
+	switch drv {
+	case "":
+		c.Hz = 0
+		c.Setup = "board_init is a stub: the part runs on its reset clock"
+		return c
+	case "stm32f1":
+		if xtal && m.Clock.Hz >= 4_000_000 && m.Clock.Hz <= 16_000_000 {
+			// RM0008 §7.2: HSE 4-16 MHz, PLL x2..x16, SYSCLK 72 MHz at
+			// most, APB1 36 MHz at most; FLASH_ACR LATENCY 0 up to
+			// 24 MHz, 1 up to 48 MHz, 2 above (§3.3.3).
+			c.PLLMul = min(16, int(72_000_000/m.Clock.Hz))
+			c.Hz = m.Clock.Hz * int64(c.PLLMul)
+			switch {
+			case c.Hz > 48_000_000:
+				c.Latency = 2
+			case c.Hz > 24_000_000:
+				c.Latency = 1
+			}
+			c.APB1Div2 = c.Hz > 36_000_000
+			c.Crystal, c.Assumed = true, false
+			c.Setup = fmt.Sprintf("HSE from the %s crystal, PLL x%d = %s SYSCLK, flash latency %d", mhz(m.Clock.Hz), c.PLLMul, mhz(c.Hz), c.Latency)
+			if c.APB1Div2 {
+				c.Setup += ", APB1 = SYSCLK/2"
+			}
+			return c
+		}
+		if xtal {
+			why = fmt.Sprintf("the %s crystal is outside HSE's 4-16 MHz", mhz(m.Clock.Hz))
+		}
+	case "rp2040":
+		if xtal && m.Clock.Hz >= 1_000_000 && m.Clock.Hz <= 15_000_000 {
+			// RP2040 datasheet §2.16: 1-15 MHz crystals; STARTUP.DELAY
+			// counts 256 crystal cycles, ~1 ms as the Pico SDK sets it.
+			c.XoscDelay = int((m.Clock.Hz/1000 + 128) / 256)
+			c.Hz = m.Clock.Hz
+			c.Crystal, c.Assumed = true, false
+			c.Setup = fmt.Sprintf("XOSC from the %s crystal (startup delay %d x 256 cycles, about 1 ms) as clk_ref and clk_sys; PLL_SYS not used", mhz(m.Clock.Hz), c.XoscDelay)
+			return c
+		}
+		if xtal {
+			why = fmt.Sprintf("the %s crystal is outside XOSC's 1-15 MHz", mhz(m.Clock.Hz))
+		}
+	case "nrf52":
+		// The core runs at 64 MHz from HFINT or HFXO alike; the crystal
+		// (32 MHz on XC1/XC2) makes it accurate (nRF52832 PS §19.1).
+		c.Assumed = false
+		if xtal && m.Clock.Hz == 32_000_000 {
+			c.Crystal = true
+			c.Setup = "HFXO started from the 32 MHz crystal; the core runs at 64 MHz"
+			return c
+		}
+		c.Setup = strings.TrimPrefix(m.Clock.Source, "ASSUMED: ")
+		if xtal {
+			c.Setup = fmt.Sprintf("%s (the %s crystal is not the 32 MHz HFXO needs)", what, mhz(m.Clock.Hz))
+		}
+		return c
+	case "samd":
+		c.PortBase = 0x41004400 // SAM D21 datasheet §23.7: PORT at 0x41004400
+		if sam5x(m) {
+			c.PortBase = 0x41008000 // SAM D5x/E5x datasheet §32.7
+		}
+		if xtal {
+			why = fmt.Sprintf("the %s crystal is not switched to yet (TODO: XOSC into GCLK0)", mhz(m.Clock.Hz))
+		}
+	}
+	switch {
+	case why != "":
+		c.Setup = fmt.Sprintf("ASSUMED: %s (%s)", what, why)
+	case m.Clock.Source != "":
+		c.Setup = m.Clock.Source
+	default:
+		c.Setup = "ASSUMED: " + what
+	}
+	return c
 }
 
 var (
@@ -84,6 +251,34 @@ func isXtalPin(name string) bool {
 	return false
 }
 
+// oscPortPins names, per part family, the port pins whose alternate
+// function is a crystal oscillator's, for symbols that name the pin by its
+// port only (KiCad 9's STM32F103C8Tx calls pin 5 "PD0", its RCC_OSC_IN an
+// alternate; SAM D21's XIN is "PA14"). A pin counts only when a crystal is
+// on its net (DetectClock). STM32: OSC_IN/OUT on PD0/PD1 (F1 LQFP48,
+// RM0008 §9.3.3), PF0/PF1 (F0, F3, G0) or PH0/PH1 (F2, F4, F7, L4); the
+// 32 kHz LSE on PC14/PC15. SAM D/E: XOSC on PA14/PA15, XOSC32K on
+// PA00/PA01 (SAM D21 datasheet §7.1 multiplexing table).
+var oscPortPins = map[string]map[string]string{
+	"stm32": {"PD0": "OSC_IN", "PD1": "OSC_OUT", "PF0": "OSC_IN", "PF1": "OSC_OUT", "PH0": "OSC_IN", "PH1": "OSC_OUT",
+		"PC14": "OSC32_IN", "PC15": "OSC32_OUT"},
+	"sam": {"PA14": "XIN", "PA15": "XOUT", "PA00": "XIN32", "PA01": "XOUT32"},
+}
+
+// oscAlias is the oscillator function of a port-named pin of m (see
+// oscPortPins), "" when it has none or its name already says so.
+func oscAlias(m MCU, name string) string {
+	if isXtalPin(name) {
+		return ""
+	}
+	for prefix, pins := range oscPortPins {
+		if strings.HasPrefix(m.Target, prefix) {
+			return pins[strings.ToUpper(strings.TrimSpace(name))]
+		}
+	}
+	return ""
+}
+
 // DetectClock finds the crystal that clocks m on the board: a crystal part
 // (Y*/X* reference or Crystal/Resonator symbol, its value naming a
 // frequency) with a pin on the same net as one of m's oscillator pins
@@ -91,13 +286,8 @@ func isXtalPin(name string) bool {
 // no netlist, or no such crystal, the family's default is kept and marked
 // Assumed; why says what was missing (e.g. "kicad-cli not found").
 func DetectClock(m MCU, nl *kicad.Netlist, why string) Clock {
-	def := Clock{Hz: defaultClock(m.Family), Assumed: true}
-	switch m.Family {
-	case FamilyAVR:
-		def.Source = "ASSUMED: the factory clock, the internal 8 MHz RC divided by 8"
-	default:
-		def.Source = "ASSUMED: the part's reset clock"
-	}
+	hz, what := defaultClock(m)
+	def := Clock{Hz: hz, Source: "ASSUMED: " + what, Assumed: true}
 	if nl == nil {
 		if why == "" {
 			why = "no netlist"
@@ -110,10 +300,17 @@ func DetectClock(m MCU, nl *kicad.Netlist, why string) Clock {
 	pinNum := map[string]string{} // pin name -> number
 	for _, n := range nl.Nets {
 		for _, node := range n.Nodes {
-			if node.Refdes == m.Refdes && isXtalPin(node.PinFunction) {
-				xtalNets[n.Name] = append(xtalNets[n.Name], node.PinFunction)
-				pinNum[node.PinFunction] = node.Pin
+			if node.Refdes != m.Refdes {
+				continue
 			}
+			name := node.PinFunction
+			if alias := oscAlias(m, name); alias != "" {
+				name += " (" + alias + ")" // PD0 (OSC_IN)
+			} else if !isXtalPin(name) {
+				continue
+			}
+			xtalNets[n.Name] = append(xtalNets[n.Name], name)
+			pinNum[name] = node.Pin
 		}
 	}
 	if len(xtalNets) == 0 {

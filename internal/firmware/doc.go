@@ -5,7 +5,9 @@
 //
 //	AVR (ATmega, ATtiny)        avr-gcc + avr-libc, Makefile; compiled here when installed
 //	Cortex-M (STM32, RP2040,    arm-none-eabi-gcc bare metal: startup.c, linker.ld,
-//	  nRF52, SAMD)              GPIO driver stubs, Makefile; compiled here when installed
+//	  nRF52, SAMD)              Makefile; register-level clock and GPIO drivers for
+//	                            STM32F1, RP2040, nRF52 and SAMD (stubs for the rest);
+//	                            compiled here when installed
 //	ESP32                       ESP-IDF project layout; never compiled by copperhead
 //
 // PINOUT.md is the single source of truth for pins. pins.h holds one

@@ -357,6 +357,86 @@ func TestGenerateBuildsAndDrifts(t *testing.T) {
 			disasm: []string{`movs\s+r0, #25.*\n.*bl\s+[0-9a-f]+ <gpio_output>`, `\.word\s+0xd0000024`, `\.word\s+0xd0000014`, `\.word\s+0xd0000018`,
 				`\.word\s+0x4000c008`},
 		},
+		{
+			// An 8 MHz crystal on OSC_IN/OSC_OUT: board_init turns HSE on
+			// (RCC_CR |= 0x10000), sets two flash wait states and the
+			// prefetch buffer (0x12 into FLASH_ACR at 0x40022000), runs
+			// the PLL x9 from HSE (RCC_CFGR |= 0x1d0000) with APB1 /2
+			// (|= 0x400) and switches SYSCLK to it; SysTick (0xe000e000)
+			// counts 72000 cycles a millisecond (reload 71999 = 0x1193f).
+			name:      "Cortex-M STM32F103C8 with an 8 MHz crystal",
+			mcu:       withClock(mustClassify(t, "U1", "STM32F103C8Tx"), stm32CrystalNetlist()),
+			pinout:    "| Refdes | Pin | Name | Net |\n|---|---|---|---|\n| U1 | 2 | PC13 | LED |\n| U1 | 25 | PB12 | KEY |\n",
+			toolchain: "arm-none-eabi-gcc", header: "src/pins.h",
+			edit:      [2]string{"| PC13 | LED |", "| PC14 | LED |"},
+			wantStale: "PIN_LED 45 -> 46",
+			files: map[string][]string{
+				"src/board.h": {"#define CPU_HZ 72000000u"},
+				"src/board.c": {"	RCC_CR |= 1u << 16;", "	FLASH_ACR = (1u << 4) | 2u;"},
+				"README.md":   {"- Clock: `board_init` runs the core at 72000000 Hz (`CPU_HZ`): HSE from the 8 MHz crystal, PLL x9 = 72 MHz SYSCLK, flash latency 2, APB1 = SYSCLK/2; the crystal is X1 (8MHz) on U1 PD0-OSC_IN, PD1-OSC_OUT."},
+			},
+			objdump: "arm-none-eabi-objdump",
+			disasm: []string{`orr\.w\s+r[0-9]+, r[0-9]+, #65536\s`, `movs\s+r[0-9]+, #18\n.*\n.*str`, `\.word\s+0x40022000`, `@ 0x1d0000`, `@ 0x400\n`,
+				`\.word\s+0x0001193f`, `@ 0xe000e000`,
+				`movs\s+r0, #45.*\n.*bl\s+[0-9a-f]+ <gpio_output>`},
+		},
+		{
+			// A 12 MHz crystal on XIN/XOUT: XOSC started (STARTUP 47 =
+			// (12000 + 128) / 256, CTRL 0xfabaa0 at 0x40024000), clk_ref
+			// from it (CLK_REF_CTRL 0x40008030); SysTick reload 11999.
+			name:      "Cortex-M RP2040 with a 12 MHz crystal",
+			mcu:       withClock(MCU{Refdes: "U3", Value: "RP2040", Family: FamilyCortexM, Target: "rp2040", CPU: "cortex-m0plus", FlashOrigin: 0x10000000, FlashKB: 2048, RAMKB: 264}, rp2040CrystalNetlist()),
+			pinout:    "| Refdes | Pin | Name | Net |\n|---|---|---|---|\n| U3 | 2 | GPIO0 | BTN_BOOT |\n| U3 | 37 | GPIO25 | LED |\n",
+			toolchain: "arm-none-eabi-gcc", header: "src/pins.h",
+			edit:      [2]string{"| GPIO25 | LED |", "| GPIO24 | LED |"},
+			wantStale: "PIN_LED 25 -> 24",
+			files: map[string][]string{
+				"src/board.h": {"#define CPU_HZ 12000000u"},
+				"src/board.c": {"	XOSC_STARTUP = 47u;"},
+			},
+			objdump: "arm-none-eabi-objdump",
+			disasm:  []string{`\.word\s+0x40024000`, `\.word\s+0x00fabaa0`, `\.word\s+0x40008030`, `\.word\s+0x00002edf`, `movs\s+r[0-9], #47`},
+		},
+		{
+			// nRF52832: LED on P0.17 and a button on P0.13 through GPIO P0
+			// (0x50000000): PIN_CNF[17] = output, PIN_CNF[13] pull-up
+			// input, IN read, OUTSET / OUTCLR written (the compiler builds
+			// the addresses from 0x50000000 / 4 = 0x14000000); SysTick
+			// counts the 64 MHz HFINT (reload 63999 = 0xf9ff).
+			name:      "Cortex-M nRF52832",
+			mcu:       mustClassify(t, "U4", "nRF52832-QFxx"),
+			pinout:    "| Refdes | Pin | Name | Net |\n|---|---|---|---|\n| U4 | 15 | P0.13 | BTN_USER |\n| U4 | 21 | P0.17 | LED |\n",
+			toolchain: "arm-none-eabi-gcc", header: "src/pins.h",
+			edit:      [2]string{"| P0.17 | LED |", "| P0.18 | LED |"},
+			wantStale: "PIN_LED 17 -> 18",
+			files: map[string][]string{
+				"src/board.h": {"#define CPU_HZ 64000000u"},
+			},
+			objdump:   "arm-none-eabi-objdump",
+			disasm:    []string{`movs\s+r0, #17.*\n.*bl\s+[0-9a-f]+ <gpio_output>`, `movs\s+r0, #13.*\n.*bl\s+[0-9a-f]+ <gpio_input_pullup>`, `@ (0x14000000|0x50000[0-9a-f]{3})`, `#63999\s`},
+			notDisasm: []string{`<shadow>`},
+		},
+		{
+			// SAM D21G18A: LED on PB03 (group 1: GPIO 35, not 19) and a
+			// button on PA15 through PORT (0x41004400): DIRSET, PINCFG
+			// INEN|PULLEN, IN read, OUTSET/OUTCLR (the compiler keeps the
+			// group address as 0x41004400 / 0x80 = 0x820088); SysTick
+			// counts the 1 MHz reset clock (reload 999 = 0x3e7).
+			name:      "Cortex-M SAMD21G18A",
+			mcu:       mustClassify(t, "U5", "ATSAMD21G18A-AU"),
+			pinout:    "| Refdes | Pin | Name | Net |\n|---|---|---|---|\n| U5 | 24 | PA15 | BTN_USER |\n| U5 | 48 | PB03 | LED |\n",
+			toolchain: "arm-none-eabi-gcc", header: "src/pins.h",
+			edit:      [2]string{"| PB03 | LED |", "| PB02 | LED |"},
+			wantStale: "PIN_LED 35 -> 34",
+			files: map[string][]string{
+				"src/board.h": {"#define CPU_HZ 1000000u"},
+				"src/pins.h":  {"#define PIN_LED 35 /* PB3: port B * 32 + 3 */"},
+				"linker.ld":   {"	RAM   (rwx) : ORIGIN = 0x20000000, LENGTH = 32K"},
+			},
+			objdump:   "arm-none-eabi-objdump",
+			disasm:    []string{`movs\s+r0, #35.*\n.*bl\s+[0-9a-f]+ <gpio_output>`, `movs\s+r0, #15.*\n.*bl\s+[0-9a-f]+ <gpio_input_pullup>`, `\.word\s+0x(41004400|00820088)`, `\.word\s+0x000003e7`},
+			notDisasm: []string{`<shadow>`},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -391,6 +471,9 @@ func TestGenerateBuildsAndDrifts(t *testing.T) {
 						if !regexp.MustCompile(re).Match(out) {
 							t.Errorf("firmware.elf's disassembly has no %s", re)
 						}
+					}
+					if t.Failed() {
+						t.Logf("disassembly:\n%s", out)
 					}
 					for _, re := range tc.notDisasm {
 						if regexp.MustCompile(re).Match(out) {
@@ -645,6 +728,11 @@ func TestDetectClock(t *testing.T) {
 		{"no frequency in the value", atmega, avrCrystalNetlist("Y1", "Crystal", true), 1_000_000, true, "crystal Y1 on the oscillator pins names no frequency"},
 		{"no netlist", atmega, nil, 1_000_000, true, "ASSUMED: the factory clock, the internal 8 MHz RC divided by 8 (kicad-cli not found)"},
 		{"STM32 HSE, not the 32 kHz LSE", stm, stmNL, 8_000_000, false, "X1 (8MHz) on U1 PD0-OSC_IN, PD1-OSC_OUT"},
+		// KiCad 9's STM32F103C8Tx names pins 5/6 "PD0"/"PD1" (RCC_OSC_IN
+		// is an alternate): the crystal on them is found all the same.
+		{"STM32 HSE on port-named PD0/PD1", stm, portNamed(stmNL, map[string]string{"PD0-OSC_IN": "PD0", "PD1-OSC_OUT": "PD1", "PC14-OSC32_IN": "PC14"}), 8_000_000, false, "X1 (8MHz) on U1 PD0 (OSC_IN), PD1 (OSC_OUT)"},
+		{"SAMD21 XOSC on PA14/PA15", MCU{Refdes: "U1", Family: FamilyCortexM, Target: "samd21"}, portNamed(stmNL, map[string]string{"PD0-OSC_IN": "PA14", "PD1-OSC_OUT": "PA15", "PC14-OSC32_IN": "PA00"}), 8_000_000, false, "X1 (8MHz) on U1 PA14 (XIN), PA15 (XOUT)"},
+		{"port names mean nothing on AVR", atmega, portNamed(stmNL, map[string]string{"PD0-OSC_IN": "PD0", "PD1-OSC_OUT": "PD1"}), 1_000_000, true, "has no crystal-oscillator pin on a net"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -654,6 +742,46 @@ func TestDetectClock(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stm32CrystalNetlist is an STM32F103C8 (U1) board's netlist: an 8 MHz
+// crystal X1 on OSC_IN/OSC_OUT.
+func stm32CrystalNetlist() *kicad.Netlist {
+	return &kicad.Netlist{
+		Components: []kicad.NetComponent{{Refdes: "U1", Value: "STM32F103C8Tx"}, {Refdes: "X1", Value: "8MHz", LibID: "Device:Crystal_GND24"}},
+		Nets: []kicad.Net{
+			{Name: "HSE_IN", Nodes: []kicad.NetNode{{Refdes: "U1", Pin: "5", PinFunction: "PD0-OSC_IN"}, {Refdes: "X1", Pin: "1"}}},
+			{Name: "HSE_OUT", Nodes: []kicad.NetNode{{Refdes: "U1", Pin: "6", PinFunction: "PD1-OSC_OUT"}, {Refdes: "X1", Pin: "3"}}},
+		},
+	}
+}
+
+// rp2040CrystalNetlist is an RP2040 (U3) board's netlist: a 12 MHz crystal
+// Y1 on XIN/XOUT.
+func rp2040CrystalNetlist() *kicad.Netlist {
+	return &kicad.Netlist{
+		Components: []kicad.NetComponent{{Refdes: "U3", Value: "RP2040"}, {Refdes: "Y1", Value: "12MHz", LibID: "Device:Crystal"}},
+		Nets: []kicad.Net{
+			{Name: "/XIN", Nodes: []kicad.NetNode{{Refdes: "U3", Pin: "20", PinFunction: "XIN"}, {Refdes: "Y1", Pin: "1"}}},
+			{Name: "/XOUT", Nodes: []kicad.NetNode{{Refdes: "U3", Pin: "21", PinFunction: "XOUT"}, {Refdes: "Y1", Pin: "2"}}},
+		},
+	}
+}
+
+// portNamed is a copy of nl with its pin functions renamed.
+func portNamed(nl *kicad.Netlist, rename map[string]string) *kicad.Netlist {
+	out := &kicad.Netlist{Components: nl.Components}
+	for _, n := range nl.Nets {
+		c := kicad.Net{Name: n.Name}
+		for _, node := range n.Nodes {
+			if r, ok := rename[node.PinFunction]; ok {
+				node.PinFunction = r
+			}
+			c.Nodes = append(c.Nodes, node)
+		}
+		out.Nets = append(out.Nets, c)
+	}
+	return out
 }
 
 func withClock(m MCU, nl *kicad.Netlist) MCU {
@@ -668,4 +796,61 @@ func mustClassify(t *testing.T, ref, part string) MCU {
 	}
 	m.Refdes, m.Value = ref, part
 	return m
+}
+
+// TestPlanCore: board_init's clock plan follows the crystal the part can
+// use, and keeps the reset clock, ASSUMED, otherwise.
+func TestPlanCore(t *testing.T) {
+	xtal := func(m MCU, hz int64) MCU {
+		m.Clock = Clock{Hz: hz, Source: "Y1 on " + m.Refdes}
+		return m
+	}
+	reset := func(m MCU) MCU { m.Clock = DetectClock(m, nil, "no netlist"); return m }
+	stm := mustClassify(t, "U1", "STM32F103C8Tx")
+	rp := MCU{Refdes: "U2", Value: "RP2040", Family: FamilyCortexM, Target: "rp2040"}
+	nrf := mustClassify(t, "U3", "nRF52840")
+	samd := mustClassify(t, "U4", "ATSAMD21G18A")
+	samd51 := mustClassify(t, "U5", "ATSAMD51J19A")
+	g0 := mustClassify(t, "U6", "STM32G031K8Tx")
+	tests := []struct {
+		name             string
+		mcu              MCU
+		hz               int64
+		crystal, assumed bool
+		mul, latency     int
+		apb1Div2         bool
+		delay            int
+		setup            string
+	}{
+		{"STM32F1 8 MHz: x9 = 72 MHz", xtal(stm, 8_000_000), 72_000_000, true, false, 9, 2, true, 0, "HSE from the 8 MHz crystal, PLL x9 = 72 MHz SYSCLK, flash latency 2, APB1 = SYSCLK/2"},
+		{"STM32F1 12 MHz: x6 = 72 MHz", xtal(stm, 12_000_000), 72_000_000, true, false, 6, 2, true, 0, "PLL x6 = 72 MHz"},
+		{"STM32F1 16 MHz: x4 = 64 MHz", xtal(stm, 16_000_000), 64_000_000, true, false, 4, 2, true, 0, "PLL x4 = 64 MHz"},
+		{"STM32F1 4 MHz: x16 = 64 MHz", xtal(stm, 4_000_000), 64_000_000, true, false, 16, 2, true, 0, "PLL x16 = 64 MHz"},
+		{"STM32F1 25 MHz: outside HSE", xtal(stm, 25_000_000), 8_000_000, false, true, 0, 0, false, 0, "ASSUMED: the 8 MHz HSI it starts on (the 25 MHz crystal is outside HSE's 4-16 MHz)"},
+		{"STM32F1 no crystal: HSI", reset(stm), 8_000_000, false, true, 0, 0, false, 0, "ASSUMED: the 8 MHz HSI it starts on (no netlist)"},
+		{"RP2040 12 MHz: XOSC", xtal(rp, 12_000_000), 12_000_000, true, false, 0, 0, false, 47, "XOSC from the 12 MHz crystal (startup delay 47 x 256 cycles"},
+		{"RP2040 16 MHz: outside XOSC", xtal(rp, 16_000_000), 6_000_000, false, true, 0, 0, false, 0, "outside XOSC's 1-15 MHz"},
+		{"RP2040 no crystal: ROSC", reset(rp), 6_000_000, false, true, 0, 0, false, 0, "ASSUMED: the ring oscillator"},
+		{"nRF52 32 MHz: HFXO", xtal(nrf, 32_000_000), 64_000_000, true, false, 0, 0, false, 0, "HFXO started from the 32 MHz crystal"},
+		{"nRF52 no crystal: HFINT", reset(nrf), 64_000_000, false, false, 0, 0, false, 0, "the 64 MHz HFINT"},
+		{"SAMD21 crystal not used yet", xtal(samd, 16_000_000), 1_000_000, false, true, 0, 0, false, 0, "not switched to yet (TODO: XOSC into GCLK0)"},
+		{"SAMD51 reset clock", reset(samd51), 48_000_000, false, true, 0, 0, false, 0, "DFLL48M"},
+		{"STM32G0: stubs, no CPU_HZ", xtal(g0, 8_000_000), 0, false, true, 0, 0, false, 0, "board_init is a stub"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := PlanCore(tc.mcu)
+			if c.Hz != tc.hz || c.Crystal != tc.crystal || c.Assumed != tc.assumed || c.PLLMul != tc.mul || c.Latency != tc.latency ||
+				c.APB1Div2 != tc.apb1Div2 || c.XoscDelay != tc.delay || !strings.Contains(c.Setup, tc.setup) {
+				t.Errorf("PlanCore = %+v; want %d Hz, crystal %v, assumed %v, x%d, latency %d, APB1/2 %v, delay %d, setup containing %q",
+					c, tc.hz, tc.crystal, tc.assumed, tc.mul, tc.latency, tc.apb1Div2, tc.delay, tc.setup)
+			}
+		})
+	}
+	if got := PlanCore(samd51).PortBase; got != 0x41008000 {
+		t.Errorf("SAMD51 PORT at %#x, want 0x41008000", got)
+	}
+	if got := PlanCore(samd).PortBase; got != 0x41004400 {
+		t.Errorf("SAMD21 PORT at %#x, want 0x41004400", got)
+	}
 }

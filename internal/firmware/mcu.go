@@ -39,8 +39,9 @@ type MCU struct {
 	// Memory says where FlashKB and RAMKB come from: "part table (<key>)"
 	// when the part number is in partMemory, else an ASSUMED note.
 	Memory string `json:"memory,omitempty"`
-	// Clock is the core clock the scaffold is built for (AVR's F_CPU); see
-	// DetectClock.
+	// Clock is the clock source the scaffold is built from: the board's
+	// crystal, or the reset clock (AVR's F_CPU; a Cortex-M core's clock
+	// after board_init is PlanCore's); see DetectClock.
 	Clock Clock `json:"clock"`
 	// Reason says why this part was chosen: what matched, its pins, and the
 	// other candidates when there were any.

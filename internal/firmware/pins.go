@@ -27,7 +27,8 @@ type PinDef struct {
 	Port string `json:"port,omitempty"`
 	Bit  int    `json:"bit"`
 	// GPIO is the pin's number for GPIO-numbered families (ESP32 IO4: 4;
-	// RP2040 GPIO25: 25; STM32 port*16+bit; nRF52 port*32+pin), -1 for AVR.
+	// RP2040 GPIO25: 25; STM32 port*16+bit; SAMD port*32+bit; nRF52
+	// port*32+pin), -1 for AVR.
 	GPIO int `json:"gpio"`
 	// Role is what the happy path uses the pin for: RoleButton, RoleLED or "".
 	Role string `json:"role,omitempty"`
@@ -64,7 +65,7 @@ func locate(name string, m MCU) (port string, bit, gpio int, ok bool) {
 					}
 					return p[1], b, -1, true
 				}
-				return p[1], b, int(p[1][0]-'A')*16 + b, true
+				return p[1], b, int(p[1][0]-'A')*portWidth(m) + b, true
 			}
 		case m.Target == "nrf52":
 			if p := nrfPinRE.FindStringSubmatch(alt); p != nil {
@@ -82,6 +83,16 @@ func locate(name string, m MCU) (port string, bit, gpio int, ok bool) {
 		}
 	}
 	return "", 0, 0, false
+}
+
+// portWidth is how many GPIO numbers one port letter spans: STM32's ports
+// have 16 pins (PA0-PA15), SAMD's PORT groups 32 (PA00-PA31, PORT group
+// registers 0x80 apart): PB01 is GPIO 33, never PA17's 17.
+func portWidth(m MCU) int {
+	if strings.HasPrefix(m.Target, "sam") {
+		return 32
+	}
+	return 16
 }
 
 // altGPIO maps the alternate-function names a chip's (or module's) symbol
@@ -244,7 +255,7 @@ func PinsHeader(m MCU, source string, defs []PinDef) []byte {
 			suffix := strings.TrimPrefix(d.Macro, "PIN_")
 			w("#define PORT_%s PORT%s\n#define DDR_%s DDR%s\n#define PINREG_%s PIN%s\n", suffix, d.Port, suffix, d.Port, suffix, d.Port)
 		case d.Port != "":
-			w("#define %s %d /* P%s%d: port %c * 16 + %d */\n", d.Macro, d.GPIO, d.Port, d.Bit, d.Port[0], d.Bit)
+			w("#define %s %d /* P%s%d: port %c * %d + %d */\n", d.Macro, d.GPIO, d.Port, d.Bit, d.Port[0], portWidth(m), d.Bit)
 		default:
 			w("#define %s %d\n", d.Macro, d.GPIO)
 		}

@@ -58,14 +58,17 @@ type Options struct {
 
 // Result is what Generate did.
 type Result struct {
-	MCU        MCU         `json:"mcu"`
-	Dir        string      `json:"dir"`         // repo-relative
-	PinsHeader string      `json:"pins_header"` // repo-relative
-	Pins       []PinDef    `json:"pins"`
-	HappyPath  string      `json:"happy_path"`
-	Written    []string    `json:"written"` // firmware-relative files whose bytes changed
-	Kept       []string    `json:"kept"`    // existing scaffold files left as the user has them
-	Build      BuildStatus `json:"build"`
+	MCU        MCU      `json:"mcu"`
+	Dir        string   `json:"dir"`         // repo-relative
+	PinsHeader string   `json:"pins_header"` // repo-relative
+	Pins       []PinDef `json:"pins"`
+	HappyPath  string   `json:"happy_path"`
+	// Core is how board_init clocks a Cortex-M core (CPU_HZ); nil for the
+	// other families.
+	Core    *Core       `json:"core,omitempty"`
+	Written []string    `json:"written"` // firmware-relative files whose bytes changed
+	Kept    []string    `json:"kept"`    // existing scaffold files left as the user has them
+	Build   BuildStatus `json:"build"`
 }
 
 // Generate writes the firmware scaffold for m into the firmware folder and
@@ -101,12 +104,20 @@ func Generate(ctx context.Context, m MCU, pinoutDoc []byte, o Options) (*Result,
 		return filepath.ToSlash(r)
 	}
 	res := &Result{MCU: m, Dir: rel(dir), Pins: nonNil(defs), HappyPath: HappyPath(defs), Written: []string{}, Kept: []string{}}
+	core := PlanCore(m)
+	if m.Family == FamilyCortexM {
+		c := core
+		res.Core = &c
+	}
+	// Setup goes into C comments: a part value cannot end one early.
+	core.Setup = strings.ReplaceAll(core.Setup, "*/", "* /")
 	data := struct {
 		MCU       MCU
+		Core      Core
 		Source    string
 		HappyPath string
 		Project   string
-	}{m, o.Pinout, res.HappyPath, cmakeName(o.Project)}
+	}{m, core, o.Pinout, res.HappyPath, cmakeName(o.Project)}
 
 	names := make([]string, 0, len(lay.files))
 	for n := range lay.files {

@@ -1,8 +1,13 @@
 /* Board support for {{.MCU.Refdes}} ({{.MCU.Target}}), scaffolded by copperhead:
- * the few GPIO calls main.c makes. board.c holds stubs to fill in for the part
- * (or replace with the vendor HAL/SDK). */
+ * the few GPIO calls main.c makes (board.c; replace with the vendor HAL/SDK
+ * as the firmware grows). */
 #ifndef BOARD_H
 #define BOARD_H
+{{- if .Core.Hz}}
+
+/* The core clock once board_init returns: {{.Core.Setup}}. */
+#define CPU_HZ {{.Core.Hz}}u
+{{- end}}
 
 void board_init(void);
 void gpio_output(unsigned gpio);
