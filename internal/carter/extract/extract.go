@@ -93,6 +93,9 @@ type scored struct {
 	bm25  []float64
 	stems map[string]bool
 	term  map[string]bool // stems of a structured unit's first line (its option, term, row label or title)
+	// definesSubject: the unit is a manual page's NAME entry or the
+	// opening of its DESCRIPTION (term holds the page's command).
+	definesSubject bool
 }
 
 // termBonus weighs a structured unit whose first line (the option, the
@@ -126,6 +129,7 @@ func Snippets(text string, o Options) []Snippet {
 		}
 	}
 	units := Units(text)
+	subject := Subject(text)
 	weight := o.Weight
 	if weight == nil {
 		var all []string
@@ -185,6 +189,23 @@ func Snippets(text string, o Options) []Snippet {
 			if u.Kind == KindTableRow && len(strings.Fields(first)) > 0 {
 				c.term = terms.Stems(strings.Fields(first)[0]) // the row's label column
 			}
+			if title := strings.TrimSpace(first); (u.Kind == KindHeading || u.Kind == KindDefinition) && (title == "NAME" || title == "DESCRIPTION") && subject[1] > subject[0] && u.End >= subject[1] {
+				// A manual page's NAME entry and the opening of its
+				// DESCRIPTION are the page's own definition of its
+				// command: they are about the command the page names.
+				c.term = terms.Stems(SubjectName(text[subject[0]:subject[1]]))
+				c.definesSubject = true
+			}
+			if (u.Kind == KindOption || u.Kind == KindDefinition) && u.CtxEnd > u.CtxStart && [2]int{u.CtxStart, u.CtxEnd} != subject {
+				// An entry is about the command it sits under as much as
+				// its own option: set's "-e", not read's "-e".
+				if c.term == nil {
+					c.term = map[string]bool{}
+				}
+				for st := range terms.Stems(commandOf(text[u.CtxStart:u.CtxEnd])) {
+					c.term[st] = true
+				}
+			}
 		}
 		cands = append(cands, c)
 		toks = append(toks, tokd{tf, n})
@@ -232,6 +253,12 @@ func Snippets(text string, o Options) []Snippet {
 				}
 				c.rel[k], c.bm25[k] = rel, bm
 				c.key[k] = rel + termBonus*bonus/totals[k]
+				if c.definesSubject && namesOnly(sub, c.term, weight) {
+					// A sub-question about nothing but the page's command
+					// ("what is git rebase", one side of a comparison) is
+					// answered first by the page's own definition of it.
+					c.key[k] += termBonus
+				}
 			}
 		}
 	}
@@ -314,6 +341,35 @@ func Snippets(text string, o Options) []Snippet {
 		return out[i].Start < out[j].Start
 	})
 	return out
+}
+
+// namesOnly reports whether every word of sub the collection has is in
+// name (the sub-question asks about the named command and nothing else).
+func namesOnly(sub []string, name map[string]bool, weight func(string) float64) bool {
+	n := 0
+	for _, a := range sub {
+		if weight(a) <= 0 {
+			continue
+		}
+		if !name[a] {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// commandOf returns the command a context line names: a subject line's
+// names ("sort - sort lines of text files": "sort"), else the line's first
+// word ("set [-abefhkmn...]": "set").
+func commandOf(ctx string) string {
+	if name := SubjectName(ctx); name != strings.TrimSpace(ctx) {
+		return name
+	}
+	if f := strings.Fields(ctx); len(f) > 0 {
+		return strings.Trim(f[0], "[](){}<>:,")
+	}
+	return ""
 }
 
 func overlapsAny(spans [][2]int, s, e int) bool {
