@@ -20,10 +20,10 @@ var (
 	between = regexp.MustCompile(`(?i)\bbetween\s+(.+?)\s+(?:and|vs\.?|versus)\s+(.+?)(\s*(?:[,;?]|$|\s+(?:in|for|when|with|on)\s))`)
 	// enumeration catches a list of three or more short items:
 	// "the -n, -r and -u options", "A, B, and C" (one-word items).
-	enumeration     = regexp.MustCompile(`(?:[\w\-'.]+,\s+)+[\w\-'.]+,?\s+(?:and|or)\s+[\w\-'.]+`)
+	enumeration = regexp.MustCompile(`(?:[\w\-'.]+,\s+)+[\w\-'.]+,?\s+(?:and|or)\s+[\w\-'.]+`)
 	// differ catches "How does A differ from B", "How is A different from
 	// B", "Compare A with B", "A vs B", "A versus B" and "A compared to B".
-	differ = regexp.MustCompile(`(?i)^(?:(?:how|in what ways?|where)\s+(?:does|do|is|are)\s+(.+?)\s+(?:differ|different)\s+(?:from|to|than)\s+(.+?)|compare\s+(.+?)\s+(?:with|to|and)\s+(.+?)|(?:what\s+(?:is|are)\s+)?(.+?)\s+(?:vs\.?|versus|compared\s+(?:to|with))\s+(.+?))\s*(?:[,:;?]\s*.*)?$`)
+	differ          = regexp.MustCompile(`(?i)^(?:(?:how|in what ways?|where)\s+(?:does|do|is|are)\s+(.+?)\s+(?:differ|different)\s+(?:from|to|than)\s+(.+?)|compare\s+(.+?)\s+(?:with|to|and)\s+(.+?)|(?:what\s+(?:is|are)\s+)?(.+?)\s+(?:vs\.?|versus|compared\s+(?:to|with))\s+(.+?))\s*(?:[,:;?]\s*.*)?$`)
 	comparisonWords = regexp.MustCompile(`(?i)\b(?:the\s+|a\s+|main\s+|key\s+)*(?:differences?|distinctions?|comparison)\s*(?:is\s+there\s*)?`)
 	listSep         = regexp.MustCompile(`,?\s+(?:and|or)\s+|,\s+`)
 )
