@@ -96,6 +96,7 @@ type scored struct {
 	// definesSubject: the unit is a manual page's NAME entry or the
 	// opening of its DESCRIPTION (term holds the page's command).
 	definesSubject bool
+	cmd            map[string]bool // stems of the command an option or definition sits under
 }
 
 // termBonus weighs a structured unit whose first line (the option, the
@@ -103,6 +104,10 @@ type scored struct {
 // words: "--hard" over its description is about --hard, while an example
 // that mentions "git reset --hard" in passing is not.
 const termBonus = 0.25
+
+// maxKey is the highest ranking key: a full share with a full term and
+// command bonus, or a page's definition of its command (twice the bonus).
+const maxKey = 1 + 3*termBonus
 
 // Snippets returns the best passages of text for the question (see Units:
 // paragraphs, list items, option entries, table rows, definitions,
@@ -196,15 +201,11 @@ func Snippets(text string, o Options) []Snippet {
 				c.term = terms.Stems(SubjectName(text[subject[0]:subject[1]]))
 				c.definesSubject = true
 			}
-			if (u.Kind == KindOption || u.Kind == KindDefinition) && u.CtxEnd > u.CtxStart && [2]int{u.CtxStart, u.CtxEnd} != subject {
+			if (u.Kind == KindOption || u.Kind == KindDefinition) && u.CtxEnd > u.CtxStart {
 				// An entry is about the command it sits under as much as
-				// its own option: set's "-e", not read's "-e".
-				if c.term == nil {
-					c.term = map[string]bool{}
-				}
-				for st := range terms.Stems(commandOf(text[u.CtxStart:u.CtxEnd])) {
-					c.term[st] = true
-				}
+				// its own option: set's "-e", not read's "-e"; sort's
+				// "-r", not ls's.
+				c.cmd = terms.Stems(commandOf(text[u.CtxStart:u.CtxEnd]))
 			}
 		}
 		cands = append(cands, c)
@@ -245,19 +246,28 @@ func Snippets(text string, o Options) []Snippet {
 				ok = share >= 0.5
 			}
 			if ok {
-				bonus := 0.0
+				bonus, cmd := 0.0, 0.0 // cmd: 1 when the sub-question names the entry's command
 				for _, a := range sub {
 					if c.term[a] {
 						bonus += weight(a)
 					}
+					if c.cmd[a] && weight(a) > 0 {
+						cmd = 1
+					}
 				}
 				c.rel[k], c.bm25[k] = rel, bm
-				c.key[k] = rel + termBonus*bonus/totals[k]
+				// An entry of a command the sub-question names gets the
+				// full bonus, however common the command's name is in the
+				// collection: for "what does bash set -e do", set's "-e"
+				// outranks read's; for "sort lines in reverse", sort's
+				// "-r" outranks ls's.
+				c.key[k] = rel + termBonus*bonus/totals[k] + termBonus*cmd
 				if c.definesSubject && namesOnly(sub, c.term, weight) {
 					// A sub-question about nothing but the page's command
 					// ("what is git rebase", one side of a comparison) is
-					// answered first by the page's own definition of it.
-					c.key[k] += termBonus
+					// answered first by the page's own definition of it,
+					// before any of the page's option entries.
+					c.key[k] += 2 * termBonus
 				}
 			}
 		}
@@ -318,9 +328,11 @@ func Snippets(text string, o Options) []Snippet {
 			key = max(key, c.key[k])
 		}
 		keys[c.unit.Start] = key
-		// The relevance reported is the share, raised by the term bonus
-		// (capped at 1) so consumers that rank by it see the same order.
-		best = min(1, key)
+		// The relevance reported is the ranking key scaled into 0..1 (the
+		// share, the term bonus and the subject bonus), so consumers that
+		// rank by it across sources see the same order, a page's own
+		// definition of its command above a passage that merely names it.
+		best = min(1, key/maxKey)
 		for _, sub := range subs {
 			for _, a := range sub {
 				if c.stems[a] && !ms[a] {

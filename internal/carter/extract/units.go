@@ -471,7 +471,11 @@ func trim(text string, s, e int) (int, int) {
 // names the page's command and says what it is. [0, 0) when the text has
 // none.
 func Subject(text string) [2]int {
-	ls := lines(text)
+	head := text
+	if len(head) > maxSubjectBytes {
+		head = head[:maxSubjectBytes] // the NAME entry is at the top: never scan a whole large file
+	}
+	ls := lines(head)
 	for i := 0; i+1 < len(ls) && i < maxSubjectLine; i++ {
 		l := ls[i]
 		if l.indent != 0 || strings.TrimSpace(text[l.start:l.end]) != "NAME" {
@@ -494,6 +498,9 @@ func Subject(text string) [2]int {
 // maxSubjectLine is how far into a text its NAME heading is looked for
 // (a man page's header line, a blank, then NAME).
 const maxSubjectLine = 20
+
+// maxSubjectBytes bounds the head of a text Subject reads.
+const maxSubjectBytes = 4096
 
 // SubjectName returns the command names of a subject line: the part
 // before " - " ("git-merge", "gzip, gunzip, zcat").

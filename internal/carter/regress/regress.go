@@ -39,6 +39,10 @@ type Case struct {
 	MinGrounding  float64  `json:"min_grounding"`
 	MinCoverage   float64  `json:"min_coverage"`
 	RequiredFacts []string `json:"required_facts"`
+	// LeadFacts must be in the brief's lead: its first verified claim
+	// (text and quotes). The answer must come first, not merely somewhere
+	// among claims about the wrong option or command.
+	LeadFacts []string `json:"lead_facts,omitempty"`
 	// ExpectStop, when set, lists the acceptable stop reasons (an
 	// unanswerable question must stop early, not spend its budget).
 	ExpectStop   []string `json:"expect_stop,omitempty"`
@@ -293,9 +297,14 @@ func runCase(ctx context.Context, c Case, cfg Config) (Outcome, error) {
 	if !out.WithinBudgets {
 		problem("budget exceeded: %d tool calls, %d sources, %d ms", rep.Evaluation.Cost.ToolCalls, rep.Counts.SourcesRead, rep.ElapsedMS)
 	}
-	text, err := groundedText(filepath.Join(res.RunDir, render.ClaimsFile))
+	text, lead, err := groundedText(filepath.Join(res.RunDir, render.ClaimsFile))
 	if err != nil {
 		return out, err
+	}
+	for _, f := range c.LeadFacts {
+		if !strings.Contains(lead, strings.ToLower(f)) {
+			problem("the first claim lacks %q", f)
+		}
 	}
 	for _, f := range c.RequiredFacts {
 		if strings.Contains(text, strings.ToLower(f)) {
@@ -320,11 +329,12 @@ func runCase(ctx context.Context, c Case, cfg Config) (Outcome, error) {
 }
 
 // groundedText is the lower-cased text of every verified (non-speculation)
-// claim and the quotes it cites: where a required fact must appear.
-func groundedText(path string) (string, error) {
+// claim and the quotes it cites, where a required fact must appear, and
+// that of the first such claim (the brief's lead).
+func groundedText(path string) (all, lead string, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	var doc struct {
 		Claims []struct {
@@ -338,23 +348,29 @@ func groundedText(path string) (string, error) {
 		} `json:"evidence"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return "", "", fmt.Errorf("read %s: %w", path, err)
 	}
 	quotes := map[string]string{}
 	for _, e := range doc.Evidence {
 		quotes[e.ID] = e.Quote
 	}
+	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
 	var b strings.Builder
 	for _, c := range doc.Claims {
 		if c.Section == render.SectionSpeculation {
 			continue
 		}
-		b.WriteString(c.Text + "\n")
+		var one strings.Builder
+		one.WriteString(c.Text + "\n")
 		for _, id := range c.EvidenceIDs {
-			b.WriteString(quotes[id] + "\n")
+			one.WriteString(quotes[id] + "\n")
 		}
+		if b.Len() == 0 {
+			lead = norm(one.String())
+		}
+		b.WriteString(one.String())
 	}
-	return strings.ToLower(strings.Join(strings.Fields(b.String()), " ")), nil
+	return norm(b.String()), lead, nil
 }
 
 func contains(list []string, s string) bool {
