@@ -357,18 +357,34 @@ func Snippets(text string, o Options) []Snippet {
 
 // namesOnly reports whether every word of sub the collection has is in
 // name (the sub-question asks about the named command and nothing else).
+// A hyphenated word is in name when each of its parts is ("cherry-pick"
+// in "git-cherry-pick").
 func namesOnly(sub []string, name map[string]bool, weight func(string) float64) bool {
 	n := 0
 	for _, a := range sub {
 		if weight(a) <= 0 {
 			continue
 		}
-		if !name[a] {
+		if !name[a] && !partsIn(a, name) {
 			return false
 		}
 		n++
 	}
 	return n > 0
+}
+
+// partsIn reports whether a hyphenated or underscored stem's parts are all
+// in set.
+func partsIn(stem string, set map[string]bool) bool {
+	if !strings.ContainsAny(stem, "-_") {
+		return false
+	}
+	for _, t := range terms.Tokenize(stem) {
+		if t.Stem != stem && !set[t.Stem] {
+			return false
+		}
+	}
+	return true
 }
 
 // commandOf returns the command a context line names: a subject line's

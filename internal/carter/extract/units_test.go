@@ -260,3 +260,19 @@ func TestManPageSubject(t *testing.T) {
 		t.Errorf("first snippet for 'what is ls' = %+v", got)
 	}
 }
+
+// TestSubjectNamesHyphenated: "cherry-pick" in a question meets the page
+// named "git-cherry-pick": its NAME entry leads, ahead of examples that
+// repeat the command.
+func TestSubjectNamesHyphenated(t *testing.T) {
+	page := "GIT-CHERRY-PICK(1)     Git Manual     GIT-CHERRY-PICK(1)\n\nNAME\n       git-cherry-pick - Apply the changes introduced by some existing commits\n\n" +
+		"EXAMPLES\n       git cherry-pick master\n           Apply the change introduced by the commit at the tip of the master branch and create a new commit with this change.\n\n" +
+		"       git cherry-pick ..master, git cherry-pick ^HEAD master\n           Apply the changes introduced by all commits that are ancestors of master but not of HEAD to produce new commits.\n"
+	got := Snippets(page, Options{Subs: stemsOf("What is git cherry-pick?")})
+	if len(got) == 0 || !strings.HasPrefix(page[got[0].Start:got[0].End], "NAME") {
+		for _, s := range got {
+			t.Logf("%.3f %q", s.Relevance, page[s.Start:s.End])
+		}
+		t.Errorf("the NAME entry does not lead")
+	}
+}

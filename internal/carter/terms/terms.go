@@ -34,10 +34,6 @@ type Token struct {
 // and minified code would otherwise flood the index with unique terms.
 const maxWordBytes = 40
 
-// maxRunParts bounds the parts a hyphenated word may have for its joined
-// runs to be indexed (a long identifier would yield too many).
-const maxRunParts = 5
-
 // Tokenize returns every word of text (letters and digits, with inner
 // apostrophes, dots, hyphens and underscores kept when they join two word
 // characters, e.g. "kicad-cli", "v9.0"), stemmed, stop words included.
@@ -89,31 +85,8 @@ func Tokenize(text string) []Token {
 	return out
 }
 
-// appendParts adds the parts of a hyphenated or underscored word, and for
-// a word of three or more parts its shorter joined runs ("git-cherry-pick"
-// yields git, cherry, pick, git-cherry and cherry-pick), so a question
-// naming "cherry-pick" meets the page named "git-cherry-pick".
+// appendParts adds the parts of a hyphenated or underscored word.
 func appendParts(out []Token, word string, start int) []Token {
-	var cuts []int // offsets of the separators
-	for i := 0; i < len(word); i++ {
-		if word[i] == '-' || word[i] == '_' {
-			cuts = append(cuts, i)
-		}
-	}
-	if len(cuts) >= 2 && len(cuts) < maxRunParts {
-		bounds := append(append([]int{-1}, cuts...), len(word))
-		for a := 0; a < len(bounds)-1; a++ {
-			for b := a + 2; b < len(bounds); b++ {
-				s, e := bounds[a]+1, bounds[b]
-				if s == 0 && e == len(word) {
-					continue
-				}
-				if run := word[s:e]; run != "" && !strings.HasPrefix(run, "-") && !strings.HasSuffix(run, "-") {
-					out = append(out, Token{Stem: Stem(run), Start: start + s, End: start + e})
-				}
-			}
-		}
-	}
 	off := 0
 	for off < len(word) {
 		j := strings.IndexAny(word[off:], "-_")

@@ -99,8 +99,7 @@ func TestTokenizeNewWordKinds(t *testing.T) {
 		{"bash set -e and grep -E, (-r)", "bash|set|-e|and|grep|-E|-r"},
 		{"the x-axis e-mail", "the|x-axis|x|axi|e-mail|e|mail"},
 		// Hyphenated and underscored words: the joined form, then each part.
-		{"data-race-free programs", "data-race-free|data-race|race-free|data|race|free|program"},
-		{"git-cherry-pick", "git-cherry-pick|git-cherry|cherry-pick|git|cherri|pick"},
+		{"data-race-free programs", "data-race-free|data|race|free|program"},
 		{"courtyard_clearance", "courtyard_clearance|courtyard|clearanc"},
 		// CJK without spaces: character bigrams; Latin words inside stay whole.
 		{"gzipの終了ステータス", "gzip|の終|終了|了ス|ステ|テー|ータ|タス"},
