@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"copperhead/internal/carter/corpus"
 	"copperhead/internal/carter/evaluate"
@@ -213,10 +214,14 @@ type Config struct {
 	// has none (its cases are reported skipped, not failed).
 	Retrievers map[string]retrieve.Retriever
 	Skips      map[string]string
-	Synth      func() synth.Synthesizer // a fresh synthesizer per case
-	Model      string
-	OutDir     string
-	Options    func(*orchestrator.Options) // test hook: clock, progress
+	// Loads is how long each corpus took to materialize and load ("" for
+	// the suite's own), counted in each of its briefs' time as `carter
+	// run` counts it: a brief's time is what one run over that corpus costs.
+	Loads   map[string]time.Duration
+	Synth   func() synth.Synthesizer // a fresh synthesizer per case
+	Model   string
+	OutDir  string
+	Options func(*orchestrator.Options) // test hook: clock, progress
 }
 
 // Run runs every case and checks it.
@@ -255,6 +260,13 @@ func runCase(ctx context.Context, c Case, cfg Config) (Outcome, error) {
 	o := orchestrator.Options{Spec: spec, Retriever: ret, Synth: cfg.Synth(), Model: cfg.Model, OutDir: cfg.OutDir}
 	if cfg.Options != nil {
 		cfg.Options(&o)
+	}
+	if load := cfg.Loads[c.Corpus]; load > 0 {
+		now := time.Now
+		if o.Now != nil {
+			now = o.Now
+		}
+		o.Began = now().Add(-load)
 	}
 	res, err := orchestrator.Run(ctx, o)
 	if err != nil {
@@ -478,10 +490,12 @@ var ErrFailed = errors.New("regression cases failed")
 // OpenCorpora materializes (see Materialize) and loads every named corpus
 // the suite's cases use, each once. A corpus not on this machine is not an
 // error: its name maps to the reason in skips, and its cases are reported
-// skipped. progress gets one line per corpus (nil: none).
-func OpenCorpora(ctx context.Context, s Suite, scratch string, progress func(string)) (map[string]retrieve.Retriever, map[string]string, error) {
-	rets := map[string]retrieve.Retriever{}
-	skips := map[string]string{}
+// skipped. loads says how long each took to materialize (render its man
+// pages) and load. progress gets one line per corpus (nil: none).
+func OpenCorpora(ctx context.Context, s Suite, scratch string, progress func(string)) (rets map[string]retrieve.Retriever, skips map[string]string, loads map[string]time.Duration, err error) {
+	rets = map[string]retrieve.Retriever{}
+	skips = map[string]string{}
+	loads = map[string]time.Duration{}
 	if progress == nil {
 		progress = func(string) {}
 	}
@@ -496,9 +510,10 @@ func OpenCorpora(ctx context.Context, s Suite, scratch string, progress func(str
 		if _, done := skips[name]; done {
 			continue
 		}
+		began := time.Now()
 		dir, why, err := Materialize(ctx, name, s.Corpora[name], scratch)
 		if err != nil {
-			return nil, nil, fmt.Errorf("corpus %s: %w", name, err)
+			return nil, nil, nil, fmt.Errorf("corpus %s: %w", name, err)
 		}
 		if why != "" {
 			skips[name] = why
@@ -507,10 +522,11 @@ func OpenCorpora(ctx context.Context, s Suite, scratch string, progress func(str
 		}
 		loaded, err := corpus.Load(ctx, dir)
 		if err != nil {
-			return nil, nil, fmt.Errorf("corpus %s: %w", name, err)
+			return nil, nil, nil, fmt.Errorf("corpus %s: %w", name, err)
 		}
 		rets[name] = loaded
-		progress(fmt.Sprintf("corpus %s: %s: %d documents", name, loaded.Dir, len(loaded.Docs)))
+		loads[name] = time.Since(began)
+		progress(fmt.Sprintf("corpus %s: %s: %d documents, loaded in %.1f s", name, loaded.Dir, len(loaded.Docs), loads[name].Seconds()))
 	}
-	return rets, skips, nil
+	return rets, skips, loads, nil
 }
