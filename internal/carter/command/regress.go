@@ -3,6 +3,7 @@ package command
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -49,17 +50,22 @@ func (a *app) regressCmd() *cobra.Command {
 			}
 			defer os.RemoveAll(scratch)
 			var def *corpus.Corpus
+			var defLoad time.Duration
 			if needDefault {
+				began := time.Now()
 				if def, err = corpus.Load(cmd.Context(), suite.Corpus); err != nil {
 					return usageError{err}
 				}
+				defLoad = time.Since(began)
 			}
 			// Each named corpus is loaded once; one that is not on this
 			// machine skips its cases with the reason, it does not fail them.
-			rets, skips, err := regress.OpenCorpora(cmd.Context(), suite, scratch, func(line string) { fmt.Fprintln(a.io.Err, "carter: "+line) })
+			// Its loading time is counted in each of its briefs' time.
+			rets, skips, loads, err := regress.OpenCorpora(cmd.Context(), suite, scratch, func(line string) { fmt.Fprintln(a.io.Err, "carter: "+line) })
 			if err != nil {
 				return usageError{err}
 			}
+			loads[""] = defLoad
 			// Checked once up front so a bad model fails before any case runs.
 			s, modelID, err := a.synthesizer(model)
 			if err != nil {
@@ -75,7 +81,7 @@ func (a *app) regressCmd() *cobra.Command {
 				out = tmp
 			}
 			outs, err := regress.Run(cmd.Context(), suite, regress.Config{
-				Retriever: retrieverOrNil(def), Retrievers: rets, Skips: skips, Synth: newSynth, Model: modelID, OutDir: out,
+				Retriever: retrieverOrNil(def), Retrievers: rets, Skips: skips, Loads: loads, Synth: newSynth, Model: modelID, OutDir: out,
 				Options: func(o *orchestrator.Options) { o.Redactor, o.Now = a.redactor, a.deps.Now },
 			})
 			if err != nil {

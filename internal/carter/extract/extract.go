@@ -93,6 +93,10 @@ type scored struct {
 	bm25  []float64
 	stems map[string]bool
 	term  map[string]bool // stems of a structured unit's first line (its option, term, row label or title)
+	// definesSubject: the unit is a manual page's NAME entry or the
+	// opening of its DESCRIPTION (term holds the page's command).
+	definesSubject bool
+	cmd            map[string]bool // stems of the command an option or definition sits under
 }
 
 // termBonus weighs a structured unit whose first line (the option, the
@@ -100,6 +104,10 @@ type scored struct {
 // words: "--hard" over its description is about --hard, while an example
 // that mentions "git reset --hard" in passing is not.
 const termBonus = 0.25
+
+// maxKey is the highest ranking key: a full share with a full term and
+// command bonus, or a page's definition of its command (twice the bonus).
+const maxKey = 1 + 3*termBonus
 
 // Snippets returns the best passages of text for the question (see Units:
 // paragraphs, list items, option entries, table rows, definitions,
@@ -126,6 +134,7 @@ func Snippets(text string, o Options) []Snippet {
 		}
 	}
 	units := Units(text)
+	subject := Subject(text)
 	weight := o.Weight
 	if weight == nil {
 		var all []string
@@ -185,6 +194,19 @@ func Snippets(text string, o Options) []Snippet {
 			if u.Kind == KindTableRow && len(strings.Fields(first)) > 0 {
 				c.term = terms.Stems(strings.Fields(first)[0]) // the row's label column
 			}
+			if title := strings.TrimSpace(first); (u.Kind == KindHeading || u.Kind == KindDefinition) && (title == "NAME" || title == "DESCRIPTION") && subject[1] > subject[0] && u.End >= subject[1] {
+				// A manual page's NAME entry and the opening of its
+				// DESCRIPTION are the page's own definition of its
+				// command: they are about the command the page names.
+				c.term = terms.Stems(SubjectName(text[subject[0]:subject[1]]))
+				c.definesSubject = true
+			}
+			if (u.Kind == KindOption || u.Kind == KindDefinition) && u.CtxEnd > u.CtxStart {
+				// An entry is about the command it sits under as much as
+				// its own option: set's "-e", not read's "-e"; sort's
+				// "-r", not ls's.
+				c.cmd = terms.Stems(commandOf(text[u.CtxStart:u.CtxEnd]))
+			}
 		}
 		cands = append(cands, c)
 		toks = append(toks, tokd{tf, n})
@@ -224,14 +246,29 @@ func Snippets(text string, o Options) []Snippet {
 				ok = share >= 0.5
 			}
 			if ok {
-				bonus := 0.0
+				bonus, cmd := 0.0, 0.0 // cmd: 1 when the sub-question names the entry's command
 				for _, a := range sub {
 					if c.term[a] {
 						bonus += weight(a)
 					}
+					if c.cmd[a] && weight(a) > 0 {
+						cmd = 1
+					}
 				}
 				c.rel[k], c.bm25[k] = rel, bm
-				c.key[k] = rel + termBonus*bonus/totals[k]
+				// An entry of a command the sub-question names gets the
+				// full bonus, however common the command's name is in the
+				// collection: for "what does bash set -e do", set's "-e"
+				// outranks read's; for "sort lines in reverse", sort's
+				// "-r" outranks ls's.
+				c.key[k] = rel + termBonus*bonus/totals[k] + termBonus*cmd
+				if c.definesSubject && namesOnly(sub, c.term, weight) {
+					// A sub-question about nothing but the page's command
+					// ("what is git rebase", one side of a comparison) is
+					// answered first by the page's own definition of it,
+					// before any of the page's option entries.
+					c.key[k] += 2 * termBonus
+				}
 			}
 		}
 	}
@@ -291,9 +328,11 @@ func Snippets(text string, o Options) []Snippet {
 			key = max(key, c.key[k])
 		}
 		keys[c.unit.Start] = key
-		// The relevance reported is the share, raised by the term bonus
-		// (capped at 1) so consumers that rank by it see the same order.
-		best = min(1, key)
+		// The relevance reported is the ranking key scaled into 0..1 (the
+		// share, the term bonus and the subject bonus), so consumers that
+		// rank by it across sources see the same order, a page's own
+		// definition of its command above a passage that merely names it.
+		best = min(1, key/maxKey)
 		for _, sub := range subs {
 			for _, a := range sub {
 				if c.stems[a] && !ms[a] {
@@ -314,6 +353,51 @@ func Snippets(text string, o Options) []Snippet {
 		return out[i].Start < out[j].Start
 	})
 	return out
+}
+
+// namesOnly reports whether every word of sub the collection has is in
+// name (the sub-question asks about the named command and nothing else).
+// A hyphenated word is in name when each of its parts is ("cherry-pick"
+// in "git-cherry-pick").
+func namesOnly(sub []string, name map[string]bool, weight func(string) float64) bool {
+	n := 0
+	for _, a := range sub {
+		if weight(a) <= 0 {
+			continue
+		}
+		if !name[a] && !partsIn(a, name) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// partsIn reports whether a hyphenated or underscored stem's parts are all
+// in set.
+func partsIn(stem string, set map[string]bool) bool {
+	if !strings.ContainsAny(stem, "-_") {
+		return false
+	}
+	for _, t := range terms.Tokenize(stem) {
+		if t.Stem != stem && !set[t.Stem] {
+			return false
+		}
+	}
+	return true
+}
+
+// commandOf returns the command a context line names: a subject line's
+// names ("sort - sort lines of text files": "sort"), else the line's first
+// word ("set [-abefhkmn...]": "set").
+func commandOf(ctx string) string {
+	if name := SubjectName(ctx); name != strings.TrimSpace(ctx) {
+		return name
+	}
+	if f := strings.Fields(ctx); len(f) > 0 {
+		return strings.Trim(f[0], "[](){}<>:,")
+	}
+	return ""
 }
 
 func overlapsAny(spans [][2]int, s, e int) bool {

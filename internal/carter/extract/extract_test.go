@@ -52,11 +52,11 @@ func TestSnippets(t *testing.T) {
 		if strings.Contains(q, "Ignore") || strings.Contains(q, "Stencil") {
 			t.Errorf("unwanted snippet %q", q)
 		}
-		if s.Relevance < minRelevance || s.Relevance > 1 {
+		if s.Relevance < minRelevance/maxKey || s.Relevance > 1 {
 			t.Errorf("relevance %v", s.Relevance)
 		}
 	}
-	if got[0].Relevance != 1 || !strings.HasPrefix(text[got[0].Start:got[0].End], "The peak reflow") {
+	if got[0].Relevance != full || !strings.HasPrefix(text[got[0].Start:got[0].End], "The peak reflow") {
 		t.Errorf("best snippet = %+v %q", got[0], text[got[0].Start:got[0].End])
 	}
 	if Snippets(text, Options{}) != nil {

@@ -98,6 +98,7 @@ func Units(text string) []Unit {
 		blocks = append(blocks, cur)
 	}
 	var out []Unit
+	subject := Subject(text)
 	var ctx [2]int // the enclosing entry's term line while reading its description
 	add := func(start, end int, k Kind) {
 		s, e := trim(text, start, end)
@@ -107,6 +108,12 @@ func Units(text string) []Unit {
 		u := Unit{Start: s, End: e, Kind: k, CtxStart: ctx[0], CtxEnd: ctx[1]}
 		if u.CtxEnd == 0 && (k == KindOption || k == KindDefinition) {
 			u.CtxStart, u.CtxEnd = parentLine(text, ls, s)
+		}
+		if u.CtxEnd == 0 && k == KindOption && subject[1] > 0 && s > subject[1] && optionSection(text, ls, s) {
+			// A top-level option of a manual page belongs to the page's
+			// command ("sort - sort lines of text files" over "-r,
+			// --reverse  reverse the result of comparisons").
+			u.CtxStart, u.CtxEnd = subject[0], subject[1]
 		}
 		out = append(out, u)
 	}
@@ -125,13 +132,24 @@ func Units(text string) []Unit {
 					add(s, s+sents[0][1], k)
 				}
 				saved := ctx
-				cs, ce := trim(text, ls[0].start, ls[0].end)
+				// The term may be stacked or wrapped over several lines at
+				// its indent ("read [-ers] ... [-t" then "timeout] [-u fd]
+				// [name ...]", or set's two usage lines): all of them are
+				// the context, and the description starts below them.
+				nt := 1
+				for nt < len(ls)-1 && ls[nt].indent <= ls[0].indent {
+					nt++
+				}
+				cs, ce := trim(text, ls[0].start, ls[nt-1].end)
+				if ce-cs > maxContextBytes {
+					cs, ce = trim(text, ls[0].start, ls[0].end)
+				}
 				if ce-cs <= maxContextBytes {
 					ctx = [2]int{cs, ce}
 				}
 				// The description's own blocks: split it at its blank-free
 				// structure again (an option list inside a builtin's entry).
-				block(ls[1:], depth+1)
+				block(ls[nt:], depth+1)
 				ctx = saved
 				return
 			}
@@ -244,10 +262,23 @@ func parentLine(text string, ls []line, off int) (int, int) {
 		if e-s > maxContextBytes {
 			return 0, 0
 		}
+		// A term wrapped or stacked over lines at its indent (bash's
+		// "read [-ers] ... [-t" over "timeout] [-u fd] [name ...]", set's
+		// two usage lines) is the context whole, from its first line.
+		for i := j - 1; i >= 0 && j-i < maxStackedLines && !ls[i].blank && ls[i].indent == ls[j].indent; i-- {
+			s2, _ := trim(text, ls[i].start, ls[i].end)
+			if e-s2 > maxContextBytes {
+				break
+			}
+			s = s2
+		}
 		return s, e
 	}
 	return 0, 0
 }
+
+// maxStackedLines bounds how many lines one context term may span.
+const maxStackedLines = 3
 
 // maxParentReach bounds how many lines back a parent line is looked for.
 const maxParentReach = 400
@@ -433,4 +464,63 @@ func trim(text string, s, e int) (int, int) {
 		e--
 	}
 	return s, e
+}
+
+// Subject returns the span of a manual page's NAME entry ("sort - sort
+// lines of text files"): the line under a flush-left NAME heading that
+// names the page's command and says what it is. [0, 0) when the text has
+// none.
+func Subject(text string) [2]int {
+	head := text
+	if len(head) > maxSubjectBytes {
+		head = head[:maxSubjectBytes] // the NAME entry is at the top: never scan a whole large file
+	}
+	ls := lines(head)
+	for i := 0; i+1 < len(ls) && i < maxSubjectLine; i++ {
+		l := ls[i]
+		if l.indent != 0 || strings.TrimSpace(text[l.start:l.end]) != "NAME" {
+			continue
+		}
+		for _, n := range ls[i+1:] {
+			if n.blank {
+				continue
+			}
+			s, e := trim(text, n.start, n.end)
+			if n.indent == 0 || e-s > maxContextBytes || !strings.Contains(text[s:e], " - ") {
+				return [2]int{}
+			}
+			return [2]int{s, e}
+		}
+	}
+	return [2]int{}
+}
+
+// maxSubjectLine is how far into a text its NAME heading is looked for
+// (a man page's header line, a blank, then NAME).
+const maxSubjectLine = 20
+
+// maxSubjectBytes bounds the head of a text Subject reads.
+const maxSubjectBytes = 4096
+
+// SubjectName returns the command names of a subject line: the part
+// before " - " ("git-merge", "gzip, gunzip, zcat").
+func SubjectName(line string) string {
+	name, _, _ := strings.Cut(strings.TrimSpace(line), " - ")
+	return name
+}
+
+// optionSection reports whether the text at off lies in a manual page's
+// section that lists the command's own options (OPTIONS, DESCRIPTION,
+// "GLOBAL OPTIONS", ...), not one that lists something else with dashes
+// (bash's CONDITIONAL EXPRESSIONS, "-e file").
+func optionSection(text string, ls []line, off int) bool {
+	k := sort.Search(len(ls), func(i int) bool { return ls[i].end >= off })
+	for j := min(k, len(ls)-1); j >= 0; j-- {
+		if ls[j].blank || ls[j].indent != 0 {
+			continue
+		}
+		title := strings.TrimSpace(text[ls[j].start:ls[j].end])
+		return title == "DESCRIPTION" || strings.HasSuffix(title, "OPTIONS")
+	}
+	return false
 }

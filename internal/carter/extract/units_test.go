@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -156,7 +157,7 @@ func TestAbsentWordsDoNotCount(t *testing.T) {
 		return 1
 	}
 	got := Snippets(text, Options{Subs: stemsOf("Which hue or colour does a selected footprint have?"), Weight: weight})
-	if len(got) != 1 || got[0].Relevance != 1 {
+	if len(got) != 1 || got[0].Relevance != full {
 		t.Errorf("got %+v", got)
 	}
 	// But one shared word does not answer a question the corpus lacks.
@@ -210,5 +211,68 @@ func TestUnitsNestedOptions(t *testing.T) {
 	snips := Snippets(builtin, Options{Subs: stemsOf("What does bash set -e do?")})
 	if len(snips) == 0 || !strings.HasPrefix(builtin[snips[0].Start:snips[0].End], "-e      Exit immediately") || snips[0].CtxEnd == 0 {
 		t.Errorf("set -e not the best snippet: %+v", snips)
+	}
+}
+
+// full is the relevance of a passage naming all of a sub-question's words
+// with no term or subject bonus.
+var full = math.Round(1/maxKey*1000) / 1000
+
+// TestManPageSubject: a man page's options carry the page's NAME entry as
+// their context when they sit in its OPTIONS or DESCRIPTION section (not
+// in a section listing something else with dashes), and a builtin's
+// nested option carries the whole wrapped usage line it sits under.
+func TestManPageSubject(t *testing.T) {
+	page := "LS(1)          User Commands          LS(1)\n\nNAME\n       ls - list directory contents\n\n" +
+		"DESCRIPTION\n       List information about the FILEs.\n\n       -r, --reverse\n              reverse order while sorting\n\n" +
+		"       -S     sort by file size, largest first\n\n" +
+		"CONDITIONAL EXPRESSIONS\n       Conditional expressions test files.\n\n       -e file\n              True if file exists and is readable by anyone.\n\n" +
+		"SHELL BUILTIN COMMANDS\n       Builtins are described below.\n\n       read [-ers] [-a aname] [-d delim] [-t\n       timeout] [-u fd] [name ...]\n" +
+		"              One line is read from the standard input.  Options, if supplied, have the following\n              meanings:\n" +
+		"              -n nchars\n                     read returns after reading nchars characters rather than waiting.\n"
+	ctxOf := func(prefix string) string {
+		for _, u := range Units(page) {
+			if strings.HasPrefix(page[u.Start:u.End], prefix) {
+				return page[u.CtxStart:u.CtxEnd]
+			}
+		}
+		t.Fatalf("no unit starts with %q", prefix)
+		return ""
+	}
+	for _, tt := range []struct{ unit, ctx string }{
+		{"-r, --reverse", "ls - list directory contents"},
+		{"-S     sort", "ls - list directory contents"},
+		{"-e file", ""},
+		{"-n nchars", "read [-ers] [-a aname] [-d delim] [-t\n       timeout] [-u fd] [name ...]"},
+	} {
+		if got := ctxOf(tt.unit); got != tt.ctx {
+			t.Errorf("context of %q = %q, want %q", tt.unit, got, tt.ctx)
+		}
+	}
+	if got := Subject(page); page[got[0]:got[1]] != "ls - list directory contents" {
+		t.Errorf("Subject = %q", page[got[0]:got[1]])
+	}
+	// The page's NAME entry answers "what is ls" before a passage that
+	// merely names it.
+	subs := stemsOf("What is ls?")
+	got := Snippets(page, Options{Subs: subs})
+	if len(got) == 0 || !strings.HasPrefix(page[got[0].Start:got[0].End], "NAME") {
+		t.Errorf("first snippet for 'what is ls' = %+v", got)
+	}
+}
+
+// TestSubjectNamesHyphenated: "cherry-pick" in a question meets the page
+// named "git-cherry-pick": its NAME entry leads, ahead of examples that
+// repeat the command.
+func TestSubjectNamesHyphenated(t *testing.T) {
+	page := "GIT-CHERRY-PICK(1)     Git Manual     GIT-CHERRY-PICK(1)\n\nNAME\n       git-cherry-pick - Apply the changes introduced by some existing commits\n\n" +
+		"EXAMPLES\n       git cherry-pick master\n           Apply the change introduced by the commit at the tip of the master branch and create a new commit with this change.\n\n" +
+		"       git cherry-pick ..master, git cherry-pick ^HEAD master\n           Apply the changes introduced by all commits that are ancestors of master but not of HEAD to produce new commits.\n"
+	got := Snippets(page, Options{Subs: stemsOf("What is git cherry-pick?")})
+	if len(got) == 0 || !strings.HasPrefix(page[got[0].Start:got[0].End], "NAME") {
+		for _, s := range got {
+			t.Logf("%.3f %q", s.Relevance, page[s.Start:s.End])
+		}
+		t.Errorf("the NAME entry does not lead")
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"copperhead/internal/carter/corpus"
 	"copperhead/internal/carter/evaluate"
@@ -39,6 +40,10 @@ type Case struct {
 	MinGrounding  float64  `json:"min_grounding"`
 	MinCoverage   float64  `json:"min_coverage"`
 	RequiredFacts []string `json:"required_facts"`
+	// LeadFacts must be in the brief's lead: its first verified claim
+	// (text and quotes). The answer must come first, not merely somewhere
+	// among claims about the wrong option or command.
+	LeadFacts []string `json:"lead_facts,omitempty"`
 	// ExpectStop, when set, lists the acceptable stop reasons (an
 	// unanswerable question must stop early, not spend its budget).
 	ExpectStop   []string `json:"expect_stop,omitempty"`
@@ -209,10 +214,14 @@ type Config struct {
 	// has none (its cases are reported skipped, not failed).
 	Retrievers map[string]retrieve.Retriever
 	Skips      map[string]string
-	Synth      func() synth.Synthesizer // a fresh synthesizer per case
-	Model      string
-	OutDir     string
-	Options    func(*orchestrator.Options) // test hook: clock, progress
+	// Loads is how long each corpus took to materialize and load ("" for
+	// the suite's own), counted in each of its briefs' time as `carter
+	// run` counts it: a brief's time is what one run over that corpus costs.
+	Loads   map[string]time.Duration
+	Synth   func() synth.Synthesizer // a fresh synthesizer per case
+	Model   string
+	OutDir  string
+	Options func(*orchestrator.Options) // test hook: clock, progress
 }
 
 // Run runs every case and checks it.
@@ -251,6 +260,13 @@ func runCase(ctx context.Context, c Case, cfg Config) (Outcome, error) {
 	o := orchestrator.Options{Spec: spec, Retriever: ret, Synth: cfg.Synth(), Model: cfg.Model, OutDir: cfg.OutDir}
 	if cfg.Options != nil {
 		cfg.Options(&o)
+	}
+	if load := cfg.Loads[c.Corpus]; load > 0 {
+		now := time.Now
+		if o.Now != nil {
+			now = o.Now
+		}
+		o.Began = now().Add(-load)
 	}
 	res, err := orchestrator.Run(ctx, o)
 	if err != nil {
@@ -293,9 +309,14 @@ func runCase(ctx context.Context, c Case, cfg Config) (Outcome, error) {
 	if !out.WithinBudgets {
 		problem("budget exceeded: %d tool calls, %d sources, %d ms", rep.Evaluation.Cost.ToolCalls, rep.Counts.SourcesRead, rep.ElapsedMS)
 	}
-	text, err := groundedText(filepath.Join(res.RunDir, render.ClaimsFile))
+	text, lead, err := groundedText(filepath.Join(res.RunDir, render.ClaimsFile))
 	if err != nil {
 		return out, err
+	}
+	for _, f := range c.LeadFacts {
+		if !strings.Contains(lead, strings.ToLower(f)) {
+			problem("the first claim lacks %q", f)
+		}
 	}
 	for _, f := range c.RequiredFacts {
 		if strings.Contains(text, strings.ToLower(f)) {
@@ -320,11 +341,12 @@ func runCase(ctx context.Context, c Case, cfg Config) (Outcome, error) {
 }
 
 // groundedText is the lower-cased text of every verified (non-speculation)
-// claim and the quotes it cites: where a required fact must appear.
-func groundedText(path string) (string, error) {
+// claim and the quotes it cites, where a required fact must appear, and
+// that of the first such claim (the brief's lead).
+func groundedText(path string) (all, lead string, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	var doc struct {
 		Claims []struct {
@@ -338,23 +360,29 @@ func groundedText(path string) (string, error) {
 		} `json:"evidence"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return "", "", fmt.Errorf("read %s: %w", path, err)
 	}
 	quotes := map[string]string{}
 	for _, e := range doc.Evidence {
 		quotes[e.ID] = e.Quote
 	}
+	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
 	var b strings.Builder
 	for _, c := range doc.Claims {
 		if c.Section == render.SectionSpeculation {
 			continue
 		}
-		b.WriteString(c.Text + "\n")
+		var one strings.Builder
+		one.WriteString(c.Text + "\n")
 		for _, id := range c.EvidenceIDs {
-			b.WriteString(quotes[id] + "\n")
+			one.WriteString(quotes[id] + "\n")
 		}
+		if b.Len() == 0 {
+			lead = norm(one.String())
+		}
+		b.WriteString(one.String())
 	}
-	return strings.ToLower(strings.Join(strings.Fields(b.String()), " ")), nil
+	return norm(b.String()), lead, nil
 }
 
 func contains(list []string, s string) bool {
@@ -462,10 +490,12 @@ var ErrFailed = errors.New("regression cases failed")
 // OpenCorpora materializes (see Materialize) and loads every named corpus
 // the suite's cases use, each once. A corpus not on this machine is not an
 // error: its name maps to the reason in skips, and its cases are reported
-// skipped. progress gets one line per corpus (nil: none).
-func OpenCorpora(ctx context.Context, s Suite, scratch string, progress func(string)) (map[string]retrieve.Retriever, map[string]string, error) {
-	rets := map[string]retrieve.Retriever{}
-	skips := map[string]string{}
+// skipped. loads says how long each took to materialize (render its man
+// pages) and load. progress gets one line per corpus (nil: none).
+func OpenCorpora(ctx context.Context, s Suite, scratch string, progress func(string)) (rets map[string]retrieve.Retriever, skips map[string]string, loads map[string]time.Duration, err error) {
+	rets = map[string]retrieve.Retriever{}
+	skips = map[string]string{}
+	loads = map[string]time.Duration{}
 	if progress == nil {
 		progress = func(string) {}
 	}
@@ -480,9 +510,10 @@ func OpenCorpora(ctx context.Context, s Suite, scratch string, progress func(str
 		if _, done := skips[name]; done {
 			continue
 		}
+		began := time.Now()
 		dir, why, err := Materialize(ctx, name, s.Corpora[name], scratch)
 		if err != nil {
-			return nil, nil, fmt.Errorf("corpus %s: %w", name, err)
+			return nil, nil, nil, fmt.Errorf("corpus %s: %w", name, err)
 		}
 		if why != "" {
 			skips[name] = why
@@ -491,10 +522,11 @@ func OpenCorpora(ctx context.Context, s Suite, scratch string, progress func(str
 		}
 		loaded, err := corpus.Load(ctx, dir)
 		if err != nil {
-			return nil, nil, fmt.Errorf("corpus %s: %w", name, err)
+			return nil, nil, nil, fmt.Errorf("corpus %s: %w", name, err)
 		}
 		rets[name] = loaded
-		progress(fmt.Sprintf("corpus %s: %s: %d documents", name, loaded.Dir, len(loaded.Docs)))
+		loads[name] = time.Since(began)
+		progress(fmt.Sprintf("corpus %s: %s: %d documents, loaded in %.1f s", name, loaded.Dir, len(loaded.Docs), loads[name].Seconds()))
 	}
-	return rets, skips, nil
+	return rets, skips, loads, nil
 }

@@ -58,11 +58,11 @@ func extractive() synth.Synthesizer { return synth.Extractive{} }
 func TestShippedCasesOverCorpus(t *testing.T) {
 	start := time.Now()
 	s, c := loadShipped(t)
-	rets, skips, err := OpenCorpora(context.Background(), s, t.TempDir(), func(line string) { t.Log(line) })
+	rets, skips, loads, err := OpenCorpora(context.Background(), s, t.TempDir(), func(line string) { t.Log(line) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	outs, err := Run(context.Background(), s, Config{Retriever: c, Retrievers: rets, Skips: skips, Synth: extractive, OutDir: t.TempDir()})
+	outs, err := Run(context.Background(), s, Config{Retriever: c, Retrievers: rets, Skips: skips, Loads: loads, Synth: extractive, OutDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,5 +240,39 @@ func TestAcceptanceGoCompound(t *testing.T) {
 	check(t, outs)
 	if outs[0].Coverage != 1 || outs[0].StopReason != "COVERAGE_MET" {
 		t.Errorf("coverage %v, stop %s", outs[0].Coverage, outs[0].StopReason)
+	}
+}
+
+// TestBriefTimeCountsCorpusLoading: a brief's time includes loading its
+// corpus (Config.Loads), as `carter run` counts it, though the suite loads
+// each corpus once; the replay still matches.
+func TestBriefTimeCountsCorpusLoading(t *testing.T) {
+	dir := t.TempDir()
+	doc := "Reflow profiles\n\nThe peak reflow temperature for SAC305 solder paste is 245 degrees in most profiles.\n"
+	if err := os.WriteFile(filepath.Join(dir, "reflow.txt"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := corpus.Load(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite := Suite{Cases: []Case{{Name: "reflow", Question: "What is the peak reflow temperature for SAC305 solder paste?", RequiredFacts: []string{"245"}}}}
+	const load = 7 * time.Second
+	for _, tt := range []struct {
+		loads map[string]time.Duration
+		min   int64
+		max   int64
+	}{
+		{nil, 0, load.Milliseconds() - 1},
+		{map[string]time.Duration{"": load}, load.Milliseconds(), 1 << 40},
+	} {
+		outs, err := Run(context.Background(), suite, Config{Retriever: c, Loads: tt.loads, Synth: extractive, OutDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, outs)
+		if ms := outs[0].ElapsedMS; ms < tt.min || ms > tt.max {
+			t.Errorf("loads %v: brief took %d ms, want %d..%d", tt.loads, ms, tt.min, tt.max)
+		}
 	}
 }

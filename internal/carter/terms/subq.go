@@ -20,7 +20,10 @@ var (
 	between = regexp.MustCompile(`(?i)\bbetween\s+(.+?)\s+(?:and|vs\.?|versus)\s+(.+?)(\s*(?:[,;?]|$|\s+(?:in|for|when|with|on)\s))`)
 	// enumeration catches a list of three or more short items:
 	// "the -n, -r and -u options", "A, B, and C" (one-word items).
-	enumeration     = regexp.MustCompile(`(?:[\w\-'.]+,\s+)+[\w\-'.]+,?\s+(?:and|or)\s+[\w\-'.]+`)
+	enumeration = regexp.MustCompile(`(?:[\w\-'.]+,\s+)+[\w\-'.]+,?\s+(?:and|or)\s+[\w\-'.]+`)
+	// differ catches "How does A differ from B", "How is A different from
+	// B", "Compare A with B", "A vs B", "A versus B" and "A compared to B".
+	differ          = regexp.MustCompile(`(?i)^(?:(?:how|in what ways?|where)\s+(?:does|do|is|are)\s+(.+?)\s+(?:differ|different)\s+(?:from|to|than)\s+(.+?)|compare\s+(.+?)\s+(?:with|to|and)\s+(.+?)|(?:what\s+(?:is|are)\s+)?(.+?)\s+(?:vs\.?|versus|compared\s+(?:to|with))\s+(.+?))\s*(?:[,:;?]\s*.*)?$`)
 	comparisonWords = regexp.MustCompile(`(?i)\b(?:the\s+|a\s+|main\s+|key\s+)*(?:differences?|distinctions?|comparison)\s*(?:is\s+there\s*)?`)
 	listSep         = regexp.MustCompile(`,?\s+(?:and|or)\s+|,\s+`)
 )
@@ -82,6 +85,15 @@ func expand(p string) []string {
 		// between A and B" owes "What is A" and "What is B".
 		pre, post := comparisonWords.ReplaceAllString(p[:m[0]], ""), p[m[5]:]
 		return []string{pre + a + post, pre + b + post}
+	}
+	if m := differ.FindStringSubmatch(strings.TrimSpace(p)); m != nil {
+		// The two sides of the comparison, each asked about on its own:
+		// "How does A differ from B" owes "What is A" and "What is B".
+		for i := 1; i+1 < len(m); i += 2 {
+			if m[i] != "" && m[i+1] != "" {
+				return []string{"What is " + m[i], "What is " + m[i+1]}
+			}
+		}
 	}
 	if m := enumeration.FindStringIndex(p); m != nil {
 		items := listSep.Split(p[m[0]:m[1]], -1)

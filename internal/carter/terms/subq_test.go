@@ -15,6 +15,11 @@ func TestSubQuestions(t *testing.T) {
 		{"What is a net class? How is it assigned?", "What is a net class|How is it assigned"},
 		{"How are net classes used to set track width and clearance?", "How are net classes used to set track width and clearance"},
 		{"What does strace -f do and what does -o write?", "What does strace -f do|what does -o write"},
+		{"How does git cherry-pick differ from git rebase?", "What is git cherry-pick|What is git rebase"},
+		{"How is a local label different from a global label?", "What is a local label|What is a global label"},
+		{"Compare git log with git bisect", "What is git log|What is git bisect"},
+		{"git stash vs git commit: which one keeps untracked files?", "What is git stash|What is git commit"},
+		{"What is pdftotext versus pdfinfo?", "What is pdftotext|What is pdfinfo"},
 	}
 	for _, tt := range tests {
 		var got []string
