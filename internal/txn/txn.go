@@ -200,10 +200,7 @@ func resolveRemoval(repo, path string) (string, error) {
 		path = filepath.Join(repo, path)
 	}
 	path = filepath.Clean(path)
-	dir, err := repofs.Resolve(repo, filepath.Dir(path))
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
+	dir, err := repofs.ResolveDir(repo, filepath.Dir(path))
 	if err != nil {
 		var re *repofs.Error
 		if errors.As(err, &re) {
