@@ -84,6 +84,14 @@ overwritten, or footprints are missing; 2 usage or environment (kicad-cli).`,
 				Repo:      w.repo,
 				Record:    true,
 			}
+			if !w.cfgFound {
+				// Before init: a LAYOUT.md the draft creates is the one init
+				// would write (the Draft quality section aside), so init then
+				// takes it as its own rather than as a hand edit.
+				cfg := w.cfg
+				cfg.Schematic, cfg.Board = w.proj.Rel(w.proj.Schematic), w.proj.Rel(boardPath)
+				opts.LayoutSeed = design.GenerateLayout(w.proj.Name, cfg)
+			}
 			rep, err := layout.Draft(ctx, t, opts)
 			if errors.Is(err, layout.ErrNotDraft) {
 				return withHint(failf("%v", w.relErr(err)), "--force overwrites it; or pass --board NEW.kicad_pcb")

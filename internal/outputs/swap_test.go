@@ -46,7 +46,7 @@ func killedAt(t *testing.T, point string, run func()) (hit bool) {
 			panic("killed at " + p)
 		}
 	})
-	defer txn.SetHook(prev)
+	defer func() { txn.SetHook(prev) }()
 	defer func() {
 		if r := recover(); r != nil {
 			hit = true

@@ -34,6 +34,10 @@ type Options struct {
 	// LayoutDoc is LAYOUT.md: the intent is read from it and its Draft
 	// quality section rewritten. "" drafts without intent and writes no doc.
 	LayoutDoc string
+	// LayoutSeed is the LAYOUT.md to start from when LayoutDoc does not
+	// exist yet (the doc init would write, so a later init finds it as its
+	// own); nil starts from a title line.
+	LayoutSeed []byte
 	// Force overwrites a board that is not an earlier draft (any existing
 	// file without DraftMarker in its title block).
 	Force bool
@@ -293,7 +297,7 @@ func prepare(ctx context.Context, kc KiCad, o Options) (*Report, []txn.File, err
 		rep.RecordedBoard, rep.NotRecorded = rel, why
 	}
 	if o.LayoutDoc != "" {
-		md, err := draftQuality(o.LayoutDoc, in.project, rep)
+		md, err := draftQuality(o.LayoutDoc, in.project, o.LayoutSeed, rep)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -111,11 +111,15 @@ func draftQualityBody(rep *Report) string {
 }
 
 // draftQuality returns LAYOUT.md's new bytes with the Draft quality
-// section rewritten, a title first when the file does not exist yet.
-func draftQuality(path, project string, rep *Report) ([]byte, error) {
+// section rewritten; a file that does not exist yet starts as seed, else
+// as a title.
+func draftQuality(path, project string, seed []byte, rep *Report) ([]byte, error) {
 	md, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", rep.LayoutDoc, err)
+	}
+	if md == nil {
+		md = seed
 	}
 	if md == nil {
 		md = []byte("# " + project + " — Layout intent\n")
