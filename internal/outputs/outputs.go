@@ -350,10 +350,27 @@ func swapIn(repo, dir, pkg string, m Manifest) error {
 		}
 	}
 	files = append(files, txn.File{Path: filepath.Join(abs, ManifestName), Data: marshalManifest(m)})
-	if err := txn.Commit(txnRoot(repo, abs), files); err != nil {
+	root := txnRoot(repo, abs)
+	if err := txn.Commit(root, files); err != nil {
 		return fmt.Errorf("swap the new package into %s: %w", dir, err)
 	}
+	if root == abs {
+		tidyJournal(abs)
+	}
 	return nil
+}
+
+// tidyJournal removes the empty journal folders a committed swap leaves in
+// an outputs folder outside the repository, so the package holds nothing
+// but itself. Folders holding anything else are left.
+func tidyJournal(dir string) {
+	st := filepath.Join(dir, filepath.FromSlash(txn.StateDir))
+	_ = os.Remove(filepath.Join(dir, filepath.FromSlash(txn.Dir)))
+	if entries, err := os.ReadDir(st); err == nil && len(entries) == 1 && entries[0].Name() == ".gitignore" {
+		_ = os.Remove(filepath.Join(st, ".gitignore"))
+		_ = os.Remove(st)
+		_ = os.Remove(filepath.Dir(st))
+	}
 }
 
 // stagingPrefix names Generate's staging folders inside the outputs folder.

@@ -113,6 +113,36 @@ func TestSwapKilledMidway(t *testing.T) {
 	}
 }
 
+// TestSwapOutsideTheRepository: an outputs folder outside the repository
+// (--out elsewhere) journals its swap in itself; a finished swap leaves no
+// journal folders there, and a swap killed between its writes is completed
+// by the next outputs into that folder (recoverSwap) before it builds.
+func TestSwapOutsideTheRepository(t *testing.T) {
+	tool := kicadTool(t)
+	repo, in := fixture(t)
+	in.Repo = repo
+	dir := filepath.Join(t.TempDir(), "fab")
+	opts := Options{SkipSTEP: true, SkipRender: true}
+	if _, err := Generate(context.Background(), tool, in, dir, opts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".copperhead")); !os.IsNotExist(err) {
+		t.Errorf("a finished swap left %s/.copperhead: %v", dir, err)
+	}
+	opts.Fab = "pcbway"
+	var err error
+	if !killedAt(t, "wrote 1", func() { _, err = Generate(context.Background(), tool, in, dir, opts) }) {
+		t.Fatalf("the swap never reached its writes: %v", err)
+	}
+	if err := recoverSwap(dir); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Verify(dir)
+	if err != nil || m.Fab != "pcbway" {
+		t.Fatalf("after recovery: fab %q, %v; want the complete pcbway package", m.Fab, err)
+	}
+}
+
 func mapKeys(m map[string]string) []string {
 	var out []string
 	for k := range m {
