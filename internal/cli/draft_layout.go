@@ -38,7 +38,13 @@ autorouter must redo.
 
 The drafted board is recorded in .copperhead/config.json ("board"), so check
 runs DRC on it, outputs finds it and init keeps it; init does not count the
-## Draft quality section as a hand edit. While the board is a draft its
+## Draft quality section as a hand edit. Before init there is no config.json:
+none is created, and the output says so (check and outputs find the board
+beside its schematic; init records it, and takes a LAYOUT.md the draft created
+as its own). Every file (the board, the .kicad_pro, LAYOUT.md, config.json) is
+computed first, with DRC run on a scratch copy, then written in one journaled
+transaction: a failure leaves every file as it was, and a kill during the
+writes is completed by the next copperhead command. While the board is a draft its
 unrouted nets are DRC warnings (the project's .kicad_pro sets
 unconnected_items to warning, and the redo list says to set it back);
 --strict leaves them errors.

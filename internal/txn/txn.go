@@ -77,7 +77,7 @@ type journalFile struct {
 	Remove bool   `json:"remove,omitempty"`
 }
 
-// Commit writes files all or nothing. Every path must resolve (symbolic
+// Commit writes (and, for a File with Remove, deletes) files all or nothing. Every path must resolve (symbolic
 // links followed) to a regular file or a new file inside repo; any that
 // does not is refused before anything is written. The journal is made
 // durable first; a crash after that point is completed by Recover.
