@@ -8,13 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"copperhead/internal/atomicfile"
 	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/draft/layout"
 	"copperhead/internal/kicad/kigen"
 	"copperhead/internal/project"
-	"copperhead/internal/repofs"
 	"copperhead/internal/textfmt"
 )
 
@@ -40,7 +38,13 @@ autorouter must redo.
 
 The drafted board is recorded in .copperhead/config.json ("board"), so check
 runs DRC on it, outputs finds it and init keeps it; init does not count the
-## Draft quality section as a hand edit. While the board is a draft its
+## Draft quality section as a hand edit. Before init there is no config.json:
+none is created, and the output says so (check and outputs find the board
+beside its schematic; init records it, and takes a LAYOUT.md the draft created
+as its own). Every file (the board, the .kicad_pro, LAYOUT.md, config.json) is
+computed first, with DRC run on a scratch copy, then written in one journaled
+transaction: a failure leaves every file as it was, and a kill during the
+writes is completed by the next copperhead command. While the board is a draft its
 unrouted nets are DRC warnings (the project's .kicad_pro sets
 unconnected_items to warning, and the redo list says to set it back);
 --strict leaves them errors.
@@ -83,6 +87,16 @@ overwritten, or footprints are missing; 2 usage or environment (kicad-cli).`,
 				Force:     force,
 				Display:   w.proj.Rel,
 				MarkDraft: !strict,
+				Repo:      w.repo,
+				Record:    true,
+			}
+			if !w.cfgFound {
+				// Before init: a LAYOUT.md the draft creates is the one init
+				// would write (the Draft quality section aside), so init then
+				// takes it as its own rather than as a hand edit.
+				cfg := w.cfg
+				cfg.Schematic, cfg.Board = w.proj.Rel(w.proj.Schematic), w.proj.Rel(boardPath)
+				opts.LayoutSeed = design.GenerateLayout(w.proj.Name, cfg)
 			}
 			rep, err := layout.Draft(ctx, t, opts)
 			if errors.Is(err, layout.ErrNotDraft) {
@@ -91,22 +105,26 @@ overwritten, or footprints are missing; 2 usage or environment (kicad-cli).`,
 			if err != nil {
 				return failf("draft layout: %v", w.relErr(err))
 			}
-			recorded, err := recordBoard(w, boardPath)
-			if err != nil {
-				return failf("draft layout: %v", w.relErr(err))
+			if rep.RecordedBoard != "" {
+				w.cfg.Board = rep.RecordedBoard
+			}
+			if rep.NotRecorded != "" {
+				rep.NotRecorded = notRecordedNote(w, boardPath, rep.NotRecorded)
 			}
 			if a.mode() == modeJSON {
 				if err := writeJSON(a.io.Out, struct {
-					OK            bool   `json:"ok"`
-					RecordedBoard string `json:"recorded_board,omitempty"`
+					OK bool `json:"ok"`
 					*layout.Report
-				}{rep.OK(), recorded, rep}); err != nil {
+				}{rep.OK(), rep}); err != nil {
 					return err
 				}
 			} else {
 				printDraftLayout(a, rep)
-				if recorded != "" {
-					fmt.Fprintf(a.io.Out, "recorded board %s in %s\n", recorded, config.ConfigPath)
+				if rep.RecordedBoard != "" {
+					fmt.Fprintf(a.io.Out, "recorded board %s in %s\n", rep.RecordedBoard, config.ConfigPath)
+				}
+				if rep.NotRecorded != "" {
+					fmt.Fprintf(a.io.Out, "board not recorded: %s\n", rep.NotRecorded)
 				}
 			}
 			if !rep.OK() {
@@ -207,36 +225,15 @@ func printDraftLayout(a *app, rep *layout.Report) {
 	fmt.Fprintf(out, "gate: failed: %s\n", strings.Join(rep.Gate, "; "))
 }
 
-// recordBoard names the drafted board in .copperhead/config.json ("board"),
-// so check runs DRC on it, outputs finds it and a later init keeps it. It
-// returns the repo-relative path it recorded, or "" when nothing changed:
-// the config already names it, the repo has no config yet (a project found
-// by search finds the board beside its schematic), or the board lies
-// outside the repository.
-func recordBoard(w *workspace, board string) (string, error) {
-	if !w.cfgFound {
-		return "", nil
+// notRecordedNote says what a board left out of config.json means for the
+// commands that look for it: before init, check and outputs find the board
+// beside the schematic by its name, and init records it; any other board
+// they do not find.
+func notRecordedNote(w *workspace, board, why string) string {
+	rel := w.proj.Rel(board)
+	if strings.TrimSuffix(w.proj.Schematic, ".kicad_sch")+".kicad_pcb" == board {
+		return fmt.Sprintf("%s; check and outputs find %s beside its schematic, and copperhead init records it", why, rel)
 	}
-	rel, err := filepath.Rel(w.repo, board)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return "", nil
-	}
-	rel = filepath.ToSlash(rel)
-	cfg, found, err := config.LoadConfig(w.repo)
-	if err != nil || !found {
-		return "", err
-	}
-	if cfg.Board == rel {
-		return "", nil
-	}
-	cfg.Board = rel
-	target, err := repofs.Resolve(w.repo, filepath.Join(w.repo, filepath.FromSlash(config.ConfigPath)))
-	if err != nil {
-		return "", fmt.Errorf("record the board: %w", repofs.Renamed(err, config.ConfigPath))
-	}
-	if err := atomicfile.Write(target, cfg.Marshal(), 0o644); err != nil {
-		return "", fmt.Errorf("record the board in %s: %w", config.ConfigPath, err)
-	}
-	w.cfg.Board = rel
-	return rel, nil
+	return fmt.Sprintf("%s; check and outputs look only for %s beside the schematic, so they will not find %s: run copperhead init, then draft layout --board %s again", why,
+		w.proj.Rel(strings.TrimSuffix(w.proj.Schematic, ".kicad_sch")+".kicad_pcb"), rel, rel)
 }

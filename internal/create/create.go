@@ -336,11 +336,17 @@ func runEngineStage(ctx context.Context, in Input, st Stage, sr *StageReport) ([
 			Schematic: pr.Schematic, Board: boardPath(pr),
 			LayoutDoc: in.docPath(design.LayoutDoc),
 			Display:   pr.Rel, MarkDraft: true,
+			// The board is recorded in config.json in the draft's own
+			// transaction, as `draft layout` records it.
+			Repo: in.Repo, Record: true,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("layout draft: %w", err)
 		}
 		sr.Note = fmt.Sprintf("%d parts placed, %d nets routed, %d left to route", len(rep.Parts), len(rep.Routed), len(rep.Unrouted)+len(rep.Partial))
+		if rep.RecordedBoard != "" {
+			sr.Note += "; board " + rep.RecordedBoard + " recorded in " + config.ConfigPath
+		}
 	case "outputs":
 		res, err := generateOutputs(ctx, in, pr)
 		if err != nil {

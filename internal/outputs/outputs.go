@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
-	"copperhead/internal/atomicfile"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/textfmt"
+	"copperhead/internal/txn"
 )
 
 // Artifact names, in the order Generate produces them; the values are part
@@ -215,6 +215,9 @@ func Generate(ctx context.Context, t *kicadcli.Tool, in Input, dir string, o Opt
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
+	if err := recoverSwap(dir); err != nil {
+		return nil, err
+	}
 	cleanStaging(dir)
 	// The new package is built whole in a staging folder beside the old one
 	// (inside dir, so the final renames never cross a filesystem) and moved
@@ -271,23 +274,103 @@ func Generate(ctx context.Context, t *kicadcli.Tool, in Input, dir string, o Opt
 		}
 	}
 	slices.SortFunc(m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	// The swap: a few renames, not interruptible (it ignores ctx), manifest last.
-	for _, f := range m.Files {
-		dst := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return nil, fmt.Errorf("create %s: %w", filepath.Dir(dst), err)
-		}
-		if err := os.Rename(filepath.Join(pkg, filepath.FromSlash(f.Path)), dst); err != nil {
-			return nil, fmt.Errorf("move %s into %s: %w", f.Path, dir, err)
-		}
-	}
-	if err := removeStale(dir, m); err != nil {
-		return nil, err
-	}
-	if err := atomicfile.Write(filepath.Join(dir, ManifestName), marshalManifest(m), 0o644); err != nil {
+	// The swap: one journaled transaction (internal/txn) of every file of
+	// the new package, the removal of the old package's files it no longer
+	// holds, and the manifest; not interruptible (it ignores ctx). A kill
+	// before its commit point leaves the old package, one after it is
+	// rolled forward by the next command: never a mix of the two.
+	if err := swapIn(in.Repo, dir, pkg, m); err != nil {
 		return nil, err
 	}
 	return &Result{Dir: dir, Manifest: m, Took: g.took}, m.Gate()
+}
+
+// txnRoot is the folder the swap's transaction is journaled under: the
+// repository when dir lies inside it (so any next copperhead command rolls
+// a killed swap forward), else dir itself (the next outputs into dir does).
+func txnRoot(repo, dir string) string {
+	if repo != "" {
+		if r, err := filepath.Rel(repo, dir); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r) {
+			return repo
+		}
+	}
+	return dir
+}
+
+// recoverSwap completes or discards a swap a killed run left in an outputs
+// folder outside the repository (inside it, the command's start already
+// did: txn.Recover).
+func recoverSwap(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(txn.Dir))); err != nil {
+		return nil
+	}
+	if _, err := txn.Recover(dir); err != nil {
+		return fmt.Errorf("complete the interrupted swap of %s: %w", dir, err)
+	}
+	return nil
+}
+
+// swapIn commits the staged package pkg into dir (journaled in repo when
+// dir lies inside it) with its manifest, all or
+// nothing, removing the files of the previous package the new one no
+// longer holds.
+func swapIn(repo, dir, pkg string, m Manifest) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if repo != "" {
+		if repo, err = filepath.Abs(repo); err != nil {
+			return err
+		}
+	}
+	files := make([]txn.File, 0, len(m.Files)+1)
+	keep := map[string]bool{}
+	for _, f := range m.Files {
+		keep[f.Path] = true
+		data, err := os.ReadFile(filepath.Join(pkg, filepath.FromSlash(f.Path)))
+		if err != nil {
+			return fmt.Errorf("read the staged %s: %w", f.Path, err)
+		}
+		dst := filepath.Join(abs, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", filepath.Dir(dst), err)
+		}
+		files = append(files, txn.File{Path: dst, Data: data})
+	}
+	// Stale files: the previous manifest's that the new one lacks. Without
+	// a (readable) previous manifest nothing is known to be ours.
+	if prev, err := ReadManifest(dir); err == nil {
+		for _, f := range prev.Files {
+			if keep[f.Path] || !localPath(f.Path) {
+				continue
+			}
+			keep[f.Path] = true
+			files = append(files, txn.File{Path: filepath.Join(abs, filepath.FromSlash(f.Path)), Remove: true})
+		}
+	}
+	files = append(files, txn.File{Path: filepath.Join(abs, ManifestName), Data: marshalManifest(m)})
+	root := txnRoot(repo, abs)
+	if err := txn.Commit(root, files); err != nil {
+		return fmt.Errorf("swap the new package into %s: %w", dir, err)
+	}
+	if root == abs {
+		tidyJournal(abs)
+	}
+	return nil
+}
+
+// tidyJournal removes the empty journal folders a committed swap leaves in
+// an outputs folder outside the repository, so the package holds nothing
+// but itself. Folders holding anything else are left.
+func tidyJournal(dir string) {
+	st := filepath.Join(dir, filepath.FromSlash(txn.StateDir))
+	_ = os.Remove(filepath.Join(dir, filepath.FromSlash(txn.Dir)))
+	if entries, err := os.ReadDir(st); err == nil && len(entries) == 1 && entries[0].Name() == ".gitignore" {
+		_ = os.Remove(filepath.Join(st, ".gitignore"))
+		_ = os.Remove(st)
+		_ = os.Remove(filepath.Dir(st))
+	}
 }
 
 // stagingPrefix names Generate's staging folders inside the outputs folder.
@@ -579,31 +662,6 @@ func (g *generator) boardSVG() func() (Artifact, error) {
 		}
 		return g.place("board.svg", data)
 	}
-}
-
-// removeStale deletes files the previous manifest in dir listed that this
-// run did not produce (a renamed sheet's SVG, the other fab's zip). Only
-// files a manifest names are ever removed: anything else in the folder is
-// the user's.
-func removeStale(dir string, now Manifest) error {
-	prev, err := ReadManifest(dir)
-	if err != nil {
-		return nil // no (readable) previous manifest: nothing is known to be ours
-	}
-	keep := map[string]bool{}
-	for _, f := range now.Files {
-		keep[f.Path] = true
-	}
-	for _, f := range prev.Files {
-		if keep[f.Path] || !localPath(f.Path) {
-			continue
-		}
-		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("remove stale output %s: %w", p, err)
-		}
-	}
-	return nil
 }
 
 // localPath reports whether a manifest path stays inside the outputs folder:

@@ -59,6 +59,10 @@ func ensureStateDir(repo string) error {
 type File struct {
 	Path string
 	Data []byte
+	// Remove deletes the file instead (Data unused): a file the new set no
+	// longer holds, such as a stale output. A file already gone is no
+	// change; a symbolic link is removed itself, never its target.
+	Remove bool
 }
 
 // journal is what a committed transaction records before the writes.
@@ -70,9 +74,10 @@ type journalFile struct {
 	Path   string `json:"path"`   // repo-relative, slash-separated
 	Blob   string `json:"blob"`   // file in the transaction folder holding the new bytes
 	SHA256 string `json:"sha256"` // of the new bytes
+	Remove bool   `json:"remove,omitempty"`
 }
 
-// Commit writes files all or nothing. Every path must resolve (symbolic
+// Commit writes (and, for a File with Remove, deletes) files all or nothing. Every path must resolve (symbolic
 // links followed) to a regular file or a new file inside repo; any that
 // does not is refused before anything is written. The journal is made
 // durable first; a crash after that point is completed by Recover.
@@ -87,15 +92,25 @@ func Commit(repo string, files []File) error {
 	resolved := make([]File, 0, len(files))
 	seen := map[string]bool{}
 	for _, f := range files {
-		p, err := Resolve(repo, f.Path)
+		resolve := Resolve
+		if f.Remove {
+			resolve = resolveRemoval
+		}
+		p, err := resolve(repo, f.Path)
 		if err != nil {
 			return err
+		}
+		if p == "" {
+			continue // a removal of a file already gone
 		}
 		if seen[p] {
 			return fmt.Errorf("transaction writes %s twice", rel(repo, p))
 		}
 		seen[p] = true
-		resolved = append(resolved, File{Path: p, Data: f.Data})
+		resolved = append(resolved, File{Path: p, Data: f.Data, Remove: f.Remove})
+	}
+	if len(resolved) == 0 {
+		return nil
 	}
 	sort.Slice(resolved, func(i, j int) bool { return resolved[i].Path < resolved[j].Path })
 
@@ -113,6 +128,10 @@ func Commit(repo string, files []File) error {
 	}
 	j := journal{}
 	for i, f := range resolved {
+		if f.Remove {
+			j.Files = append(j.Files, journalFile{Path: rel(repo, f.Path), Remove: true})
+			continue
+		}
 		blob := fmt.Sprintf("%d.new", i)
 		if err := writeSynced(filepath.Join(tmp, blob), f.Data); err != nil {
 			os.RemoveAll(tmp)
@@ -140,6 +159,15 @@ func Commit(repo string, files []File) error {
 		hook("committed")
 	}
 	for i, f := range resolved {
+		if f.Remove {
+			if err := os.Remove(f.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("remove %s: %w (the next copperhead command completes the change from %s)", rel(repo, f.Path), err, Dir)
+			}
+			if hook != nil {
+				hook(fmt.Sprintf("wrote %d", i))
+			}
+			continue
+		}
 		if err := atomicfile.Write(f.Path, f.Data, 0o644); err != nil {
 			// The journal stays: the next command finishes the writes.
 			return fmt.Errorf("%w (the next copperhead command completes the change from %s)", err, Dir)
@@ -153,6 +181,47 @@ func Commit(repo string, files []File) error {
 
 // hook, when set by a test, is called at the points a crash is simulated.
 var hook func(point string)
+
+// SetHook sets the function Commit calls at its crash points ("prepared"
+// before the commit point, "committed" after it, "wrote N" after the Nth
+// file of the sorted set) and returns the previous one. It is for tests of
+// packages that commit through txn: a hook that panics stands in for a
+// kill at that point.
+func SetHook(f func(point string)) (previous func(point string)) {
+	previous, hook = hook, f
+	return previous
+}
+
+// resolveRemoval is Resolve for a file to delete: its folder resolved
+// (links followed), the entry itself not, so a link is removed and never
+// what it points at. A file already gone resolves to "".
+func resolveRemoval(repo, path string) (string, error) {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(repo, path)
+	}
+	path = filepath.Clean(path)
+	dir, err := repofs.ResolveDir(repo, filepath.Dir(path))
+	if err != nil {
+		var re *repofs.Error
+		if errors.As(err, &re) {
+			re.Path = rel(repo, filepath.Dir(path))
+			return "", fmt.Errorf("%w: refusing to remove %s", re, rel(repo, path))
+		}
+		return "", err
+	}
+	p := filepath.Join(dir, filepath.Base(path))
+	fi, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0 {
+		return "", fmt.Errorf("%s is not a file: refusing to remove it", rel(repo, path))
+	}
+	return p, nil
+}
 
 // Recover completes every transaction a killed command left committed and
 // discards every one it left unfinished (whose targets it never touched).
@@ -183,6 +252,19 @@ func Recover(repo string) ([]string, error) {
 			return done, fmt.Errorf("interrupted change %s: its journal is damaged: %w", e.Name(), err)
 		}
 		for _, f := range j.Files {
+			if f.Remove {
+				target, err := resolveRemoval(repo, filepath.Join(repo, filepath.FromSlash(f.Path)))
+				if err != nil {
+					return done, fmt.Errorf("interrupted change %s: %w", e.Name(), err)
+				}
+				if target != "" {
+					if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
+						return done, fmt.Errorf("interrupted change %s: remove %s: %w", e.Name(), f.Path, err)
+					}
+					done = append(done, f.Path)
+				}
+				continue
+			}
 			target, err := Resolve(repo, filepath.Join(repo, filepath.FromSlash(f.Path)))
 			if err != nil {
 				return done, fmt.Errorf("interrupted change %s: %w", e.Name(), err)

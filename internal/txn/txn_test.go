@@ -281,3 +281,90 @@ func TestLockLeavesNoTrace(t *testing.T) {
 		t.Fatal("the lock's tidying removed a journal folder")
 	}
 }
+
+// TestCommitRemoves: a transaction can remove files (a stale output) with
+// its writes; a removal of a file already gone is no change; a symbolic
+// link is removed itself, never its target; a removal outside the
+// repository is refused before anything is written; and a kill after the
+// commit point is rolled forward by Recover, removals included.
+func TestCommitRemoves(t *testing.T) {
+	t.Run("commit", func(t *testing.T) {
+		repo := seed(t)
+		outside := filepath.Join(t.TempDir(), "target")
+		if err := os.WriteFile(outside, []byte("keep"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(outside, filepath.Join(repo, "link.csv")); err != nil {
+			t.Fatal(err)
+		}
+		err := Commit(repo, []File{
+			{Path: filepath.Join(repo, "a.kicad_sch"), Data: []byte("new a\n")},
+			{Path: filepath.Join(repo, "docs/BOM.md"), Remove: true},
+			{Path: filepath.Join(repo, "gone.csv"), Remove: true},
+			{Path: filepath.Join(repo, "link.csv"), Remove: true},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(repo, "a.kicad_sch")); string(b) != "new a\n" {
+			t.Errorf("a.kicad_sch = %q", b)
+		}
+		for _, n := range []string{"docs/BOM.md", "link.csv"} {
+			if _, err := os.Lstat(filepath.Join(repo, n)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s not removed: %v", n, err)
+			}
+		}
+		if b, err := os.ReadFile(outside); err != nil || string(b) != "keep" {
+			t.Errorf("the link's target was touched: %q %v", b, err)
+		}
+	})
+	t.Run("outside", func(t *testing.T) {
+		repo := seed(t)
+		outside := t.TempDir()
+		if err := os.WriteFile(filepath.Join(outside, "x"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := Commit(repo, []File{
+			{Path: filepath.Join(repo, "a.kicad_sch"), Data: []byte("new a\n")},
+			{Path: filepath.Join(outside, "x"), Remove: true},
+		})
+		if err == nil {
+			t.Fatal("a removal outside the repository was not refused")
+		}
+		if b, _ := os.ReadFile(filepath.Join(repo, "a.kicad_sch")); string(b) != "old a.kicad_sch\n" {
+			t.Errorf("a.kicad_sch written despite the refusal: %q", b)
+		}
+		if _, err := os.Stat(filepath.Join(outside, "x")); err != nil {
+			t.Errorf("the outside file was removed: %v", err)
+		}
+	})
+	t.Run("killed after the commit point", func(t *testing.T) {
+		repo := seed(t)
+		prev := SetHook(func(p string) {
+			if p == "committed" {
+				panic("killed")
+			}
+		})
+		func() {
+			defer func() { _ = recover() }()
+			_ = Commit(repo, []File{
+				{Path: filepath.Join(repo, "a.kicad_sch"), Data: []byte("new a\n")},
+				{Path: filepath.Join(repo, "docs/BOM.md"), Remove: true},
+			})
+		}()
+		SetHook(prev)
+		if _, err := os.Stat(filepath.Join(repo, "docs/BOM.md")); err != nil {
+			t.Fatalf("the kill came before any write, yet BOM.md is gone: %v", err)
+		}
+		done, err := Recover(repo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(done, ",") != "a.kicad_sch,docs/BOM.md" {
+			t.Errorf("recovered %v", done)
+		}
+		if _, err := os.Stat(filepath.Join(repo, "docs/BOM.md")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("Recover did not remove docs/BOM.md: %v", err)
+		}
+	})
+}

@@ -13,10 +13,11 @@ import (
 	"slices"
 	"strings"
 
-	"copperhead/internal/atomicfile"
+	"copperhead/internal/config"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/sexpr"
+	"copperhead/internal/txn"
 )
 
 // KiCad is what the engine asks kicad-cli: the netlist export and DRC.
@@ -33,6 +34,10 @@ type Options struct {
 	// LayoutDoc is LAYOUT.md: the intent is read from it and its Draft
 	// quality section rewritten. "" drafts without intent and writes no doc.
 	LayoutDoc string
+	// LayoutSeed is the LAYOUT.md to start from when LayoutDoc does not
+	// exist yet (the doc init would write, so a later init finds it as its
+	// own); nil starts from a title line.
+	LayoutSeed []byte
 	// Force overwrites a board that is not an earlier draft (any existing
 	// file without DraftMarker in its title block).
 	Force bool
@@ -44,6 +49,17 @@ type Options struct {
 	// listed for a human, and adds restoring it to the redo list. create
 	// sets it; a person running the engine decides for themselves.
 	MarkDraft bool
+	// Repo is the repository the draft's files lie in: the board, the
+	// .kicad_pro, LAYOUT.md and (with Record) .copperhead/config.json are
+	// committed there through internal/txn in one journaled transaction,
+	// after every byte is computed and DRC has run on a scratch copy. ""
+	// is the schematic's folder.
+	Repo string
+	// Record names the board in Repo's .copperhead/config.json ("board") in
+	// the same transaction, so check runs DRC on it, outputs finds it and
+	// init keeps it. A repository without a config.json yet gets none (init
+	// writes it and records the board it finds); the report says so.
+	Record bool
 }
 
 func (o Options) show(p string) string {
@@ -80,6 +96,13 @@ type Report struct {
 	// Gate is empty when the stage gate passes: DRC shows nothing but
 	// unconnected items and LAYOUT.md holds the Draft quality section.
 	Gate []string `json:"gate_problems"`
+	// RecordedBoard is the repo-relative board Record wrote into
+	// config.json; "" when the config already named it or nothing was
+	// recorded (NotRecorded says why, when Record was asked for).
+	RecordedBoard string `json:"recorded_board,omitempty"`
+	NotRecorded   string `json:"board_not_recorded,omitempty"`
+	// Written lists the files the draft's transaction wrote, as displayed.
+	Written []string `json:"written"`
 }
 
 // OK reports whether the layout-draft gate passed.
@@ -132,29 +155,103 @@ type DRCSummary struct {
 }
 
 // Draft drafts the layout: it reads the schematic, kicad-cli's netlist, the
-// footprints and LAYOUT.md, writes the board, runs DRC (unrouting any net
-// whose tracks DRC faults, and writing again), and rewrites LAYOUT.md's
-// Draft quality section. The report's Gate says whether the stage gate
-// passed; an error means no usable board was written.
+// footprints and LAYOUT.md, builds the board, runs DRC on it in a scratch
+// copy of the project (unrouting any net whose tracks DRC faults, and
+// building again), computes the .kicad_pro, LAYOUT.md's Draft quality
+// section and (Record) config.json, and only then commits every file
+// through internal/txn in one journaled transaction: a failure before the
+// commit leaves every file as it was, a kill during it is rolled forward by
+// the next command (txn.Recover). The report's Gate says whether the stage
+// gate passed; an error means nothing was written.
 func Draft(ctx context.Context, kc KiCad, o Options) (*Report, error) {
-	if err := checkOverwrite(o); err != nil {
+	rep, files, err := prepare(ctx, kc, o)
+	if err != nil {
 		return nil, err
+	}
+	rep.Written = []string{}
+	repo := o.repo()
+	for _, f := range files {
+		// A new LAYOUT.md may need its docs folder; an empty folder is all
+		// a failed commit can leave.
+		if err := os.MkdirAll(filepath.Dir(f.Path), 0o755); err != nil {
+			return nil, fmt.Errorf("write %s: %w", o.show(f.Path), err)
+		}
+	}
+	if beforeCommit != nil {
+		if err := beforeCommit(); err != nil {
+			return nil, err
+		}
+	}
+	if err := txn.Commit(repo, files); err != nil {
+		return nil, fmt.Errorf("write the draft: %w", err)
+	}
+	for _, f := range files {
+		rep.Written = append(rep.Written, o.show(f.Path))
+	}
+	return rep, nil
+}
+
+// beforeCommit, when a test sets it, runs after every byte is computed and
+// before the transaction: a failure there must leave every file as it was.
+var beforeCommit func() error
+
+// repo is Repo, else the deepest folder holding the schematic, the board
+// and LAYOUT.md.
+func (o Options) repo() string {
+	if o.Repo != "" {
+		return o.Repo
+	}
+	dir, _ := filepath.Abs(filepath.Dir(o.Schematic))
+	for _, p := range []string{o.Board, o.LayoutDoc} {
+		if p == "" {
+			continue
+		}
+		p, _ = filepath.Abs(p)
+		for {
+			rel, err := filepath.Rel(dir, p)
+			if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				break
+			}
+			up := filepath.Dir(dir)
+			if up == dir {
+				break
+			}
+			dir = up
+		}
+	}
+	return dir
+}
+
+// prepare computes the report and every file's new bytes, writing nothing
+// but a scratch copy in the temporary folder.
+func prepare(ctx context.Context, kc KiCad, o Options) (*Report, []txn.File, error) {
+	if err := checkOverwrite(o); err != nil {
+		return nil, nil, err
 	}
 	in, err := loadInput(ctx, kc, o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	scratch, err := os.MkdirTemp("", "copperhead-layout-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("create a scratch copy: %w", err)
+	}
+	defer os.RemoveAll(scratch)
+	board, err := layScratch(scratch, o)
+	if err != nil {
+		return nil, nil, err
 	}
 	var res *draftResult
 	var drc *kicadcli.Report
 	for round := 0; ; round++ {
 		if res, err = build(in); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if err := atomicfile.Write(o.Board, res.board, 0o644); err != nil {
-			return nil, fmt.Errorf("write %s: %w", o.show(o.Board), err)
+		if err := os.WriteFile(board, res.board, 0o644); err != nil {
+			return nil, nil, fmt.Errorf("write the scratch copy of %s: %w", o.show(o.Board), err)
 		}
-		if drc, err = kc.DRC(ctx, o.Board); err != nil {
-			return nil, fmt.Errorf("check the drafted board: %w", err)
+		if drc, err = kc.DRC(ctx, board); err != nil {
+			return nil, nil, fmt.Errorf("check the drafted board: %s", strings.ReplaceAll(err.Error(), board, o.show(o.Board)))
 		}
 		faulted := faultedNets(drc, res)
 		if len(faulted) == 0 || round == maxRepairs-1 {
@@ -175,27 +272,134 @@ func Draft(ctx context.Context, kc KiCad, o Options) (*Report, error) {
 			}
 		}
 	}
+	for i, n := range drc.Notes {
+		drc.Notes[i] = strings.ReplaceAll(n, scratch+string(filepath.Separator), "")
+	}
 	rep := newReport(in, res, drc, o)
+	files := []txn.File{{Path: o.Board, Data: res.board}}
 	if o.MarkDraft {
 		pro := strings.TrimSuffix(o.Board, ".kicad_pcb") + ".kicad_pro"
-		if err := markDraftSeverity(pro); err != nil {
-			return nil, err
+		data, err := markDraftSeverity(pro)
+		if err != nil {
+			return nil, nil, err
 		}
+		files = append(files, txn.File{Path: pro, Data: data})
 		rep.Redo = append(rep.Redo, fmt.Sprintf("`%s` reports unrouted nets as DRC warnings while the board is a draft: set `board.design_settings.rule_severities.unconnected_items` back to `error` once it is routed, before ordering boards", o.show(pro)))
 	}
-	if o.LayoutDoc != "" {
-		if err := writeDraftQuality(o.LayoutDoc, in.project, rep); err != nil {
-			return nil, err
-		}
-		md, err := os.ReadFile(o.LayoutDoc)
+	if o.Record {
+		f, rel, why, err := RecordBoard(o.repo(), o.Board)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", o.show(o.LayoutDoc), err)
+			return nil, nil, err
 		}
+		if f != nil {
+			files = append(files, *f)
+		}
+		rep.RecordedBoard, rep.NotRecorded = rel, why
+	}
+	if o.LayoutDoc != "" {
+		md, err := draftQuality(o.LayoutDoc, in.project, o.LayoutSeed, rep)
+		if err != nil {
+			return nil, nil, err
+		}
+		files = append(files, txn.File{Path: o.LayoutDoc, Data: md})
 		rep.Gate = gateProblems(drc, md)
 	} else {
 		rep.Gate = gateProblems(drc, nil)
 	}
-	return rep, nil
+	return rep, files, nil
+}
+
+// layScratch lays the project out in scratch for DRC: the schematic's
+// project inputs (sheets, project file, library tables and libraries) at
+// their places relative to the schematic's folder, and the .kicad_pro
+// beside the board, so kicad-cli's DRC (schematic parity included) sees
+// what it would see beside the real board. It returns where the board goes.
+func layScratch(scratch string, o Options) (string, error) {
+	schDir, err := filepath.Abs(filepath.Dir(o.Schematic))
+	if err != nil {
+		return "", err
+	}
+	inputs, err := kicadcli.ProjectInputs(o.Schematic)
+	if err != nil {
+		return "", err
+	}
+	board, err := filepath.Abs(o.Board)
+	if err != nil {
+		return "", err
+	}
+	dst := filepath.Join(scratch, "elsewhere", filepath.Base(board))
+	if rel, err := filepath.Rel(schDir, board); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		dst = filepath.Join(scratch, "project", rel)
+	}
+	pro := strings.TrimSuffix(board, ".kicad_pcb") + ".kicad_pro"
+	copyIn := func(src, to string) error {
+		data, err := os.ReadFile(src)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", o.show(src), err)
+		}
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(to, data, 0o644)
+	}
+	for _, p := range inputs {
+		if p == board {
+			continue
+		}
+		rel, err := filepath.Rel(schDir, p)
+		if err != nil {
+			continue
+		}
+		if err := copyIn(p, filepath.Join(scratch, "project", rel)); err != nil {
+			return "", err
+		}
+	}
+	if err := copyIn(pro, strings.TrimSuffix(dst, ".kicad_pcb")+".kicad_pro"); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", err
+	}
+	return dst, nil
+}
+
+// RecordBoard returns config.json's new bytes naming board as the
+// project's board ("board"), for the transaction that writes the board, and
+// the repo-relative path it records. It returns no file when nothing needs
+// to change (the config already names it), and no file with a reason when
+// the board cannot be recorded: the repository has no config.json yet (init
+// writes it, recording the board it finds beside the schematic) or the
+// board lies outside the repository. A config.json that cannot be read or
+// parsed is an error: the draft is not written.
+func RecordBoard(repo, board string) (file *txn.File, rel, why string, err error) {
+	repo, err = filepath.Abs(repo)
+	if err != nil {
+		return nil, "", "", err
+	}
+	abs, err := filepath.Abs(board)
+	if err != nil {
+		return nil, "", "", err
+	}
+	rel, err = filepath.Rel(repo, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, "", "the board is outside the repository", nil
+	}
+	rel = filepath.ToSlash(rel)
+	cfg, found, err := config.LoadConfig(repo)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("record the board: %w", err)
+	}
+	if !found {
+		return nil, "", "no " + config.ConfigPath + " yet", nil
+	}
+	if cfg.Board == rel {
+		return nil, "", "", nil
+	}
+	cfg.Board = rel
+	return &txn.File{Path: filepath.Join(repo, filepath.FromSlash(config.ConfigPath)), Data: cfg.Marshal()}, rel, "", nil
 }
 
 // Gate checks the layout-draft stage from repository content alone: the
@@ -440,18 +644,18 @@ func itemsText(v kicadcli.Violation) string {
 	return " (" + strings.Join(ds, "; ") + ")"
 }
 
-// markDraftSeverity sets unconnected_items to warning in a .kicad_pro
-// (created when missing), keeping every other setting.
-func markDraftSeverity(pro string) error {
+// markDraftSeverity returns a .kicad_pro's bytes (a new one when it is
+// missing) with unconnected_items set to warning, every other setting kept.
+func markDraftSeverity(pro string) ([]byte, error) {
 	doc := map[string]any{}
 	data, err := os.ReadFile(pro)
 	switch {
 	case err == nil:
 		if err := json.Unmarshal(data, &doc); err != nil {
-			return fmt.Errorf("%s: %w", pro, err)
+			return nil, fmt.Errorf("%s: %w", pro, err)
 		}
 	case !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("read %s: %w", pro, err)
+		return nil, fmt.Errorf("read %s: %w", pro, err)
 	}
 	obj := func(m map[string]any, k string) map[string]any {
 		if v, ok := m[k].(map[string]any); ok {
@@ -464,7 +668,7 @@ func markDraftSeverity(pro string) error {
 	obj(obj(obj(doc, "board"), "design_settings"), "rule_severities")["unconnected_items"] = "warning"
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return atomicfile.Write(pro, append(out, '\n'), 0o644)
+	return append(out, '\n'), nil
 }

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 
-	"copperhead/internal/atomicfile"
 	"copperhead/internal/kicad/kigen"
 )
 
@@ -112,22 +110,19 @@ func draftQualityBody(rep *Report) string {
 	return b.String()
 }
 
-// writeDraftQuality writes the Draft quality section into LAYOUT.md
-// (atomically), creating the file with a title when it does not exist.
-func writeDraftQuality(path, project string, rep *Report) error {
+// draftQuality returns LAYOUT.md's new bytes with the Draft quality
+// section rewritten; a file that does not exist yet starts as seed, else
+// as a title.
+func draftQuality(path, project string, seed []byte, rep *Report) ([]byte, error) {
 	md, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read %s: %w", rep.LayoutDoc, err)
+		return nil, fmt.Errorf("read %s: %w", rep.LayoutDoc, err)
+	}
+	if md == nil {
+		md = seed
 	}
 	if md == nil {
 		md = []byte("# " + project + " — Layout intent\n")
 	}
-	out := ReplaceSection(md, DraftQualityHeading, draftQualityBody(rep))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", rep.LayoutDoc, err)
-	}
-	if err := atomicfile.Write(path, out, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", rep.LayoutDoc, err)
-	}
-	return nil
+	return ReplaceSection(md, DraftQualityHeading, draftQualityBody(rep)), nil
 }

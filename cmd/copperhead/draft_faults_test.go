@@ -1,0 +1,214 @@
+package main
+
+import (
+	"copperhead/internal/outputs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// draftRepo is a fresh repository with the NE555 blinker of
+// draft_flow.txtar drafted as a schematic and initialised, copied from a
+// base made once per test.
+func draftRepo(t *testing.T, env []string) func() string {
+	t.Helper()
+	ar, err := txtar.ParseFile("testdata/script/draft_flow.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(t.TempDir(), "base")
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	intent := filepath.Join(t.TempDir(), "blinker.json")
+	for _, f := range ar.Files {
+		if f.Name == "blinker.json" {
+			if err := os.WriteFile(intent, f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, args := range [][]string{{"draft", "schematic", "--intent", intent}, {"init"}} {
+		if out, err := runCopperhead(env, base, args...); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	return func() string {
+		repo := filepath.Join(t.TempDir(), "repo")
+		if err := os.CopyFS(repo, os.DirFS(base)); err != nil {
+			t.Fatal(err)
+		}
+		return repo
+	}
+}
+
+// TestDraftLayoutKilledAnywhere kills a real `copperhead draft layout` with
+// SIGKILL at random moments (reading, building, DRC on the scratch copy,
+// the transaction) and checks that each of its files (the board, the
+// .kicad_pro, LAYOUT.md, config.json) is then wholly old or wholly new, and
+// that after the next command the repository is exactly as before the
+// draft or exactly as a finished draft leaves it.
+func TestDraftLayoutKilledAnywhere(t *testing.T) {
+	env := faultEnv(t)
+	fresh := draftRepo(t, env)
+	pristine := fresh()
+	old := snapshotTree(t, pristine)
+
+	done := fresh()
+	if out, err := runCopperhead(env, done, "draft", "layout"); err != nil {
+		t.Fatalf("reference draft: %v\n%s", err, out)
+	}
+	warm := fresh()
+	start := time.Now()
+	if out, err := runCopperhead(env, warm, "draft", "layout"); err != nil {
+		t.Fatalf("reference draft: %v\n%s", err, out)
+	}
+	took := time.Since(start)
+	want := snapshotTree(t, done)
+	changed := diffTrees(old, want)
+	if strings.Join(changed, " ") != ".copperhead/config.json docs/LAYOUT.md hardware/blinker.kicad_pcb hardware/blinker.kicad_pro" {
+		t.Fatalf("the reference draft changed %v; want the board, .kicad_pro, LAYOUT.md and config.json", changed)
+	}
+
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d, the draft takes %v", seed, took)
+	rng := rand.New(rand.NewPCG(seed, 2))
+	rounds := 12
+	var sawOld, sawNew, sawMixed int
+	for i := range rounds {
+		repo := fresh()
+		cmd := exec.Command("copperhead", "--repo", repo, "draft", "layout")
+		cmd.Env = env
+		// Its own process group, so the kill reaches the kicad-cli it runs,
+		// as a kill of the terminal's group would.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Late in the run most often: the writes are its last moments.
+		delay := time.Duration(rng.Int64N(int64(took) * 3 / 2))
+		time.Sleep(delay)
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+
+		now := snapshotTree(t, repo)
+		nOld, nNew := 0, 0
+		for _, f := range changed {
+			switch now[f] {
+			case old[f]:
+				nOld++
+			case want[f]:
+				nNew++
+			default:
+				t.Fatalf("round %d (killed after %v): %s is neither wholly old nor wholly new", i, delay, f)
+			}
+		}
+		for _, f := range diffTrees(old, now) {
+			if !slices.Contains(changed, f) && !strings.Contains(filepath.Base(f), ".tmp-") {
+				t.Fatalf("round %d: a file outside the draft changed: %s", i, f)
+			}
+		}
+		if nOld > 0 && nNew > 0 {
+			sawMixed++
+		}
+		if out, err := runCopperhead(env, repo, "parts"); err != nil {
+			t.Fatalf("round %d: parts after the kill: %v\n%s", i, err, out)
+		}
+		after := snapshotTree(t, repo)
+		switch {
+		case len(diffTrees(old, after)) == 0:
+			sawOld++
+		case len(diffTrees(want, after)) == 0:
+			sawNew++
+		default:
+			t.Fatalf("round %d (killed after %v): after recovery the repository is neither as before nor as drafted: %v differ from the draft", i, delay, diffTrees(want, after))
+		}
+	}
+	t.Logf("%d rounds: %d ended as before, %d as drafted, %d were caught mid-write", rounds, sawOld, sawNew, sawMixed)
+}
+
+// TestOutputsKilledAnywhere kills a real `copperhead outputs --fab pcbway`
+// that replaces a JLCPCB package, with SIGKILL at random moments (the
+// exports, the staging, the swap). After the next command the outputs
+// folder is exactly the old package, or the new one, every file matching
+// its manifest and none of the old package's files left: never a mix.
+func TestOutputsKilledAnywhere(t *testing.T) {
+	env := faultEnv(t)
+	args := []string{"outputs", "--no-step", "--no-render"}
+	base := faultRepo(t)
+	if out, err := runCopperhead(env, base, args...); err != nil {
+		t.Fatalf("first package: %v\n%s", err, out)
+	}
+	newArgs := append(slices.Clone(args), "--fab", "pcbway")
+	warm := filepath.Join(t.TempDir(), "warm")
+	if err := os.CopyFS(warm, os.DirFS(base)); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if out, err := runCopperhead(env, warm, newArgs...); err != nil {
+		t.Fatalf("reference package: %v\n%s", err, out)
+	}
+	took := time.Since(start)
+	old := snapshotTree(t, filepath.Join(base, "outputs"))
+
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d, outputs takes %v", seed, took)
+	rng := rand.New(rand.NewPCG(seed, 3))
+	var sawOld, sawNew int
+	for i := range 6 {
+		repo := filepath.Join(t.TempDir(), "repo")
+		if err := os.CopyFS(repo, os.DirFS(base)); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("copperhead", append([]string{"--repo", repo}, newArgs...)...)
+		cmd.Env = env
+		// Its own process group, so the kill reaches the kicad-cli it runs,
+		// as a kill of the terminal's group would.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// The swap is the run's last moments: aim at the second half.
+		delay := took/2 + time.Duration(rng.Int64N(int64(took)))
+		time.Sleep(delay)
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		if out, err := runCopperhead(env, repo, "parts"); err != nil {
+			t.Fatalf("round %d: parts after the kill: %v\n%s", i, err, out)
+		}
+		dir := filepath.Join(repo, "outputs")
+		now := snapshotTree(t, dir)
+		for k := range now {
+			if strings.HasPrefix(k, ".staging-") {
+				delete(now, k) // a killed run's staging: the next outputs removes it
+			}
+		}
+		if len(diffTrees(old, now)) == 0 {
+			sawOld++
+			continue
+		}
+		m, err := outputs.Verify(dir)
+		if err != nil || m.Fab != "pcbway" {
+			t.Fatalf("round %d (killed after %v): the package is neither the old one nor a complete new one (fab %q): %v; differs from the old in %v", i, delay, m.Fab, err, diffTrees(old, now))
+		}
+		keep := map[string]bool{outputs.ManifestName: true}
+		for _, f := range m.Files {
+			keep[f.Path] = true
+		}
+		for k := range now {
+			if !keep[k] {
+				t.Fatalf("round %d (killed after %v): %s of the old package is left in the new one", i, delay, k)
+			}
+		}
+		sawNew++
+	}
+	t.Logf("6 rounds: %d ended with the old package, %d with the new", sawOld, sawNew)
+}
