@@ -9,6 +9,7 @@ package verify
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"time"
 
@@ -122,8 +123,12 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 		return nil, err
 	}
 
-	// Every slow step is independent: ERC, DRC, the netlist export and our
-	// own parse run at once, so check takes about as long as the slowest.
+	// Every slow step is independent. Our own parse and OpenSpec run at
+	// once; the kicad-cli runs share the machine's cores (kicadLanes), the
+	// longest first: DRC, then ERC, then the netlist export on whichever
+	// lane frees first. On two cores DRC keeps a core to itself instead of
+	// sharing two with ERC and the export, so check takes about as long as
+	// the slowest call rather than the three of them fighting for cores.
 	var (
 		wg             sync.WaitGroup
 		erc, drc       *kicadcli.Report
@@ -146,11 +151,14 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	// which names file:line:col, is the one reported.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	wg.Go(func() { erc, ercErr = tool.ERC(ctx, in.Schematic) })
+	var runs []func()
 	if in.Board != "" {
-		wg.Go(func() { drc, drcErr = tool.DRC(ctx, in.Board) })
+		runs = append(runs, func() { drc, drcErr = tool.DRC(ctx, in.Board) })
 	}
-	wg.Go(func() { nl, nlErr = tool.Netlist(ctx, in.Schematic) })
+	runs = append(runs,
+		func() { erc, ercErr = tool.ERC(ctx, in.Schematic) },
+		func() { nl, nlErr = tool.Netlist(ctx, in.Schematic) })
+	wg.Go(func() { inLanes(kicadLanes(), runs) })
 	wg.Go(func() {
 		if sch, schErr = kicad.LoadSchematicWithin(in.Schematic, in.Repo); schErr != nil {
 			cancel()
@@ -216,6 +224,29 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 
 	res.OK = res.ERC.OK && res.DRC.OK && res.Drift.OK && res.Constraints.OK && res.OpenSpec.OK && res.Sourcing.OK
 	return res, nil
+}
+
+// kicadLanes is how many kicad-cli runs check starts at a time: one per
+// core, at least two (so ERC never waits behind a long DRC on one core).
+func kicadLanes() int { return max(2, runtime.NumCPU()) }
+
+// inLanes runs each of runs, in order, on at most lanes goroutines at a
+// time: a run starts when an earlier one ends. It returns when all have.
+func inLanes(lanes int, runs []func()) {
+	next := make(chan func(), len(runs))
+	for _, r := range runs {
+		next <- r
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(lanes, len(runs)) {
+		wg.Go(func() {
+			for r := range next {
+				r()
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func toolGate(r *kicadcli.Report, bar kicadcli.Severity) ToolGate {
