@@ -126,7 +126,7 @@ func (a *app) runCheckIn(ctx context.Context, opt checkOptions) (_ *verify.Resul
 	}
 	var base *baselineSide
 	if rev != "" {
-		if base, err = a.openBaseline(ctx, w, label, rev); err != nil {
+		if base, err = a.openBaseline(ctx, w, label, rev, tool, opt); err != nil {
 			return nil, nil, err
 		}
 		defer func() {
