@@ -77,6 +77,7 @@ type Tool struct {
 
 	version string // as kicad-cli printed it, e.g. "9.0.8"
 	env     kicadEnv
+	inputs  *inputMemo // input sets shared by the runs of one check (SharingInputs); nil: none
 }
 
 // Find locates kicad-cli (COPPERHEAD_KICAD_CLI, else kicad-cli on PATH), asks

@@ -145,7 +145,8 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	if in.Strict {
 		bar = kicadcli.SeverityWarning
 	}
-	tool := in.Tool
+	// ERC and the netlist export read the same schematics: hashed once.
+	tool := in.Tool.SharingInputs()
 	// Our own parse is the fastest to fail (a damaged sheet, a file outside
 	// the repository): it ends the kicad-cli runs at once, and its error,
 	// which names file:line:col, is the one reported.
@@ -155,11 +156,17 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	if in.Board != "" {
 		runs = append(runs, func() { drc, drcErr = tool.DRC(ctx, in.Board) })
 	}
+	// The drift and requirement analysis need only our parse and the
+	// netlist: they run as soon as both are there, while DRC (usually the
+	// slowest call) still runs, not after it.
+	var ready sync.WaitGroup
+	ready.Add(2)
 	runs = append(runs,
 		func() { erc, ercErr = tool.ERC(ctx, in.Schematic) },
-		func() { nl, nlErr = tool.Netlist(ctx, in.Schematic) })
+		func() { defer ready.Done(); nl, nlErr = tool.Netlist(ctx, in.Schematic) })
 	wg.Go(func() { inLanes(kicadLanes(), runs) })
 	wg.Go(func() {
+		defer ready.Done()
 		if sch, schErr = kicad.LoadSchematicWithin(in.Schematic, in.Repo); schErr != nil {
 			cancel()
 		}
@@ -167,16 +174,37 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	if runSpec {
 		wg.Go(func() { spec, specErr = openspec.ValidateAll(ctx, in.Repo) })
 	}
+	var (
+		drift             design.DriftReport
+		pins              []firmware.DriftFinding
+		req               consistency.Requirements
+		coverErr, pinsErr error
+	)
+	wg.Go(func() {
+		ready.Wait()
+		if schErr != nil || nlErr != nil {
+			return
+		}
+		// A sub-sheet kicad-cli could not load is left out of its netlist and
+		// ERC without an error: the design would pass check as half of itself.
+		if coverErr = kicad.CheckNetlistCovers(sch, nl); coverErr != nil {
+			return
+		}
+		drift = design.Drift(files, in.Config, sch, nl)
+		drift.Mismatches = append(drift.Mismatches, design.CheckCitations(in.Repo, files, in.Config)...)
+		// A generated pins.h is PINOUT.md's copy in firmware: it drifts with it.
+		if pins, pinsErr = firmware.Drift(in.Repo); pinsErr != nil {
+			return
+		}
+		// The requirement analysis sync and the agent's finish gate share, on
+		// the netlist already exported above: no kicad-cli run of its own.
+		req = consistency.CheckRequirements(consistency.State{Config: in.Config, Files: files, Constraints: reg, Netlist: nl})
+	})
 	wg.Wait()
-	for _, err := range []error{schErr, ercErr, drcErr, nlErr} {
+	for _, err := range []error{schErr, ercErr, drcErr, nlErr, coverErr, pinsErr} {
 		if err != nil {
 			return nil, err
 		}
-	}
-	// A sub-sheet kicad-cli could not load is left out of its netlist and
-	// ERC without an error: the design would pass check as half of itself.
-	if err := kicad.CheckNetlistCovers(sch, nl); err != nil {
-		return nil, err
 	}
 
 	res := &Result{}
@@ -189,22 +217,12 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	}
 	res.Environment = EnvironmentCounts{ERC: len(res.ERC.Environment), DRC: len(res.DRC.Environment)}
 
-	drift := design.Drift(files, in.Config, sch, nl)
-	drift.Mismatches = append(drift.Mismatches, design.CheckCitations(in.Repo, files, in.Config)...)
-	// A generated pins.h is PINOUT.md's copy in firmware: it drifts with it.
-	pins, err := firmware.Drift(in.Repo)
-	if err != nil {
-		return nil, err
-	}
 	for _, f := range pins {
 		drift.Mismatches = append(drift.Mismatches, design.Mismatch{Doc: f.Header, Kind: design.MismatchPinHeader, Field: f.Kind,
 			Claim: f.Header, Actual: f.Kind, Message: f.Message})
 	}
 	res.Drift = DriftGate{OK: drift.Clean(), Mismatches: nonNil(drift.Mismatches), Warnings: nonNil(drift.Warnings)}
 
-	// The requirement analysis sync and the agent's finish gate share, on
-	// the netlist already exported above: no kicad-cli run of its own.
-	req := consistency.CheckRequirements(consistency.State{Config: in.Config, Files: files, Constraints: reg, Netlist: nl})
 	res.Constraints = ConstraintsGate{OK: req.OK(), Violations: nonNil(req.Constraints), SleepLeakage: req.SleepLeakage}
 
 	switch {
