@@ -48,6 +48,8 @@ findings that are new since then: ERC/DRC violations, drift and constraint
 findings present at REV are reported as existing. A finding matches by its
 rule and the items it names (references, pads, nets), never by position, so
 a moved board still matches; positions only pair up identical findings.
+REV's result is cached by commit: a second check against the same commit,
+with the same kicad-cli and copperhead, checks nothing out (--no-cache does).
 
 --format sarif writes SARIF 2.1.0, --format junit JUnit XML, for CI.`,
 		Args: noArgs,
@@ -126,7 +128,7 @@ func (a *app) runCheckIn(ctx context.Context, opt checkOptions) (_ *verify.Resul
 	}
 	var base *baselineSide
 	if rev != "" {
-		if base, err = a.openBaseline(ctx, w, label, rev); err != nil {
+		if base, err = a.openBaseline(ctx, w, label, rev, tool, opt); err != nil {
 			return nil, nil, err
 		}
 		defer func() {

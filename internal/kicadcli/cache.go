@@ -435,3 +435,60 @@ func pruneCache(dir string, cutoff time.Time) {
 		}
 	}
 }
+
+// inputMemo keeps the input sets collected during one check, so ERC and
+// the netlist export of the same schematic read and hash its files once.
+type inputMemo struct {
+	mu   sync.Mutex
+	sets map[inputMemoKey]*memoSet
+}
+
+type inputMemoKey struct {
+	input, boundary string
+	board           bool
+}
+
+// memoSet is one input's set; its lock is held while it is collected, so a
+// second run of the same input waits for the first's set instead of
+// hashing the same files beside it.
+type memoSet struct {
+	mu  sync.Mutex
+	set *inputSet
+}
+
+// SharingInputs returns a copy of t whose runs share their collected input
+// sets (see inputsFor). It is meant for one check of one design: ERC and
+// the netlist export then hash the schematics once, not twice.
+func (t *Tool) SharingInputs() *Tool {
+	c := *t
+	c.inputs = &inputMemo{sets: map[inputMemoKey]*memoSet{}}
+	return &c
+}
+
+// inputsFor is collectInputs, reusing a set this Tool collected before for
+// the same input when every file of it still has the size and modification
+// time it had then (inputSet.unchanged, the test a result must pass to be
+// stored under the set's key anyway).
+func (t *Tool) inputsFor(input string, board bool, boundary string) (*inputSet, error) {
+	if t.inputs == nil {
+		return collectInputs(input, board, boundary)
+	}
+	k := inputMemoKey{input: input, boundary: boundary, board: board}
+	t.inputs.mu.Lock()
+	m := t.inputs.sets[k]
+	if m == nil {
+		m = &memoSet{}
+		t.inputs.sets[k] = m
+	}
+	t.inputs.mu.Unlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.set != nil && m.set.unchanged() {
+		return m.set, nil
+	}
+	set, err := collectInputs(input, board, boundary)
+	if err == nil {
+		m.set = set
+	}
+	return set, err
+}

@@ -126,7 +126,7 @@ func (t *Tool) produce(ctx context.Context, j job) (*result, error) {
 	// design refuses a missing sheet, which kicad-cli would silently leave
 	// out.
 	var key string
-	inputs, inErr := collectInputs(j.input, j.board, t.boundaryFor(j.input))
+	inputs, inErr := t.inputsFor(j.input, j.board, t.boundaryFor(j.input))
 	if errors.Is(inErr, repofs.ErrOutside) || errors.Is(inErr, repofs.ErrNotRegular) {
 		return nil, fmt.Errorf("%s: %w", res.label, inErr)
 	}

@@ -77,10 +77,12 @@ type Tool struct {
 
 	version string // as kicad-cli printed it, e.g. "9.0.8"
 	env     kicadEnv
+	inputs  *inputMemo // input sets shared by the runs of one check (SharingInputs); nil: none
 }
 
 // Find locates kicad-cli (COPPERHEAD_KICAD_CLI, else kicad-cli on PATH), asks
-// it for its version and refuses one older than KiCad 9. It also prepares the
+// it for its version (remembered per binary in the cache folder: see
+// version.go) and refuses one older than KiCad 9. It also prepares the
 // private KiCad environment every later run gets (see env.go).
 func Find(ctx context.Context) (*Tool, error) {
 	path, err := locate()
@@ -89,11 +91,11 @@ func Find(ctx context.Context) (*Tool, error) {
 	}
 	t := &Tool{Path: path}
 	t.CacheDir = defaultCacheDir()
-	out, err := t.execute(ctx, versionTimeout, path+" version", "version")
+	stdout, out, err := t.askVersion(ctx)
 	if err != nil {
 		return nil, err
 	}
-	v, major, minor, ok := parseVersion(out.stdout)
+	v, major, minor, ok := parseVersion(stdout)
 	if !ok {
 		return nil, &unavailableError{fmt.Sprintf("kicad-cli at %s: cannot read a version from %s",
 			path, quoteOutput(out.stdout, out.stderr))}

@@ -9,6 +9,7 @@ package verify
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"time"
 
@@ -122,8 +123,12 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 		return nil, err
 	}
 
-	// Every slow step is independent: ERC, DRC, the netlist export and our
-	// own parse run at once, so check takes about as long as the slowest.
+	// Every slow step is independent. Our own parse and OpenSpec run at
+	// once; the kicad-cli runs share the machine's cores (kicadLanes), the
+	// longest first: DRC, then ERC, then the netlist export on whichever
+	// lane frees first. On two cores DRC keeps a core to itself instead of
+	// sharing two with ERC and the export, so check takes about as long as
+	// the slowest call rather than the three of them fighting for cores.
 	var (
 		wg             sync.WaitGroup
 		erc, drc       *kicadcli.Report
@@ -140,18 +145,28 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	if in.Strict {
 		bar = kicadcli.SeverityWarning
 	}
-	tool := in.Tool
+	// ERC and the netlist export read the same schematics: hashed once.
+	tool := in.Tool.SharingInputs()
 	// Our own parse is the fastest to fail (a damaged sheet, a file outside
 	// the repository): it ends the kicad-cli runs at once, and its error,
 	// which names file:line:col, is the one reported.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	wg.Go(func() { erc, ercErr = tool.ERC(ctx, in.Schematic) })
+	var runs []func()
 	if in.Board != "" {
-		wg.Go(func() { drc, drcErr = tool.DRC(ctx, in.Board) })
+		runs = append(runs, func() { drc, drcErr = tool.DRC(ctx, in.Board) })
 	}
-	wg.Go(func() { nl, nlErr = tool.Netlist(ctx, in.Schematic) })
+	// The drift and requirement analysis need only our parse and the
+	// netlist: they run as soon as both are there, while DRC (usually the
+	// slowest call) still runs, not after it.
+	var ready sync.WaitGroup
+	ready.Add(2)
+	runs = append(runs,
+		func() { erc, ercErr = tool.ERC(ctx, in.Schematic) },
+		func() { defer ready.Done(); nl, nlErr = tool.Netlist(ctx, in.Schematic) })
+	wg.Go(func() { inLanes(kicadLanes(), runs) })
 	wg.Go(func() {
+		defer ready.Done()
 		if sch, schErr = kicad.LoadSchematicWithin(in.Schematic, in.Repo); schErr != nil {
 			cancel()
 		}
@@ -159,16 +174,37 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	if runSpec {
 		wg.Go(func() { spec, specErr = openspec.ValidateAll(ctx, in.Repo) })
 	}
+	var (
+		drift             design.DriftReport
+		pins              []firmware.DriftFinding
+		req               consistency.Requirements
+		coverErr, pinsErr error
+	)
+	wg.Go(func() {
+		ready.Wait()
+		if schErr != nil || nlErr != nil {
+			return
+		}
+		// A sub-sheet kicad-cli could not load is left out of its netlist and
+		// ERC without an error: the design would pass check as half of itself.
+		if coverErr = kicad.CheckNetlistCovers(sch, nl); coverErr != nil {
+			return
+		}
+		drift = design.Drift(files, in.Config, sch, nl)
+		drift.Mismatches = append(drift.Mismatches, design.CheckCitations(in.Repo, files, in.Config)...)
+		// A generated pins.h is PINOUT.md's copy in firmware: it drifts with it.
+		if pins, pinsErr = firmware.Drift(in.Repo); pinsErr != nil {
+			return
+		}
+		// The requirement analysis sync and the agent's finish gate share, on
+		// the netlist already exported above: no kicad-cli run of its own.
+		req = consistency.CheckRequirements(consistency.State{Config: in.Config, Files: files, Constraints: reg, Netlist: nl})
+	})
 	wg.Wait()
-	for _, err := range []error{schErr, ercErr, drcErr, nlErr} {
+	for _, err := range []error{schErr, ercErr, drcErr, nlErr, coverErr, pinsErr} {
 		if err != nil {
 			return nil, err
 		}
-	}
-	// A sub-sheet kicad-cli could not load is left out of its netlist and
-	// ERC without an error: the design would pass check as half of itself.
-	if err := kicad.CheckNetlistCovers(sch, nl); err != nil {
-		return nil, err
 	}
 
 	res := &Result{}
@@ -181,22 +217,12 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	}
 	res.Environment = EnvironmentCounts{ERC: len(res.ERC.Environment), DRC: len(res.DRC.Environment)}
 
-	drift := design.Drift(files, in.Config, sch, nl)
-	drift.Mismatches = append(drift.Mismatches, design.CheckCitations(in.Repo, files, in.Config)...)
-	// A generated pins.h is PINOUT.md's copy in firmware: it drifts with it.
-	pins, err := firmware.Drift(in.Repo)
-	if err != nil {
-		return nil, err
-	}
 	for _, f := range pins {
 		drift.Mismatches = append(drift.Mismatches, design.Mismatch{Doc: f.Header, Kind: design.MismatchPinHeader, Field: f.Kind,
 			Claim: f.Header, Actual: f.Kind, Message: f.Message})
 	}
 	res.Drift = DriftGate{OK: drift.Clean(), Mismatches: nonNil(drift.Mismatches), Warnings: nonNil(drift.Warnings)}
 
-	// The requirement analysis sync and the agent's finish gate share, on
-	// the netlist already exported above: no kicad-cli run of its own.
-	req := consistency.CheckRequirements(consistency.State{Config: in.Config, Files: files, Constraints: reg, Netlist: nl})
 	res.Constraints = ConstraintsGate{OK: req.OK(), Violations: nonNil(req.Constraints), SleepLeakage: req.SleepLeakage}
 
 	switch {
@@ -216,6 +242,29 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 
 	res.OK = res.ERC.OK && res.DRC.OK && res.Drift.OK && res.Constraints.OK && res.OpenSpec.OK && res.Sourcing.OK
 	return res, nil
+}
+
+// kicadLanes is how many kicad-cli runs check starts at a time: one per
+// core, at least two (so ERC never waits behind a long DRC on one core).
+func kicadLanes() int { return max(2, runtime.NumCPU()) }
+
+// inLanes runs each of runs, in order, on at most lanes goroutines at a
+// time: a run starts when an earlier one ends. It returns when all have.
+func inLanes(lanes int, runs []func()) {
+	next := make(chan func(), len(runs))
+	for _, r := range runs {
+		next <- r
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(lanes, len(runs)) {
+		wg.Go(func() {
+			for r := range next {
+				r()
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func toolGate(r *kicadcli.Report, bar kicadcli.Severity) ToolGate {
