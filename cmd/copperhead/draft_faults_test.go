@@ -1,7 +1,6 @@
 package main
 
 import (
-	"copperhead/internal/outputs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -11,6 +10,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"copperhead/internal/outputs"
+	"copperhead/internal/testkit"
 
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -73,7 +75,7 @@ func TestDraftLayoutKilledAnywhere(t *testing.T) {
 	}
 	took := time.Since(start)
 	want := snapshotTree(t, done)
-	changed := diffTrees(old, want)
+	changed := testkit.DiffTrees(old, want)
 	if strings.Join(changed, " ") != ".copperhead/config.json docs/LAYOUT.md hardware/blinker.kicad_pcb hardware/blinker.kicad_pro" {
 		t.Fatalf("the reference draft changed %v; want the board, .kicad_pro, LAYOUT.md and config.json", changed)
 	}
@@ -82,7 +84,7 @@ func TestDraftLayoutKilledAnywhere(t *testing.T) {
 	t.Logf("seed %d, the draft takes %v", seed, took)
 	rng := rand.New(rand.NewPCG(seed, 2))
 	rounds := 12
-	var sawOld, sawNew, sawMixed int
+	var k killTally
 	for i := range rounds {
 		repo := fresh()
 		cmd := exec.Command("copperhead", "--repo", repo, "draft", "layout")
@@ -99,40 +101,9 @@ func TestDraftLayoutKilledAnywhere(t *testing.T) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
 
-		now := snapshotTree(t, repo)
-		nOld, nNew := 0, 0
-		for _, f := range changed {
-			switch now[f] {
-			case old[f]:
-				nOld++
-			case want[f]:
-				nNew++
-			default:
-				t.Fatalf("round %d (killed after %v): %s is neither wholly old nor wholly new", i, delay, f)
-			}
-		}
-		for _, f := range diffTrees(old, now) {
-			if !slices.Contains(changed, f) && !strings.Contains(filepath.Base(f), ".tmp-") {
-				t.Fatalf("round %d: a file outside the draft changed: %s", i, f)
-			}
-		}
-		if nOld > 0 && nNew > 0 {
-			sawMixed++
-		}
-		if out, err := runCopperhead(env, repo, "parts"); err != nil {
-			t.Fatalf("round %d: parts after the kill: %v\n%s", i, err, out)
-		}
-		after := snapshotTree(t, repo)
-		switch {
-		case len(diffTrees(old, after)) == 0:
-			sawOld++
-		case len(diffTrees(want, after)) == 0:
-			sawNew++
-		default:
-			t.Fatalf("round %d (killed after %v): after recovery the repository is neither as before nor as drafted: %v differ from the draft", i, delay, diffTrees(want, after))
-		}
+		k.judge(t, i, delay, env, repo, old, want, changed, "draft")
 	}
-	t.Logf("%d rounds: %d ended as before, %d as drafted, %d were caught mid-write", rounds, sawOld, sawNew, sawMixed)
+	t.Logf("%d rounds: %d ended as before, %d as drafted, %d were caught mid-write", rounds, k.old, k.new, k.mixed)
 }
 
 // TestOutputsKilledAnywhere kills a real `copperhead outputs --fab pcbway`
@@ -191,13 +162,13 @@ func TestOutputsKilledAnywhere(t *testing.T) {
 				delete(now, k) // a killed run's staging: the next outputs removes it
 			}
 		}
-		if len(diffTrees(old, now)) == 0 {
+		if len(testkit.DiffTrees(old, now)) == 0 {
 			sawOld++
 			continue
 		}
 		m, err := outputs.Verify(dir)
 		if err != nil || m.Fab != "pcbway" {
-			t.Fatalf("round %d (killed after %v): the package is neither the old one nor a complete new one (fab %q): %v; differs from the old in %v", i, delay, m.Fab, err, diffTrees(old, now))
+			t.Fatalf("round %d (killed after %v): the package is neither the old one nor a complete new one (fab %q): %v; differs from the old in %v", i, delay, m.Fab, err, testkit.DiffTrees(old, now))
 		}
 		keep := map[string]bool{outputs.ManifestName: true}
 		for _, f := range m.Files {

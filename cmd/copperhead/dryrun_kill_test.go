@@ -14,6 +14,7 @@ import (
 
 	"copperhead/internal/llm"
 	"copperhead/internal/llm/llmtest"
+	"copperhead/internal/testkit"
 )
 
 // dryGitState is the repository as git sees it: status (staged and unstaged),
@@ -142,7 +143,7 @@ func TestDryRunKilledLeavesTheTree(t *testing.T) {
 			}
 			werr := cmd.Wait()
 
-			if d := diffTrees(tree, userFiles(t, repo)); len(d) != 0 {
+			if d := testkit.DiffTrees(tree, userFiles(t, repo)); len(d) != 0 {
 				t.Errorf("the killed dry run changed the user's tree: %v", d)
 			}
 			if st := dryGitState(t, env, repo); st != state {
@@ -177,7 +178,7 @@ func TestDryRunKilledLeavesTheTree(t *testing.T) {
 			if wts := gitIn(t, env, repo, "worktree", "list", "--porcelain"); strings.Count(wts, "worktree ") != 1 {
 				t.Errorf("worktrees after the next command:\n%s", wts)
 			}
-			if d := diffTrees(tree, userFiles(t, repo)); len(d) != 0 {
+			if d := testkit.DiffTrees(tree, userFiles(t, repo)); len(d) != 0 {
 				t.Errorf("after the next command the user's tree differs: %v", d)
 			}
 			if st := dryGitState(t, env, repo); st != state {

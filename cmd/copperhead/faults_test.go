@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"copperhead/internal/testkit"
 )
 
 // faultEnv is the environment every copperhead run of the fault tests gets:
@@ -85,22 +87,6 @@ func runCopperhead(env []string, repo string, args ...string) (string, error) {
 	return out.String(), err
 }
 
-func diffTrees(a, b map[string]string) []string {
-	var out []string
-	for k, v := range b {
-		if a[k] != v {
-			out = append(out, k)
-		}
-	}
-	for k := range a {
-		if _, ok := b[k]; !ok {
-			out = append(out, k+" (gone)")
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 var faultEdit = []string{"edit", "rename-net", "KEY_DAH", "KEY_DASH"}
 
 // TestEditKilledAnywhere kills a real `copperhead edit` with SIGKILL at
@@ -126,7 +112,7 @@ func TestEditKilledAnywhere(t *testing.T) {
 	}
 	took := time.Since(start)
 	want := snapshotTree(t, done)
-	changed := diffTrees(old, want)
+	changed := testkit.DiffTrees(old, want)
 	if len(changed) < 3 {
 		t.Fatalf("the reference edit changed only %v; the test needs a multi-file edit", changed)
 	}
@@ -138,7 +124,7 @@ func TestEditKilledAnywhere(t *testing.T) {
 	t.Logf("seed %d, the edit takes %v and changes %v", seed, took, changed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	rounds := 10
-	var sawOld, sawNew, sawMixed int
+	var k killTally
 	for i := range rounds {
 		repo := faultRepo(t)
 		cmd := exec.Command("copperhead", append([]string{"--repo", repo}, faultEdit...)...)
@@ -151,43 +137,9 @@ func TestEditKilledAnywhere(t *testing.T) {
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_ = cmd.Wait()
 
-		now := snapshotTree(t, repo)
-		nOld, nNew := 0, 0
-		for _, f := range changed {
-			switch now[f] {
-			case old[f]:
-				nOld++
-			case want[f]:
-				nNew++
-			default:
-				t.Fatalf("round %d (killed after %v): %s is neither wholly old nor wholly new", i, delay, f)
-			}
-		}
-		// Besides the edit's files only a killed atomic write's temporary
-		// file may be there now; the next command must take it away.
-		for _, f := range diffTrees(old, now) {
-			if !slices.Contains(changed, f) && !strings.Contains(filepath.Base(f), ".tmp-") {
-				t.Fatalf("round %d: a file outside the edit changed: %s", i, f)
-			}
-		}
-		if nOld > 0 && nNew > 0 {
-			sawMixed++
-		}
-		// The next command completes the interrupted write, if any.
-		if out, err := runCopperhead(env, repo, "parts"); err != nil {
-			t.Fatalf("round %d: parts after the kill: %v\n%s", i, err, out)
-		}
-		after := snapshotTree(t, repo)
-		switch {
-		case len(diffTrees(old, after)) == 0:
-			sawOld++
-		case len(diffTrees(want, after)) == 0:
-			sawNew++
-		default:
-			t.Fatalf("round %d (killed after %v): after recovery the repository is neither as before nor as edited: %v differ from the edit", i, delay, diffTrees(want, after))
-		}
+		k.judge(t, i, delay, env, repo, old, want, changed, "edit")
 	}
-	t.Logf("%d rounds: %d ended as before, %d as edited, %d were caught mid-write", rounds, sawOld, sawNew, sawMixed)
+	t.Logf("%d rounds: %d ended as before, %d as edited, %d were caught mid-write", rounds, k.old, k.new, k.mixed)
 }
 
 // TestNextCommandCompletesAnInterruptedWrite: a repository left as a
@@ -202,7 +154,7 @@ func TestNextCommandCompletesAnInterruptedWrite(t *testing.T) {
 		t.Fatalf("reference edit: %v\n%s", err, out)
 	}
 	want := snapshotTree(t, done)
-	changed := diffTrees(old, want)
+	changed := testkit.DiffTrees(old, want)
 
 	repo := faultRepo(t)
 	// The journal as txn.Commit leaves it at its commit point.
@@ -242,7 +194,7 @@ func TestNextCommandCompletesAnInterruptedWrite(t *testing.T) {
 	if !strings.Contains(out, "copperhead: completed an interrupted change: ") {
 		t.Errorf("the completion is not reported:\n%s", out)
 	}
-	if d := diffTrees(want, snapshotTree(t, repo)); len(d) != 0 {
+	if d := testkit.DiffTrees(want, snapshotTree(t, repo)); len(d) != 0 {
 		t.Fatalf("after the next command the repository differs from the finished edit in %v", d)
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(jdir)); len(entries) != 0 {
@@ -340,13 +292,57 @@ func TestEditFaultsLeaveEverythingAsItWas(t *testing.T) {
 			if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) > 2 || !strings.Contains(out, f.want) {
 				t.Errorf("want one line naming %q, got:\n%s", f.want, out)
 			}
-			if d := diffTrees(before, snapshotTree(t, repo)); len(d) != 0 {
+			if d := testkit.DiffTrees(before, snapshotTree(t, repo)); len(d) != 0 {
 				t.Errorf("the failed edit changed %v", d)
 			}
-			if d := diffTrees(beforeOut, snapshotTree(t, outside)); len(d) != 0 {
+			if d := testkit.DiffTrees(beforeOut, snapshotTree(t, outside)); len(d) != 0 {
 				t.Errorf("the failed edit changed %v outside the repository", d)
 			}
 		})
 	}
 
+}
+
+// killTally counts how the rounds of a kill test ended.
+type killTally struct{ old, new, mixed int }
+
+// judge checks one round killed after delay: every file of changed is
+// wholly old or wholly new (a killed atomic write may leave a ".tmp-" file
+// beside it, nothing else changes), then the next command (parts)
+// completes the interrupted write, and the repository is exactly as before
+// or exactly as want. what names the change ("edit", "draft").
+func (k *killTally) judge(t *testing.T, round int, delay time.Duration, env []string, repo string, old, want map[string]string, changed []string, what string) {
+	t.Helper()
+	now := snapshotTree(t, repo)
+	nOld, nNew := 0, 0
+	for _, f := range changed {
+		switch now[f] {
+		case old[f]:
+			nOld++
+		case want[f]:
+			nNew++
+		default:
+			t.Fatalf("round %d (killed after %v): %s is neither wholly old nor wholly new", round, delay, f)
+		}
+	}
+	for _, f := range testkit.DiffTrees(old, now) {
+		if !slices.Contains(changed, f) && !strings.Contains(filepath.Base(f), ".tmp-") {
+			t.Fatalf("round %d: a file outside the %s changed: %s", round, what, f)
+		}
+	}
+	if nOld > 0 && nNew > 0 {
+		k.mixed++
+	}
+	if out, err := runCopperhead(env, repo, "parts"); err != nil {
+		t.Fatalf("round %d: parts after the kill: %v\n%s", round, err, out)
+	}
+	after := snapshotTree(t, repo)
+	switch {
+	case len(testkit.DiffTrees(old, after)) == 0:
+		k.old++
+	case len(testkit.DiffTrees(want, after)) == 0:
+		k.new++
+	default:
+		t.Fatalf("round %d (killed after %v): after recovery the repository is neither as before nor as %sed: %v differ from the %s", round, delay, strings.TrimSuffix(what, "e"), testkit.DiffTrees(want, after), what)
+	}
 }

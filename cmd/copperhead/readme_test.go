@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"copperhead/internal/config"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"copperhead/internal/config"
+	"copperhead/internal/testkit"
 )
 
 // The README is copperhead's contract with the people who use it. This test
@@ -655,7 +657,7 @@ func TestREADMEExitCodes(t *testing.T) {
 				}
 			}
 			if before != nil {
-				if d := diffTrees(before, snapshotTree(t, repo)); len(d) > 0 {
+				if d := testkit.DiffTrees(before, snapshotTree(t, repo)); len(d) > 0 {
 					t.Errorf("a read-only scenario changed the shared fixture: %v", d)
 				}
 			}

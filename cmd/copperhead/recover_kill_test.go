@@ -235,7 +235,7 @@ func TestKilledRunRecovers(t *testing.T) {
 					t.Fatalf("recover: %v\n%s", err, msg)
 				}
 				after := recordTree(t, repo)
-				if diff := diffTrees(before.files, after.files); len(diff) > 0 {
+				if diff := testkit.DiffTrees(before.files, after.files); len(diff) > 0 {
 					t.Errorf("after recover these differ from before the run (bytes or mode): %v", diff)
 				}
 				if after.head != before.head || after.index != before.index || after.status != before.status {
@@ -243,7 +243,7 @@ func TestKilledRunRecovers(t *testing.T) {
 						after.head, after.index, after.status, before.head, before.index, before.status)
 				}
 				list := git("stash", "list")
-				if changed := len(diffTrees(before.files, killed.files)) > 0; changed {
+				if changed := len(testkit.DiffTrees(before.files, killed.files)) > 0; changed {
 					if list != "stash@{0}: copperhead interrupted run "+id+"\n" {
 						t.Errorf("stash list %q", list)
 					}

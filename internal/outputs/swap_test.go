@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"copperhead/internal/testkit"
 	"copperhead/internal/txn"
 )
 
@@ -89,7 +90,7 @@ func TestSwapKilledMidway(t *testing.T) {
 			now := readTree(t, dir)
 			if point == "prepared" {
 				if fmt.Sprint(now) != fmt.Sprint(old) {
-					t.Fatalf("killed before the commit point: the package changed: %v", diffKeys(old, now))
+					t.Fatalf("killed before the commit point: the package changed: %v", testkit.DiffTrees(old, now))
 				}
 				return
 			}
@@ -147,22 +148,6 @@ func mapKeys(m map[string]string) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func diffKeys(a, b map[string]string) []string {
-	var out []string
-	for k, v := range b {
-		if a[k] != v {
-			out = append(out, k)
-		}
-	}
-	for k := range a {
-		if _, ok := b[k]; !ok {
-			out = append(out, k+" (gone)")
-		}
 	}
 	slices.Sort(out)
 	return out

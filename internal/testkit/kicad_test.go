@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -52,5 +53,13 @@ func TestSharedBuildsOnce(t *testing.T) {
 	}
 	if calls != 1 {
 		t.Errorf("build ran %d times, want 1", calls)
+	}
+}
+
+func TestDiffTrees(t *testing.T) {
+	a := map[string]string{"same": "x", "changed": "1", "gone": "g"}
+	b := map[string]string{"same": "x", "changed": "2", "new": "n"}
+	if got, want := DiffTrees(a, b), []string{"changed", "gone (gone)", "new"}; !slices.Equal(got, want) {
+		t.Errorf("DiffTrees = %v, want %v", got, want)
 	}
 }

@@ -51,24 +51,39 @@ func Lock(ctx context.Context, repo string, wait time.Duration) (func(), error) 
 		if !madeState {
 			return
 		}
-		if entries, err := os.ReadDir(stateDir); err == nil && len(entries) == 1 && entries[0].Name() == ".gitignore" {
-			os.RemoveAll(stateDir)
-			if madeParent {
-				os.Remove(filepath.Dir(stateDir)) // only if empty
-			}
+		entries, err := os.ReadDir(stateDir)
+		if err != nil || len(entries) != 1 || entries[0].Name() != ".gitignore" {
+			return
+		}
+		// Another command may be about to take the lock in this folder:
+		// the folder goes only if it is empty once the .gitignore is gone
+		// (never RemoveAll, which could take a lock just linked there), and
+		// the .gitignore comes back if it is not.
+		ign := filepath.Join(stateDir, ".gitignore")
+		text, err := os.ReadFile(ign)
+		if err != nil || os.Remove(ign) != nil {
+			return
+		}
+		if os.Remove(stateDir) != nil {
+			_ = os.WriteFile(ign, text, 0o644)
+			return
+		}
+		if madeParent {
+			os.Remove(filepath.Dir(stateDir)) // only if empty
 		}
 	}
 	me := lockText(os.Getpid())
 	deadline := time.Now().Add(wait)
 	for {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil {
-			_, werr := f.WriteString(me)
-			cerr := f.Close()
-			if werr != nil || cerr != nil {
-				os.Remove(path)
-				return nil, fmt.Errorf("write %s: %w", LockFile, errors.Join(werr, cerr))
+		err := createLock(stateDir, path, me)
+		if errors.Is(err, fs.ErrNotExist) {
+			// The last holder took the state folder away as we came in.
+			if err := ensureStateDir(repo); err != nil {
+				return nil, err
 			}
+			continue
+		}
+		if err == nil {
 			heldMu.Lock()
 			held[path]++
 			heldMu.Unlock()
@@ -85,7 +100,7 @@ func Lock(ctx context.Context, repo string, wait time.Duration) (func(), error) 
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			tidy()
-			return nil, fmt.Errorf("create %s: %w", LockFile, err)
+			return nil, err
 		}
 		b, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -110,6 +125,31 @@ func Lock(ctx context.Context, repo string, wait time.Duration) (func(), error) 
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// createLock makes the lock file holding text, whole or not at all: the
+// text goes into a temporary file that is then hard-linked as the lock,
+// which fails with fs.ErrExist when a lock is there. A lock created empty
+// and written after would let a second command read it empty in between,
+// take it for a stale one and remove it: two writers at once.
+func createLock(stateDir, path, text string) error {
+	f, err := os.CreateTemp(stateDir, ".lock-*")
+	if err != nil {
+		return fmt.Errorf("create %s: %w", LockFile, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, werr := f.WriteString(text)
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		return fmt.Errorf("write %s: %w", LockFile, errors.Join(werr, cerr))
+	}
+	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("create %s: %w", LockFile, err)
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 var (

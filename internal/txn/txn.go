@@ -41,17 +41,24 @@ const Dir = StateDir + "/txn"
 // ensureStateDir creates StateDir with its self-ignoring .gitignore.
 func ensureStateDir(repo string) error {
 	dir := filepath.Join(repo, filepath.FromSlash(StateDir))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", StateDir, err)
+	var err error
+	// A command letting go of the lock may be taking an empty state
+	// folder (and .copperhead) away at this moment: try again then.
+	for range 10 {
+		if err = os.MkdirAll(dir, 0o755); err == nil {
+			ign := filepath.Join(dir, ".gitignore")
+			if _, serr := os.Stat(ign); serr == nil {
+				return nil
+			}
+			if err = os.WriteFile(ign, []byte("# copperhead's lock and journal: never committed\n*\n"), 0o644); err == nil {
+				return nil
+			}
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
 	}
-	ign := filepath.Join(dir, ".gitignore")
-	if _, err := os.Stat(ign); err == nil {
-		return nil
-	}
-	if err := os.WriteFile(ign, []byte("# copperhead's lock and journal: never committed\n*\n"), 0o644); err != nil {
-		return fmt.Errorf("write %s/.gitignore: %w", StateDir, err)
-	}
-	return nil
+	return fmt.Errorf("create %s: %w", StateDir, err)
 }
 
 // File is one file of a transaction: its path (absolute, inside the
@@ -176,7 +183,19 @@ func Commit(repo string, files []File) error {
 			hook(fmt.Sprintf("wrote %d", i))
 		}
 	}
-	return os.RemoveAll(final)
+	return discardJournal(final)
+}
+
+// discardJournal removes a finished journal: renamed out of the way first
+// (one atomic step), so a kill while its files are deleted leaves a ".tmp"
+// folder the next Recover removes, never a committed one without its
+// journal.json that Recover could not read.
+func discardJournal(dir string) error {
+	gone := dir + ".done.tmp"
+	if err := os.Rename(dir, gone); err != nil {
+		return fmt.Errorf("remove %s: %w", filepath.Base(dir), err)
+	}
+	return os.RemoveAll(gone)
 }
 
 // hook, when set by a test, is called at the points a crash is simulated.
@@ -244,6 +263,16 @@ func Recover(repo string) ([]string, error) {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(dir, "journal.json"))
+		if errors.Is(err, fs.ErrNotExist) {
+			// journal.json is synced before the commit rename, so a
+			// committed folder without it was being deleted after its
+			// writes finished (by a version that deleted it in place):
+			// nothing is left to do but finish the deletion.
+			if err := os.RemoveAll(dir); err != nil {
+				return done, fmt.Errorf("remove %s: %w", rel(repo, dir), err)
+			}
+			continue
+		}
 		if err != nil {
 			return done, fmt.Errorf("interrupted change %s: read its journal: %w", e.Name(), err)
 		}
@@ -289,7 +318,7 @@ func Recover(repo string) ([]string, error) {
 			}
 			done = append(done, f.Path)
 		}
-		if err := os.RemoveAll(dir); err != nil {
+		if err := discardJournal(dir); err != nil {
 			return done, fmt.Errorf("remove %s: %w", rel(repo, dir), err)
 		}
 	}

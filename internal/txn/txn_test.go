@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -43,6 +44,9 @@ func newFiles(repo string) []File {
 // TestMain lets the test binary act as a committer that is SIGKILLed at
 // a chosen point of Commit.
 func TestMain(m *testing.M) {
+	if repo := os.Getenv("TXN_LOCK_COUNT_REPO"); repo != "" {
+		os.Exit(countUnderLock(repo))
+	}
 	if repo := os.Getenv("TXN_CRASH_REPO"); repo != "" {
 		point := os.Getenv("TXN_CRASH_AT")
 		hook = func(p string) {
@@ -367,4 +371,84 @@ func TestCommitRemoves(t *testing.T) {
 			t.Errorf("Recover did not remove docs/BOM.md: %v", err)
 		}
 	})
+}
+
+// countUnderLock is one process of TestLockExcludesProcesses: under the
+// lock it reads a counter, waits, and writes it back one higher, so two
+// holders at once lose an increment.
+func countUnderLock(repo string) int {
+	unlock, err := Lock(context.Background(), repo, time.Minute)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	defer unlock()
+	p := filepath.Join(repo, "count")
+	b, _ := os.ReadFile(p)
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	time.Sleep(5 * time.Millisecond)
+	if err := os.WriteFile(p, []byte(strconv.Itoa(n+1)), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	return 0
+}
+
+// TestLockExcludesProcesses: processes started together take the lock one
+// at a time; none sees another's lock half written and takes it for a
+// stale one (the lock used to be created empty and written after).
+func TestLockExcludesProcesses(t *testing.T) {
+	repo := t.TempDir()
+	const procs = 12
+	cmds := make([]*exec.Cmd, procs)
+	for i := range cmds {
+		cmds[i] = exec.Command(os.Args[0], "-test.run=^$")
+		cmds[i].Env = append(os.Environ(), "TXN_LOCK_COUNT_REPO="+repo)
+		cmds[i].Stderr = os.Stderr
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("a locking process failed: %v", err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(repo, "count"))
+	if err != nil || strings.TrimSpace(string(b)) != strconv.Itoa(procs) {
+		t.Fatalf("count %q after %d processes (%v): two held the lock at once", b, procs, err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(repo, filepath.FromSlash(StateDir))); len(entries) > 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the state folder keeps %v", names)
+	}
+}
+
+// TestRecoverFinishesADeletion: a kill while a finished journal is deleted
+// leaves either its ".done.tmp" folder or (from a version that deleted it
+// in place) a committed folder whose journal.json is already gone; the
+// next Recover removes either, changes no file and reports nothing done.
+func TestRecoverFinishesADeletion(t *testing.T) {
+	for _, name := range []string{"0123456789abcdef.done.tmp", "0123456789abcdef"} {
+		t.Run(name, func(t *testing.T) {
+			repo := t.TempDir()
+			dir := filepath.Join(repo, filepath.FromSlash(Dir), name)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "0.new"), []byte("left over"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			done, err := Recover(repo)
+			if err != nil || len(done) != 0 {
+				t.Fatalf("Recover = %v, %v; want nothing done and no error", done, err)
+			}
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Errorf("%s is still there: %v", name, err)
+			}
+		})
+	}
 }

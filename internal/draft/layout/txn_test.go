@@ -7,11 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"copperhead/internal/config"
+	"copperhead/internal/testkit"
 	"copperhead/internal/txn"
 )
 
@@ -41,22 +41,6 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
-}
-
-func changedFiles(a, b map[string]string) []string {
-	var out []string
-	for k, v := range b {
-		if a[k] != v {
-			out = append(out, k)
-		}
-	}
-	for k := range a {
-		if _, ok := b[k]; !ok {
-			out = append(out, k+" (gone)")
-		}
-	}
-	slices.Sort(out)
 	return out
 }
 
@@ -104,7 +88,7 @@ func TestDraftAllOrNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := snapshot(t, ref)
-	changed := changedFiles(before, want)
+	changed := testkit.DiffTrees(before, want)
 	if fmt.Sprint(changed) != "[.copperhead/config.json docs/LAYOUT.md hw/slashy.kicad_pcb hw/slashy.kicad_pro]" {
 		t.Fatalf("the draft changed %v, want the board, .kicad_pro, LAYOUT.md and config.json", changed)
 	}
@@ -152,7 +136,7 @@ func TestDraftAllOrNothing(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v, want one naming %q", err, tc.want)
 			}
-			if d := changedFiles(old, snapshot(t, repo)); len(d) > 0 {
+			if d := testkit.DiffTrees(old, snapshot(t, repo)); len(d) > 0 {
 				t.Errorf("a failed draft changed %v", d)
 			}
 		})
@@ -180,7 +164,7 @@ func TestDraftAllOrNothing(t *testing.T) {
 			if point == "prepared" {
 				end = before
 			}
-			if d := changedFiles(end, got); len(d) > 0 {
+			if d := testkit.DiffTrees(end, got); len(d) > 0 {
 				t.Errorf("after recovery %v differ from the %s", d, map[bool]string{true: "tree before the draft", false: "finished draft"}[point == "prepared"])
 			}
 		})
