@@ -144,10 +144,23 @@ func createLock(stateDir, path, text string) error {
 	if werr != nil || cerr != nil {
 		return fmt.Errorf("write %s: %w", LockFile, errors.Join(werr, cerr))
 	}
-	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("create %s: %w", LockFile, err)
-	} else if err != nil {
+	err = os.Link(tmp, path)
+	if err == nil || errors.Is(err, fs.ErrExist) {
 		return err
+	}
+	// A file system without hard links (FAT on a removable drive): create
+	// the lock exclusively and write it, the one way left.
+	l, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		return fmt.Errorf("create %s: %w", LockFile, err)
+	}
+	_, werr = l.WriteString(text)
+	if cerr = l.Close(); werr != nil || cerr != nil {
+		os.Remove(path)
+		return fmt.Errorf("write %s: %w", LockFile, errors.Join(werr, cerr))
 	}
 	return nil
 }
