@@ -175,12 +175,29 @@ func Canonicalize(raw string) (string, error) {
 	}
 	out := scheme + "://" + host + path
 	if u.RawQuery != "" || u.ForceQuery {
-		out += "?" + u.RawQuery
+		out += "?" + escapeQuery(u.RawQuery)
 	}
 	if len(out) > maxURLLen {
 		return "", fmt.Errorf("URL longer than %d bytes once escaped", maxURLLen)
 	}
 	return out, nil
+}
+
+// escapeQuery percent-encodes the bytes a query may not hold as they are
+// (spaces, controls, non-ASCII), as a browser sends them: left raw, a
+// trailing space was trimmed on the next pass, so the canonical form was
+// not stable (found by FuzzCanonicalize). Everything else is kept as
+// written, escapes included.
+func escapeQuery(q string) string {
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		if c := q[i]; c <= ' ' || c >= 0x7f {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
 }
 
 // removeDotSegments implements RFC 3986 §5.2.4 on an escaped path.
