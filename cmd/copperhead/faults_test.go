@@ -29,11 +29,33 @@ func faultEnv(t *testing.T) []string {
 		t.Skip("kicad-cli not installed")
 	}
 	base := t.TempDir()
+	tmp := filepath.Join(base, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	return append(os.Environ(),
 		"HOME="+filepath.Join(base, "home"),
 		"COPPERHEAD_CACHE_DIR="+filepath.Join(base, "cache"),
 		"COPPERHEAD_KICAD_CONFIG="+filepath.Join(base, "kicadcfg"),
+		"TMPDIR="+tmp,
 	)
+}
+
+// leftTemp lists the copperhead folders in env's private TMPDIR: after a
+// kill, the next command removes the ones the killed process left.
+func leftTemp(t *testing.T, env []string) []string {
+	t.Helper()
+	var tmp string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "TMPDIR="); ok {
+			tmp = v // the last one wins, as for exec
+		}
+	}
+	left, err := filepath.Glob(filepath.Join(tmp, "copperhead-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return left
 }
 
 // faultRepo copies the bundled board into a fresh folder and returns it.
@@ -303,6 +325,9 @@ func (k *killTally) judge(t *testing.T, round int, delay time.Duration, env []st
 	}
 	if out, err := runCopperhead(env, repo, "parts"); err != nil {
 		t.Fatalf("round %d: parts after the kill: %v\n%s", round, err, out)
+	}
+	if left := leftTemp(t, env); len(left) > 0 {
+		t.Fatalf("round %d (killed after %v): the next command left the killed %s's temporary folders: %v", round, delay, what, left)
 	}
 	after := testkit.ReadTree(t, repo, config.StateDir)
 	switch {
