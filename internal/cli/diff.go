@@ -304,11 +304,18 @@ func writeDiffPictures(ctx context.Context, t *kicadcli.Tool, res *netdiff.Resul
 	}
 	if h.proj.Board != "" {
 		var baseExt, headExt map[string]kicad.Extent
+		var baseTracks, headTracks []kicad.Track
 		if headExt, err = kicad.FootprintExtents(h.proj.Board); err != nil {
+			return nil, nil, failf("%s: %v", h.label, err)
+		}
+		if headTracks, err = kicad.BoardTracks(h.proj.Board); err != nil {
 			return nil, nil, failf("%s: %v", h.label, err)
 		}
 		if b.proj.Board != "" {
 			if baseExt, err = kicad.FootprintExtents(b.proj.Board); err != nil {
+				return nil, nil, failf("%s: %v", b.label, err)
+			}
+			if baseTracks, err = kicad.BoardTracks(b.proj.Board); err != nil {
 				return nil, nil, failf("%s: %v", b.label, err)
 			}
 		}
@@ -316,7 +323,8 @@ func writeDiffPictures(ctx context.Context, t *kicadcli.Tool, res *netdiff.Resul
 		if err := t.ExportBoardPageSVG(ctx, h.proj.Board, src); err != nil {
 			return nil, nil, failf("%s: %v", h.label, err)
 		}
-		if err := write("board", src, netdiff.BoardMarks(&res.Electrical, baseExt, headExt)); err != nil {
+		marks := append(netdiff.BoardMarks(&res.Electrical, baseExt, headExt), netdiff.TrackMarks(baseTracks, headTracks)...)
+		if err := write("board", src, marks); err != nil {
 			return nil, nil, err
 		}
 	}
