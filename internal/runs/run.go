@@ -41,7 +41,20 @@ type Options struct {
 	// Provider, when set, is the model instead of the selected one: a
 	// scripted model in tests. It is recorded like any other.
 	Provider llm.Provider
+	// Reasoner, when set, names a model outside copperhead that drives the
+	// run by calling its tools itself: an MCP client ("claude-code 2.1").
+	// No provider is opened and Run.Provider stays nil, because copperhead
+	// makes no model call to record; the run-start names the reasoner as
+	// its model, "mcp-client" as its provider and "mcp" as how it was
+	// selected, so the record never claims a model copperhead did not use.
+	Reasoner string
 }
+
+// Reasoner names, as a run driven from outside records them.
+const (
+	ReasonerProvider = "mcp-client"
+	ReasonerSource   = string(transcript.SourceMCP)
+)
 
 // Run is one model run in progress: its id and folder, its recorded
 // provider, its transcript and its watchers.
@@ -102,6 +115,9 @@ func Start(ctx context.Context, o Options) (*Run, error) {
 		}
 	}
 	p := o.Provider
+	if o.Reasoner != "" {
+		return startReasoned(ctx, o, r)
+	}
 	if p == nil {
 		var err error
 		if p, err = llm.Open(o.Selection, o.Settings, llm.OpenOptions{RepoRoot: o.Repo, CacheDir: o.CacheDir, OnAttempt: onAttempt}); err != nil {
@@ -129,6 +145,30 @@ func Start(ctx context.Context, o Options) (*Run, error) {
 	r.ID, r.w, r.Dir = meta.RunID, w, w.Dir()
 	r.Start = runmeta.Collect(ctx, meta, probes)
 	r.Provider = llm.Record(p, w)
+	return r, nil
+}
+
+// startReasoned is Start for a run whose reasoner is outside copperhead
+// (Options.Reasoner): the same folder, transcript, budgets and metadata,
+// and no provider.
+func startReasoned(ctx context.Context, o Options, r *Run) (*Run, error) {
+	r.TurnBudget, r.RepairBudget = Budgets(o.MaxTurns, o.Meta.Config)
+	r.Began = time.Now()
+	meta := o.Meta
+	meta.RunID, meta.StartedAt = transcript.NewRunID(r.Began), r.Began
+	meta.Model, meta.Provider, meta.SelectionSource = o.Reasoner, ReasonerProvider, ReasonerSource
+	meta.Version, meta.Repo, meta.HookMarker = o.Version, o.Repo, o.HookMarker
+	meta.MaxTurns, meta.MaxRepairCycles = r.TurnBudget, r.RepairBudget
+	w, err := transcript.Create(o.Repo, meta.RunID, r.Redactor)
+	if err != nil {
+		return nil, err
+	}
+	probes := runmeta.DefaultProbes()
+	if o.Probes != nil {
+		probes = *o.Probes
+	}
+	r.ID, r.w, r.Dir = meta.RunID, w, w.Dir()
+	r.Start = runmeta.Collect(ctx, meta, probes)
 	return r, nil
 }
 
