@@ -84,7 +84,7 @@ func New(o Options) *Server {
 	}
 	s.sdk = mcp.NewServer(&mcp.Implementation{Name: "copperhead", Version: o.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
-		Logger:       slog.New(slog.NewTextHandler(s.log, nil)),
+		Logger:       slog.New(slog.NewTextHandler(s.log, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
 			Resources: &mcp.ResourceCapabilities{},
