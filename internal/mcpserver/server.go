@@ -89,7 +89,6 @@ func New(o Options) *Server {
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
 			Resources: &mcp.ResourceCapabilities{},
 			Prompts:   &mcp.PromptCapabilities{},
-			Logging:   &mcp.LoggingCapabilities{},
 		},
 	})
 	s.addReadTools()
