@@ -450,3 +450,28 @@ func TestResourcesAndPrompt(t *testing.T) {
 		t.Errorf("prompt lacks the spec's rules")
 	}
 }
+
+// TestAbortRestores: abort stops a session that edited: the tree is
+// restored byte for byte, the work kept in an "interrupted run" stash, the
+// edit tools gone from the list.
+func TestAbortRestores(t *testing.T) {
+	f := newFixture(t)
+	c := connect(t, f.server(true), "")
+	if text, _, isErr := c.call("abort", `{}`); !isErr || !strings.Contains(text, "no change session is open") {
+		t.Errorf("abort without a session: error=%v %q", isErr, text)
+	}
+	c.validated()
+	c.mustCall("rename_net", `{"old":"KEY_DAH","new":"KEY_DASH"}`)
+	_, sr := c.mustCall("abort", `{"reason":"test"}`)
+	if sr.Ended == nil || sr.Ended.ExitPath != string(transcript.ExitInterrupted) || sr.Ended.StashRef == "" {
+		t.Fatalf("ended %+v, want interrupted with the work in a stash", sr.Ended)
+	}
+	c.waitListChanged()
+	if slices.Contains(c.tools(), "rename_net") {
+		t.Errorf("rename_net still listed after abort")
+	}
+	f.assertUnchanged()
+	if l := f.git("stash", "list"); !strings.Contains(l, "copperhead interrupted run") {
+		t.Errorf("stash list %q, want the interrupted run's entry", l)
+	}
+}

@@ -93,6 +93,7 @@ func New(o Options) *Server {
 	})
 	s.addReadTools()
 	s.addDoTool()
+	s.addAbortTool()
 	s.addResources()
 	s.addPrompt()
 	s.sdk.AddReceivingMiddleware(s.lockedToolCalls)

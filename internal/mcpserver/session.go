@@ -229,6 +229,40 @@ func (s *Server) Shutdown(ctx context.Context) {
 	s.closeSession(ctx)
 }
 
+// abortIn is abort's arguments.
+type abortIn struct {
+	Reason string `json:"reason,omitempty" jsonschema:"why the session stops, for the run record"`
+}
+
+// addAbortTool adds abort: the client stops its change session without
+// finishing it. The loop's ending for an interrupted run restores the tree
+// byte for byte and keeps the work in a "copperhead interrupted run" stash.
+func (s *Server) addAbortTool() {
+	mcp.AddTool(s.sdk, &mcp.Tool{Name: "abort",
+		Description: "Stop the open change session without finishing it: the tree is restored byte for byte to its state before the session, the session's work is kept in a git stash, nothing is committed. Use finish with outcome refuse to refuse a request; abort is for stopping."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in abortIn) (*mcp.CallToolResult, SessionResult, error) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.sess == nil {
+				res := tool.Errorf("abort: no change session is open: nothing to stop")
+				return toolResult(SessionResult{}, res), SessionResult{Result: res.Text, IsError: true}, nil
+			}
+			defer s.syncTools()
+			why := "aborted by the MCP client"
+			if r := strings.TrimSpace(in.Reason); r != "" {
+				why += ": " + r
+			}
+			out := s.sess.End(ctx, transcript.ExitInterrupted, why)
+			st := s.sess.State()
+			s.closeSession(ctx)
+			sr := SessionResult{Session: &st, Ended: ending(out)}
+			res := tool.Result{Text: endingLine(out)}
+			tr := toolResult(sr, res)
+			sr.Result = res.Text
+			return tr, sr, nil
+		})
+}
+
 // toolResult is res as an MCP tool result: the text, and sr with it as
 // structured content.
 func toolResult(sr SessionResult, res tool.Result) *mcp.CallToolResult {
