@@ -122,7 +122,7 @@ func addCommandTool[In any](s *Server, name, desc string, args func(In) ([]strin
 			}
 			raw, err := s.opts.Command(ctx, argv...)
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", name, err)
+				return nil, nil, err // the command's own error line, which names it
 			}
 			var obj JSONObject
 			if err := json.Unmarshal(raw, &obj); err != nil {
