@@ -114,15 +114,18 @@ func Start(ctx context.Context, o Options) (*Run, error) {
 			r.Notice(line)
 		}
 	}
-	p := o.Provider
-	if o.Reasoner != "" {
-		return startReasoned(ctx, o, r)
-	}
-	if p == nil {
-		var err error
-		if p, err = llm.Open(o.Selection, o.Settings, llm.OpenOptions{RepoRoot: o.Repo, CacheDir: o.CacheDir, OnAttempt: onAttempt}); err != nil {
-			return nil, &ProviderError{Err: err}
+	// A run reasoned outside copperhead opens no provider: there is no
+	// model call to make or record.
+	var p llm.Provider
+	model, provider, source := o.Reasoner, ReasonerProvider, ReasonerSource
+	if o.Reasoner == "" {
+		if p = o.Provider; p == nil {
+			var err error
+			if p, err = llm.Open(o.Selection, o.Settings, llm.OpenOptions{RepoRoot: o.Repo, CacheDir: o.CacheDir, OnAttempt: onAttempt}); err != nil {
+				return nil, &ProviderError{Err: err}
+			}
 		}
+		model, provider, source = p.Model(), p.Name(), o.Selection.Source
 	}
 	r.TurnBudget, r.RepairBudget = Budgets(o.MaxTurns, o.Meta.Config)
 	if o.OneShot {
@@ -131,7 +134,7 @@ func Start(ctx context.Context, o Options) (*Run, error) {
 	r.Began = time.Now()
 	meta := o.Meta
 	meta.RunID, meta.StartedAt = transcript.NewRunID(r.Began), r.Began
-	meta.Model, meta.Provider, meta.SelectionSource = p.Model(), p.Name(), o.Selection.Source
+	meta.Model, meta.Provider, meta.SelectionSource = model, provider, source
 	meta.Version, meta.Repo, meta.HookMarker = o.Version, o.Repo, o.HookMarker
 	meta.MaxTurns, meta.MaxRepairCycles = r.TurnBudget, r.RepairBudget
 	w, err := transcript.Create(o.Repo, meta.RunID, red)
@@ -144,31 +147,9 @@ func Start(ctx context.Context, o Options) (*Run, error) {
 	}
 	r.ID, r.w, r.Dir = meta.RunID, w, w.Dir()
 	r.Start = runmeta.Collect(ctx, meta, probes)
-	r.Provider = llm.Record(p, w)
-	return r, nil
-}
-
-// startReasoned is Start for a run whose reasoner is outside copperhead
-// (Options.Reasoner): the same folder, transcript, budgets and metadata,
-// and no provider.
-func startReasoned(ctx context.Context, o Options, r *Run) (*Run, error) {
-	r.TurnBudget, r.RepairBudget = Budgets(o.MaxTurns, o.Meta.Config)
-	r.Began = time.Now()
-	meta := o.Meta
-	meta.RunID, meta.StartedAt = transcript.NewRunID(r.Began), r.Began
-	meta.Model, meta.Provider, meta.SelectionSource = o.Reasoner, ReasonerProvider, ReasonerSource
-	meta.Version, meta.Repo, meta.HookMarker = o.Version, o.Repo, o.HookMarker
-	meta.MaxTurns, meta.MaxRepairCycles = r.TurnBudget, r.RepairBudget
-	w, err := transcript.Create(o.Repo, meta.RunID, r.Redactor)
-	if err != nil {
-		return nil, err
+	if p != nil {
+		r.Provider = llm.Record(p, w)
 	}
-	probes := runmeta.DefaultProbes()
-	if o.Probes != nil {
-		probes = *o.Probes
-	}
-	r.ID, r.w, r.Dir = meta.RunID, w, w.Dir()
-	r.Start = runmeta.Collect(ctx, meta, probes)
 	return r, nil
 }
 
