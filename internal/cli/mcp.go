@@ -36,8 +36,8 @@ the proposal validates (notifications/tools/list_changed says when they
 appear and go). finish with outcome done is refused while the ledger has
 open obligations or the last ERC/DRC predates the last edit; accepted, it
 commits once. finish with outcome refuse restores the tree byte for byte and
-keeps the work in a stash. A client that disconnects after writing leaves
-the run for 'copperhead recover'.
+keeps the work in a stash; abort stops the session the same way. A client
+that disconnects after writing leaves the run for 'copperhead recover'.
 
 The do tool runs copperhead's own agent with the configured model. stdout
 carries protocol messages only; logs go to stderr. No network.`,

@@ -13,7 +13,10 @@
 // commit and the rollback are the loop's own code, not a copy. The mutating
 // tools are absent from tools/list until the session's proposal validates,
 // and gone again when the session ends; the SDK sends
-// notifications/tools/list_changed on every change.
+// notifications/tools/list_changed on every change. finish ends a session
+// as the loop's finish does; abort stops one (the tree restored, the work
+// in a stash); a client that leaves with work in the tree leaves the run
+// for `copperhead recover`, as a kill would.
 //
 // stdout carries protocol messages only: nothing here writes to it, and the
 // command (internal/cli/mcp.go) hands the reused CLI code stderr instead.

@@ -475,3 +475,36 @@ func TestAbortRestores(t *testing.T) {
 		t.Errorf("stash list %q, want the interrupted run's entry", l)
 	}
 }
+
+// TestDirtyTreeRefused: a change session needs a clean tree, as do does:
+// on a dirty one the first session call is refused, no run starts, and the
+// uncommitted work is untouched; read-only calls still answer.
+func TestDirtyTreeRefused(t *testing.T) {
+	f := newFixture(t)
+	spec := filepath.Join(f.repo, "docs", "SPEC.md")
+	b, err := os.ReadFile(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirty := append(b, []byte("\nuncommitted note\n")...)
+	if err := os.WriteFile(spec, dirty, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, f.server(false), "")
+	text, _, isErr := c.call("propose_change", proposal)
+	if !isErr || !strings.Contains(text, "no change session could start") {
+		t.Errorf("propose_change on a dirty tree: error=%v %q", isErr, text)
+	}
+	if _, err := os.Stat(filepath.Join(f.repo, config.RunsDir)); err == nil {
+		t.Errorf("a refused session left a run folder")
+	}
+	if _, err := os.Stat(filepath.Join(f.repo, "openspec", "changes", "rename-key-dah")); err == nil {
+		t.Errorf("the refused proposal was written")
+	}
+	if got, _ := os.ReadFile(spec); string(got) != string(dirty) {
+		t.Errorf("the uncommitted work changed")
+	}
+	if text, _, isErr := c.call("read_file", `{"path":"docs/SPEC.md"}`); isErr || !strings.Contains(text, "uncommitted note") {
+		t.Errorf("read_file on a dirty tree: error=%v", isErr)
+	}
+}

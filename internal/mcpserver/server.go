@@ -70,6 +70,7 @@ type Server struct {
 	sess   *agent.Session
 	unlock func()
 	listed []string // the session tools registered with the SDK now
+	calls  int      // session tool calls so far: each call's id in the transcript
 }
 
 // New builds the server: the read tools, the session tools a client may
@@ -109,7 +110,8 @@ const instructions = `copperhead keeps a KiCad repository's design docs and its 
 Read tools (check, parts, nets, explain, drift, constraints, diff, read_file, list_nets, search_symbols, symbol_pins, ...) change nothing.
 To change the design: propose_change, then validate_change; the edit tools appear only once the proposal validates.
 After editing run run_erc (and run_drc for the board) and check_drift, then finish with outcome done (commits once) or refuse (restores the tree).
-finish(done) is refused while an obligation is open or the last ERC/DRC predates the last edit. Get the prompt "copperhead-rules" for the full rules.`
+finish(done) is refused while an obligation is open or the last ERC/DRC predates the last edit; abort stops a session, restoring the tree.
+Get the prompt "copperhead-rules" for the full rules.`
 
 // Run serves one connection on t until the client disconnects or ctx ends,
 // then closes any change session still open (Shutdown).

@@ -111,7 +111,8 @@ func (s *Server) callSession(ctx context.Context, client *mcp.Implementation, na
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.syncTools()
-	call := llm.ToolCall{ID: "mcp-" + name, Name: name, Args: args}
+	s.calls++
+	call := llm.ToolCall{ID: fmt.Sprintf("mcp-%d", s.calls), Name: name, Args: args}
 	if s.sess == nil {
 		t := s.byName[name]
 		if readOnlyTools[name] || (t != nil && t.Mutating()) {
@@ -245,7 +246,7 @@ func (s *Server) addAbortTool() {
 			defer s.mu.Unlock()
 			if s.sess == nil {
 				res := tool.Errorf("abort: no change session is open: nothing to stop")
-				return toolResult(SessionResult{}, res), SessionResult{Result: res.Text, IsError: true}, nil
+				return toolResult(SessionResult{}, res), SessionResult{Result: res.Text, IsError: res.IsError}, nil
 			}
 			defer s.syncTools()
 			why := "aborted by the MCP client"
@@ -255,11 +256,8 @@ func (s *Server) addAbortTool() {
 			out := s.sess.End(ctx, transcript.ExitInterrupted, why)
 			st := s.sess.State()
 			s.closeSession(ctx)
-			sr := SessionResult{Session: &st, Ended: ending(out)}
-			res := tool.Result{Text: endingLine(out)}
-			tr := toolResult(sr, res)
-			sr.Result = res.Text
-			return tr, sr, nil
+			sr := SessionResult{Result: endingLine(out), Session: &st, Ended: ending(out)}
+			return toolResult(sr, tool.Result{Text: sr.Result}), sr, nil
 		})
 }
 
