@@ -69,7 +69,11 @@ type Server struct {
 	mu     sync.Mutex // serializes session calls and the tool list
 	sess   *agent.Session
 	unlock func()
-	listed []string // the session tools registered with the SDK now
+	// listed are the session tools registered with the SDK now; syncTools
+	// writes them (under mu too), lockedToolCalls reads them without
+	// waiting for a session call in progress.
+	listMu sync.Mutex
+	listed []string
 	calls  int      // session tool calls so far: each call's id in the transcript
 }
 
@@ -158,7 +162,16 @@ func (s *Server) syncTools() {
 			s.addSessionTool(s.byName[n])
 		}
 	}
+	s.listMu.Lock()
 	s.listed = want
+	s.listMu.Unlock()
+}
+
+// isListed reports whether the session tool name is in the SDK's list now.
+func (s *Server) isListed(name string) bool {
+	s.listMu.Lock()
+	defer s.listMu.Unlock()
+	return slices.Contains(s.listed, name)
 }
 
 func (s *Server) logf(format string, args ...any) {

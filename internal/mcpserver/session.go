@@ -87,14 +87,7 @@ func (s *Server) lockedToolCalls(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		name := call.Params.Name
-		s.mu.Lock()
-		_, known := s.byName[name]
-		listed := false
-		for _, n := range s.listed {
-			listed = listed || n == name
-		}
-		s.mu.Unlock()
-		if !known || listed {
+		if _, known := s.byName[name]; !known || s.isListed(name) {
 			return next(ctx, method, req)
 		}
 		return s.callSession(ctx, call.ClientInfo(), name, call.Params.Arguments), nil
