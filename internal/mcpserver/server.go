@@ -74,7 +74,7 @@ type Server struct {
 	// waiting for a session call in progress.
 	listMu sync.Mutex
 	listed []string
-	calls  int      // session tool calls so far: each call's id in the transcript
+	calls  int // session tool calls so far: each call's id in the transcript
 }
 
 // New builds the server: the read tools, the session tools a client may
