@@ -508,3 +508,19 @@ func TestDirtyTreeRefused(t *testing.T) {
 		t.Errorf("read_file on a dirty tree: error=%v", isErr)
 	}
 }
+
+// TestResultsRedacted: a secret of the server's environment never leaves
+// in a session result, even when a file the client reads holds it.
+func TestResultsRedacted(t *testing.T) {
+	const secret = "sk-test-0123456789abcdefghijklmnop"
+	t.Setenv("COPPERHEAD_TEST_API_KEY", secret)
+	f := newFixture(t)
+	if err := os.WriteFile(filepath.Join(f.repo, "docs", "NOTES.md"), []byte("key: "+secret+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, f.server(false), "")
+	text, sr, isErr := c.call("read_file", `{"path":"docs/NOTES.md"}`)
+	if isErr || strings.Contains(text, secret) || strings.Contains(sr.Result, secret) || !strings.Contains(text, "[REDACTED]") {
+		t.Errorf("read_file of a file holding a secret: error=%v %q", isErr, text)
+	}
+}

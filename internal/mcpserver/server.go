@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"sync"
 
@@ -15,6 +16,7 @@ import (
 	"copperhead/internal/config"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/project"
+	"copperhead/internal/redact"
 	"copperhead/internal/runmeta"
 	"copperhead/internal/runs"
 	"copperhead/internal/tool"
@@ -60,6 +62,10 @@ type Server struct {
 	opts Options
 	sdk  *mcp.Server
 	log  io.Writer
+	// red scrubs the secrets of the environment (and secret-shaped text)
+	// from every session result before it leaves: the client's transcript
+	// is a surface like any other.
+	red *redact.Redactor
 
 	// tools are the session tools in their fixed order (tools.All: no
 	// research, the MCP server opens no socket).
@@ -80,7 +86,7 @@ type Server struct {
 // New builds the server: the read tools, the session tools a client may
 // call before any proposal, the resources and the prompt.
 func New(o Options) *Server {
-	s := &Server{opts: o, log: o.Log, tools: tools.All(), byName: map[string]tool.Tool{}}
+	s := &Server{opts: o, log: o.Log, tools: tools.All(), byName: map[string]tool.Tool{}, red: redact.New(os.Environ())}
 	if s.log == nil {
 		s.log = io.Discard
 	}

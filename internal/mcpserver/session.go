@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -12,7 +11,6 @@ import (
 
 	"copperhead/internal/agent"
 	"copperhead/internal/llm"
-	"copperhead/internal/redact"
 	"copperhead/internal/runmeta"
 	"copperhead/internal/runs"
 	"copperhead/internal/tool"
@@ -109,10 +107,10 @@ func (s *Server) callSession(ctx context.Context, client *mcp.Implementation, na
 	if s.sess == nil {
 		t := s.byName[name]
 		if readOnlyTools[name] || (t != nil && t.Mutating()) {
-			return toolResult(SessionResult{}, tool.Dispatch(ctx, s.standalone(), s.tools, call))
+			return s.toolResult(SessionResult{}, tool.Dispatch(ctx, s.standalone(), s.tools, call))
 		}
 		if err := s.openSession(ctx, client); err != nil {
-			return toolResult(SessionResult{}, tool.Errorf("%s not run: no change session could start: %s", name, redact.New(os.Environ()).String(err.Error())))
+			return s.toolResult(SessionResult{}, tool.Errorf("%s not run: no change session could start: %s", name, err.Error()))
 		}
 	}
 	res, out := s.sess.Call(ctx, call)
@@ -123,7 +121,7 @@ func (s *Server) callSession(ctx context.Context, client *mcp.Implementation, na
 		res.Text = strings.TrimRight(res.Text, "\n") + "\n\n" + endingLine(out)
 		s.closeSession(ctx)
 	}
-	return toolResult(sr, res)
+	return s.toolResult(sr, res)
 }
 
 // standalone is a session of its own for a read-only call outside a change
@@ -132,7 +130,7 @@ func (s *Server) callSession(ctx context.Context, client *mcp.Implementation, na
 func (s *Server) standalone() *tool.Session {
 	o := s.opts
 	return &tool.Session{Repo: o.Repo, Config: o.Config, Project: o.Project, KiCad: o.KiCad,
-		Ledger: tool.NewLedger(), Redactor: redact.New(os.Environ())}
+		Ledger: tool.NewLedger(), Redactor: s.red}
 }
 
 // openSession starts a change session: the one-writer lock, the snapshot
@@ -239,7 +237,8 @@ func (s *Server) addAbortTool() {
 			defer s.mu.Unlock()
 			if s.sess == nil {
 				res := tool.Errorf("abort: no change session is open: nothing to stop")
-				return toolResult(SessionResult{}, res), SessionResult{Result: res.Text, IsError: res.IsError}, nil
+				tr := s.toolResult(SessionResult{}, res)
+				return tr, tr.StructuredContent.(SessionResult), nil
 			}
 			defer s.syncTools()
 			why := "aborted by the MCP client"
@@ -250,15 +249,20 @@ func (s *Server) addAbortTool() {
 			st := s.sess.State()
 			s.closeSession(ctx)
 			sr := SessionResult{Result: endingLine(out), Session: &st, Ended: ending(out)}
-			return toolResult(sr, tool.Result{Text: sr.Result}), sr, nil
+			tr := s.toolResult(sr, tool.Result{Text: sr.Result})
+			return tr, tr.StructuredContent.(SessionResult), nil
 		})
 }
 
-// toolResult is res as an MCP tool result: the text, and sr with it as
-// structured content.
-func toolResult(sr SessionResult, res tool.Result) *mcp.CallToolResult {
-	sr.Result, sr.IsError = res.Text, res.IsError
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Text}}, StructuredContent: sr, IsError: res.IsError}
+// toolResult is res as an MCP tool result: the text, redacted, and sr with
+// it as structured content.
+func (s *Server) toolResult(sr SessionResult, res tool.Result) *mcp.CallToolResult {
+	text := s.red.String(res.Text)
+	sr.Result, sr.IsError = text, res.IsError
+	if sr.Ended != nil {
+		sr.Ended.Error = s.red.String(sr.Ended.Error)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: sr, IsError: res.IsError}
 }
 
 func ending(o *runs.Outcome) *Ending {
