@@ -256,9 +256,17 @@ func TestInitialize(t *testing.T) {
 // TestToolListFollowsTheSpecGate: the mutating tools are absent from
 // tools/list until the proposal validates, present after (with
 // list_changed), and gone again when the session ends.
+// Both protocol generations hear of it: the legacy session channel
+// (2025-11-25) and the current revision's subscriptions/listen.
 func TestToolListFollowsTheSpecGate(t *testing.T) {
+	for _, version := range []string{"2025-11-25", ""} {
+		t.Run("version="+version, func(t *testing.T) { toolListFollowsTheSpecGate(t, version) })
+	}
+}
+
+func toolListFollowsTheSpecGate(t *testing.T, version string) {
 	f := newFixture(t)
-	c := connect(t, f.server(true), "")
+	c := connect(t, f.server(true), version)
 	before := c.tools()
 	for _, want := range []string{"propose_change", "validate_change", "finish", "run_erc", "run_drc", "check_drift", "read_file", "search_symbols", "symbol_pins"} {
 		if !slices.Contains(before, want) {
