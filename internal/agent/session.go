@@ -117,6 +117,15 @@ func (s *Session) End(ctx context.Context, exit transcript.ExitPath, failure str
 	return s.out
 }
 
+// SetSubject sets the subject line of the commit a done run makes
+// (RunInput.Subject): a reasoner's session has no request in the person's
+// words to head it, but its change has a name once proposed.
+func (s *Session) SetSubject(subject string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.r.in.Subject = subject
+}
+
 // Ended is the run's outcome, nil while it runs.
 func (s *Session) Ended() *runs.Outcome {
 	s.mu.Lock()

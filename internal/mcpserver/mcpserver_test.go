@@ -327,6 +327,9 @@ func TestRenameSession(t *testing.T) {
 			t.Errorf("commit lacks %s:\n%s", want, files)
 		}
 	}
+	if msg := f.git("log", "-1", "--format=%B"); !strings.HasPrefix(msg, "copperhead mcp: rename-key-dah\n") || !strings.Contains(msg, "Verification: ERC passed") {
+		t.Errorf("commit message:\n%s", msg)
+	}
 	if refs := f.git("for-each-ref", gitrepo.RunRefPrefix); refs != "" {
 		t.Errorf("run ref left after the session ended: %s", refs)
 	}

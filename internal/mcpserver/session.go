@@ -113,6 +113,10 @@ func (s *Server) callSession(ctx context.Context, client *mcp.Implementation, na
 			return s.toolResult(SessionResult{}, tool.Errorf("%s not run: no change session could start: %s", name, err.Error()))
 		}
 	}
+	if st := s.sess.State(); st.ChangeID != "" {
+		// The commit is headed by the change the client proposed.
+		s.sess.SetSubject("copperhead mcp: " + st.ChangeID)
+	}
 	res, out := s.sess.Call(ctx, call)
 	st := s.sess.State()
 	sr := SessionResult{Session: &st}
