@@ -14,6 +14,8 @@ set -euo pipefail
 
 OPENSPEC_VERSION="1.13.2"
 SARIF_MULTITOOL_VERSION="5.7.0"
+# The MCP Inspector drives `copperhead mcp` in the interop test (cmd/copperhead/mcp_test.go).
+MCP_INSPECTOR_VERSION="2.12.0"
 # Debian ships kicad-cli inside the "kicad" package; kicad-demos holds the real
 # projects the test suite runs against.
 KICAD_PKGS=(kicad kicad-symbols kicad-footprints kicad-demos kicad-doc-en)
@@ -121,4 +123,11 @@ if [ "$have_sarif" != "$SARIF_MULTITOOL_VERSION" ]; then
 	$SUDO npm install -g --no-fund --no-audit --loglevel=error "@microsoft/sarif-multitool@$SARIF_MULTITOOL_VERSION" >/dev/null
 fi
 
-say "ready: $(kicad-cli version | head -n1) kicad-cli, openspec $(openspec --version), sarif-multitool $SARIF_MULTITOOL_VERSION, $(git --version), node $(node --version), $(pdftotext -v 2>&1 | head -n1)"
+have_inspector=""
+if command -v mcp-inspector >/dev/null 2>&1; then have_inspector=$(mcp-inspector --version 2>/dev/null | tail -n1 || true); fi
+if [ "$have_inspector" != "$MCP_INSPECTOR_VERSION" ]; then
+	say "installing @modelcontextprotocol/inspector@$MCP_INSPECTOR_VERSION"
+	$SUDO npm install -g --no-fund --no-audit --loglevel=error "@modelcontextprotocol/inspector@$MCP_INSPECTOR_VERSION" >/dev/null
+fi
+
+say "ready: $(kicad-cli version | head -n1) kicad-cli, openspec $(openspec --version), sarif-multitool $SARIF_MULTITOOL_VERSION, mcp-inspector $MCP_INSPECTOR_VERSION, $(git --version), node $(node --version), $(pdftotext -v 2>&1 | head -n1)"

@@ -37,6 +37,9 @@ type doOptions struct {
 	// subject is the commit subject of a run whose request is generated
 	// (agent.RunInput.Subject).
 	subject string
+	// onRun, when set, is handed the run once it started, before its first
+	// turn: the MCP server's do tool subscribes to its events there.
+	onRun func(*runs.Run)
 }
 
 func newDoCmd(a *app) *cobra.Command {
@@ -94,42 +97,7 @@ model configured, no kicad-cli).`,
 }
 
 func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
-	ws, err := a.open("")
-	if err != nil {
-		return err
-	}
-	unlock, err := a.lockRepo(ctx, ws.repo)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	// The run's one preflight: a dirty tree is refused before anything is
-	// created, run folder included (the run never started, so there is
-	// nothing to record).
-	tree, err := runs.OpenTree(ctx, ws.repo, o.allowDirty, o.dryRun)
-	if err != nil {
-		return failf("%v", err) // a *gitrepo.DirtyError already says what to do
-	}
-	defer tree.Remove(ctx)
-	kc, err := findKiCad(ctx)
-	if err != nil {
-		return err
-	}
-	// The spec gate needs openspec: without it no run can pass
-	// validate_change, so it ends here, before a run folder or a request.
-	if err := findOpenSpec(); err != nil {
-		return err
-	}
-	kc.Boundary = ws.repo
-	s := settingsFrom(o.model, ws.cfg)
-	sel, err := llm.Select(s)
-	if err != nil {
-		if errors.Is(err, llm.ErrInvalidModel) {
-			return usagef("%v", err)
-		}
-		return withHint(usagef("%v", err), "see 'copperhead models'")
-	}
-	out, err := a.agentRun(ctx, ws, kc, a.runOptions(ws.repo, s, sel), tree, request, o)
+	out, err := a.doOutcome(ctx, request, o)
 	if err != nil {
 		return err
 	}
@@ -147,6 +115,48 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 	return withHint(failf("%s", redact.New(os.Environ()).String(msg)), hint)
 }
 
+// doOutcome is one do run from the workspace to its outcome: the lock, the
+// tree's preflight, kicad-cli and openspec, the model, the recorded and
+// rendered agent run. The error is for a run that could not start.
+func (a *app) doOutcome(ctx context.Context, request string, o doOptions) (*runs.Outcome, error) {
+	ws, err := a.open("")
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := a.lockRepo(ctx, ws.repo)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	// The run's one preflight: a dirty tree is refused before anything is
+	// created, run folder included (the run never started, so there is
+	// nothing to record).
+	tree, err := runs.OpenTree(ctx, ws.repo, o.allowDirty, o.dryRun)
+	if err != nil {
+		return nil, failf("%v", err) // a *gitrepo.DirtyError already says what to do
+	}
+	defer tree.Remove(ctx)
+	kc, err := findKiCad(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The spec gate needs openspec: without it no run can pass
+	// validate_change, so it ends here, before a run folder or a request.
+	if err := findOpenSpec(); err != nil {
+		return nil, err
+	}
+	kc.Boundary = ws.repo
+	s := settingsFrom(o.model, ws.cfg)
+	sel, err := llm.Select(s)
+	if err != nil {
+		if errors.Is(err, llm.ErrInvalidModel) {
+			return nil, usagef("%v", err)
+		}
+		return nil, withHint(usagef("%v", err), "see 'copperhead models'")
+	}
+	return a.agentRun(ctx, ws, kc, a.runOptions(ws.repo, s, sel), tree, request, o)
+}
+
 // agentRun is one recorded, rendered agent loop run on an opened workspace
 // and tree: do and sync run one. The error is for a run that could not
 // start; a run that failed comes back with out.OK() false.
@@ -159,6 +169,9 @@ func (a *app) agentRun(ctx context.Context, ws *workspace, kc *kicadcli.Tool, ro
 	rn, err := startRun(ctx, ro)
 	if err != nil {
 		return nil, err
+	}
+	if o.onRun != nil {
+		o.onRun(rn)
 	}
 	in := agent.RunInput{
 		Repo: ws.repo, Config: ws.cfg, Project: ws.proj, KiCad: kc, Tree: tree,
