@@ -37,7 +37,7 @@ var offlineProbes = runmeta.Probes{
 // mutatingNames are the tools the spec gate withholds (tools.All's
 // Mutating ones).
 var mutatingNames = []string{"edit_file", "write_file", "record_constraint", "resolve_affected", "rename_net", "set_field",
-	"swap_pins", "add_part", "remove_part", "connect_pin", "disconnect_pin", "no_connect_pin", "draft_schematic"}
+	"swap_pins", "add_part", "remove_part", "connect_pin", "disconnect_pin", "no_connect_pin", "draft_schematic", "record_decision"}
 
 // fixture is a git repository holding the bundled open-telegraph board,
 // one commit, with a fixed identity for the commits the tests make.
@@ -398,6 +398,11 @@ func TestEditBeforeValidationRefused(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(f.repo, "docs", "PINOUT.md")); !strings.Contains(string(b), "| U1 | 5 | IO5 | KEY_DAH |") {
 		t.Errorf("PINOUT.md changed by a refused edit")
+	}
+	// A decision is part of the design record a client commits: gated too.
+	text, _, isErr = c.call("record_decision", `{"decision":"rename KEY_DAH","rationale":"the manual says dash"}`)
+	if !isErr || !strings.Contains(text, "locked") {
+		t.Errorf("record_decision before validation: error=%v %q", isErr, text)
 	}
 	c.mustCall("finish", `{"outcome":"refuse","summary":"test over"}`)
 	f.assertUnchanged()

@@ -83,6 +83,15 @@ type Server struct {
 	calls  int // session tool calls so far: each call's id in the transcript
 }
 
+// afterValidation withholds a tool until the session's proposal validates,
+// like the mutating tools. record_decision is one for MCP clients: do's loop
+// offers it while planning, so a refused run's summary keeps the reasons,
+// but a client's decision is part of the design record it commits, and the
+// spec gate comes before anything that changes the record.
+type afterValidation struct{ tool.Tool }
+
+func (afterValidation) Mutating() bool { return true }
+
 // New builds the server: the read tools, the session tools a client may
 // call before any proposal, the resources and the prompt.
 func New(o Options) *Server {
@@ -90,7 +99,11 @@ func New(o Options) *Server {
 	if s.log == nil {
 		s.log = io.Discard
 	}
-	for _, t := range s.tools {
+	for i, t := range s.tools {
+		if t.Spec().Name == "record_decision" {
+			t = afterValidation{t}
+			s.tools[i] = t
+		}
 		s.byName[t.Spec().Name] = t
 	}
 	s.sdk = mcp.NewServer(&mcp.Implementation{Name: "copperhead", Version: o.Version}, &mcp.ServerOptions{
