@@ -17,6 +17,8 @@ type OpenOptions struct {
 	OnAttempt  func(Attempt)
 	// CacheDir, when set, caches turns there (see Cache); replay is never cached.
 	CacheDir string
+	// CLITimeout bounds one saved-login CLI call; zero means DefaultCLITimeout.
+	CLITimeout time.Duration
 }
 
 // Open builds the provider a Selection names, wrapped with retry and, for the
@@ -70,7 +72,7 @@ func open(sel Selection, s Settings, o OpenOptions) (Provider, error) {
 		return WithRetry(p, o.Retry, nil, o.OnAttempt), nil
 	}
 	if isSavedLogin(sel.Backend) {
-		p, err := openSavedLogin(sel, s)
+		p, err := openSavedLogin(sel, s, o.CLITimeout)
 		if err != nil {
 			return nil, err
 		}

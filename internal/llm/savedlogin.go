@@ -177,7 +177,7 @@ type cliRun struct {
 
 // runCLI runs path with args in a new empty folder that is removed
 // afterwards, stdin as its input, the scrubbed environment and a timeout.
-// dirArg, when set, receives the folder's path to put in args.
+// args gets the folder's path (codex --cd, cursor --workspace).
 func runCLI(ctx context.Context, path string, env []string, timeout time.Duration, stdin string,
 	args func(dir string) []string) (cliRun, error) {
 	dir, err := os.MkdirTemp("", "copperhead-cli-")
@@ -268,7 +268,7 @@ func (sl *savedLogin) loginState(ctx context.Context, path string) loginState {
 
 // openSavedLogin builds a saved-login provider after the checks that need
 // no network: the CLI is there, and its own status does not say logged out.
-func openSavedLogin(sel Selection, s Settings) (Provider, error) {
+func openSavedLogin(sel Selection, s Settings, timeout time.Duration) (Provider, error) {
 	sl := savedLogins[sel.Backend]
 	path, e := sl.find(s)
 	if e != nil {
@@ -278,7 +278,10 @@ func openSavedLogin(sel Selection, s Settings) (Provider, error) {
 		return nil, &Error{Kind: ErrNotLoggedIn, Provider: sl.backend,
 			Message: fmt.Sprintf("the %s CLI (%s) is not logged in", sl.backend, path), Hint: sl.login}
 	}
-	return &cliProvider{sl: sl, path: path, model: strings.TrimSpace(sel.ModelID), timeout: DefaultCLITimeout}, nil
+	if timeout <= 0 {
+		timeout = DefaultCLITimeout
+	}
+	return &cliProvider{sl: sl, path: path, model: strings.TrimSpace(sel.ModelID), timeout: timeout}, nil
 }
 
 // cliProvider is a Provider over one saved-login CLI.
