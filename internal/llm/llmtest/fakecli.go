@@ -193,7 +193,7 @@ func FakeCLIMain() int {
 	case FakeClaude:
 		return printJSON(map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": reply,
 			"session_id": fmt.Sprintf("00000000-0000-4000-8000-%012d", n), "num_turns": 1, "duration_ms": 10, "total_cost_usd": 0,
-			"usage": map[string]any{"input_tokens": 100, "cache_creation_input_tokens": 10, "cache_read_input_tokens": 50, "output_tokens": 20},
+			"usage":      map[string]any{"input_tokens": 100, "cache_creation_input_tokens": 10, "cache_read_input_tokens": 50, "output_tokens": 20},
 			"modelUsage": map[string]any{"claude-fake-model": map[string]any{"inputTokens": 100, "outputTokens": 20}}})
 	case FakeCodex:
 		thread := fmt.Sprintf("0199a000-0000-7000-8000-%012d", n)
