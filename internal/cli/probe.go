@@ -81,6 +81,20 @@ func (a *app) runProbe(ctx context.Context, s llm.Settings, sel llm.Selection) (
 
 // providerErr turns a provider failure into the CLI's one line plus hint:
 // configuration problems are environment errors (exit 2), the rest failures.
+// environmentFailure reports whether a provider error is the environment's
+// (no key, no login, no CLI, no endpoint): exit 2.
+func environmentFailure(err error) bool {
+	var e *llm.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Kind {
+	case llm.ErrAuth, llm.ErrNotConfigured, llm.ErrNotInstalled, llm.ErrNotLoggedIn:
+		return true
+	}
+	return false
+}
+
 func providerErr(err error) error {
 	var e *llm.Error
 	if !errors.As(err, &e) {

@@ -60,6 +60,9 @@ type savedLogin struct {
 	install string   // the hint when it is missing
 	login   string   // the hint when it is logged out
 	ownAuth []string // the CLI's own credential variables, kept in its environment
+	// setEnv are variables set for every call (claude: no nonessential
+	// traffic, so its status and version checks stay offline).
+	setEnv []string
 	// promptArg passes the prompt as the last argument instead of on stdin.
 	promptArg bool
 	// resumes: the CLI keeps a session across calls (--resume), so a later
@@ -126,7 +129,7 @@ func isExecutable(p string) bool {
 // *_KEY, *_TOKEN, *_SECRET, cloud credentials) except the CLI's own login
 // variables, and less copperhead's own settings.
 func scrubbedEnv(environ []string, keep []string) []string {
-	var out []string
+	out := []string{}
 	for _, kv := range environ {
 		name, _, ok := strings.Cut(kv, "=")
 		if !ok || name == "" {
@@ -166,6 +169,11 @@ func containsFold(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// env is the environment one call of the CLI runs with.
+func (sl *savedLogin) env() []string {
+	return append(scrubbedEnv(os.Environ(), sl.ownAuth), sl.setEnv...)
 }
 
 // cliRun is one finished CLI process.
@@ -245,7 +253,7 @@ func (sl *savedLogin) probe(ctx context.Context, s Settings) cliStatus {
 		return cliStatus{err: e}
 	}
 	st := cliStatus{path: path, login: sl.loginState(ctx, path)}
-	r, err := runCLI(ctx, path, scrubbedEnv(os.Environ(), sl.ownAuth), statusTimeout, "", func(string) []string { return []string{"--version"} })
+	r, err := runCLI(ctx, path, sl.env(), statusTimeout, "", func(string) []string { return []string{"--version"} })
 	if err == nil && r.exitCode == 0 {
 		line, _, _ := strings.Cut(strings.TrimSpace(string(r.stdout)), "\n")
 		st.version = textfmt.Clip(strings.TrimSpace(line), 80)
@@ -259,7 +267,7 @@ func (sl *savedLogin) loginState(ctx context.Context, path string) loginState {
 	if sl.status == nil {
 		return loginUnknown
 	}
-	r, err := runCLI(ctx, path, scrubbedEnv(os.Environ(), sl.ownAuth), statusTimeout, "", func(string) []string { return sl.status })
+	r, err := runCLI(ctx, path, sl.env(), statusTimeout, "", func(string) []string { return sl.status })
 	if err != nil || r.timedOut {
 		return loginUnknown
 	}
@@ -341,7 +349,7 @@ func (c *cliProvider) Chat(ctx context.Context, msgs []Message, tools []Tool, op
 		}
 		stdin = ""
 	}
-	r, err := runCLI(ctx, c.path, scrubbedEnv(os.Environ(), c.sl.ownAuth), c.timeout, stdin, func(dir string) []string {
+	r, err := runCLI(ctx, c.path, c.sl.env(), c.timeout, stdin, func(dir string) []string {
 		a := c.sl.args(c.model, dir, session)
 		if c.sl.promptArg {
 			a = append(a, prompt)

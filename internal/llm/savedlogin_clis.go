@@ -33,6 +33,10 @@ var claudeCode = &savedLogin{
 	install: "install it: npm install -g @anthropic-ai/claude-code",
 	login:   claudeLoginHint,
 	ownAuth: []string{EnvClaudeCodeToken},
+	// Claude Code's documented switch for its telemetry, error reports and
+	// update checks; without it even `claude auth status` resolves
+	// api.anthropic.com.
+	setEnv: []string{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"},
 	args: func(model, _, _ string) []string {
 		a := []string{"-p", "--output-format", "json", "--tools", "", "--strict-mcp-config", "--disable-slash-commands",
 			"--no-session-persistence", "--system-prompt", protocolRules}
