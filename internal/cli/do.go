@@ -86,7 +86,7 @@ or logged out; a run that failed mid-way for one of these is rolled back first).
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.model, "model", "", "the model, e.g. claude, gpt-5, compat:<model-id>, replay:<run-id>")
+	f.StringVar(&o.model, "model", "", "the model, e.g. claude, gpt-5, compat:<model-id>, claude-code, codex:<id>, cursor, replay:<run-id>")
 	f.IntVar(&o.maxTurns, "max-turns", 0, "the turn budget (default: maxTurns in config, else 40)")
 	f.BoolVar(&o.allowDirty, "allow-dirty", false, "run on a tree with uncommitted changes (restored exactly on failure)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the diff the run would commit and write nothing")

@@ -1,6 +1,9 @@
 package llm
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -56,5 +59,47 @@ func TestScrubbedEnv(t *testing.T) {
 	got := strings.Join(scrubbedEnv(env, []string{"CLAUDE_CODE_OAUTH_TOKEN"}), " ")
 	if want := "PATH=/bin HOME=/h CLAUDE_CODE_OAUTH_TOKEN=g HTTPS_PROXY=i CODEX_HOME=j"; got != want {
 		t.Errorf("scrubbed = %q, want %q", got, want)
+	}
+}
+
+// TestRealCLIOutputs reads output captured from the real CLIs (claude
+// 2.1.328 logged out; codex-cli 0.169.0 with its server unreachable, cut
+// off by a timeout) and the documented success shapes.
+func TestRealCLIOutputs(t *testing.T) {
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("testdata", "savedlogin", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if _, e := parseClaudeResult(read("claude-2.1.328-not-logged-in.json")); e == nil || e.Kind != ErrNotLoggedIn || !strings.Contains(e.Message, "Not logged in") || !strings.Contains(e.Hint, "claude /login") {
+		t.Errorf("claude logged out: %v", e)
+	}
+	if _, e := parseCodexEvents(read("codex-0.169.0-unreachable.jsonl")); e == nil || e.Kind != ErrTransient || !strings.Contains(e.Message, "Reconnecting... 5/5") {
+		t.Errorf("codex unreachable: %v", e)
+	}
+	r, e := parseCodexEvents([]byte(`{"type":"thread.started","thread_id":"t1"}
+{"type":"turn.started"}
+{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"{\"text\":\"hi\"}"}}
+{"type":"turn.completed","usage":{"input_tokens":24763,"cached_input_tokens":24448,"output_tokens":122}}`))
+	if e != nil || r.text != `{"text":"hi"}` || r.usage != (Usage{Input: 24763, CacheRead: 24448, Output: 122}) || r.session != "t1" {
+		t.Errorf("codex success: %+v %v", r, e)
+	}
+	if _, e := parseCodexEvents([]byte(`{"type":"turn.failed","error":{"message":"unexpected status 401 Unauthorized"}}`)); e == nil || e.Kind != ErrNotLoggedIn {
+		t.Errorf("codex 401: %v", e)
+	}
+	r, e = parseCursorResult([]byte(`{"type":"result","subtype":"success","is_error":false,"duration_ms":1234,"duration_api_ms":1234,"result":"{\"text\":\"ok\"}","session_id":"c-1","request_id":"r"}` + "\n"))
+	if e != nil || r.text != `{"text":"ok"}` || r.session != "c-1" {
+		t.Errorf("cursor success: %+v %v", r, e)
+	}
+	for _, tt := range []struct {
+		status int
+		kind   ErrorKind
+	}{{429, ErrRateLimited}, {529, ErrOverloaded}, {401, ErrNotLoggedIn}, {500, ErrTransient}} {
+		out := fmt.Sprintf(`{"type":"result","is_error":true,"result":"API Error","api_error_status":%d}`, tt.status)
+		if _, e := parseClaudeResult([]byte(out)); e == nil || e.Kind != tt.kind {
+			t.Errorf("claude status %d: %v, want %s", tt.status, e, tt.kind)
+		}
 	}
 }

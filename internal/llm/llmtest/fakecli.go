@@ -62,7 +62,8 @@ type CLICall struct {
 
 // InstallFakeCLI writes binDir/name, a script running exe as the fake CLI
 // kind (FakeClaude, FakeCodex, FakeCursor) with its state in stateDir, and
-// stateDir/script.json holding steps (a JSON array of CLIStep).
+// stateDir/script.json holding steps (a JSON array of CLIStep); installing
+// again starts the new script at its first step.
 func InstallFakeCLI(binDir, name, kind, exe, stateDir string, steps []byte) (string, error) {
 	if !json.Valid(steps) {
 		return "", fmt.Errorf("fake %s script is not JSON", kind)
@@ -74,6 +75,10 @@ func InstallFakeCLI(binDir, name, kind, exe, stateDir string, steps []byte) (str
 		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(stateDir, "script.json"), steps, 0o644); err != nil {
+		return "", err
+	}
+	// A new script starts at its first step (the calls recorded so far stay).
+	if err := os.Remove(filepath.Join(stateDir, "count")); err != nil && !os.IsNotExist(err) {
 		return "", err
 	}
 	script := fmt.Sprintf("#!/bin/sh\n%s=%s %s=%s exec %s \"$@\"\n", FakeCLIDirEnv, shellQuote(stateDir), FakeCLIKindEnv, shellQuote(kind), shellQuote(exe))
