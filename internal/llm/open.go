@@ -225,6 +225,11 @@ type BackendStatus struct {
 	DefaultModel string `json:"default_model,omitempty"`
 	Detail       string `json:"detail"`
 	Hint         string `json:"hint,omitempty"`
+	// The saved-login backends' CLI: where it was found, what its
+	// --version said, and "logged-in", "logged-out" or "unknown".
+	Path    string `json:"path,omitempty"`
+	Version string `json:"version,omitempty"`
+	Login   string `json:"login,omitempty"`
 }
 
 // Backends reports every backend and whether Open would accept it with these

@@ -38,16 +38,17 @@ func buildPrompt(msgs []Message, tools []Tool, opts Options) string {
 	}
 	writeTools(&b, tools)
 	b.WriteString("\n\n# Conversation so far\n")
-	writeMessages(&b, msgs)
+	writeMessages(&b, msgs, callNames(msgs))
 	b.WriteString("\n\n")
 	b.WriteString(protocolReminder)
 	b.WriteString("\n")
 	return b.String()
 }
 
-// buildDelta renders the messages a resumed session has not seen, and the
-// tool list again when it changed (the edit tools unlock mid-run).
-func buildDelta(msgs []Message, tools []Tool, toolsChanged bool) string {
+// buildDelta renders the messages from msgs[from] on, which a resumed
+// session has not seen, and the tool list again when it changed (the edit
+// tools unlock mid-run).
+func buildDelta(msgs []Message, from int, tools []Tool, toolsChanged bool) string {
 	var b strings.Builder
 	if toolsChanged {
 		b.WriteString("The tools you may request have changed; this list replaces the earlier one.")
@@ -55,7 +56,7 @@ func buildDelta(msgs []Message, tools []Tool, toolsChanged bool) string {
 		b.WriteString("\n\n")
 	}
 	b.WriteString("# New messages\n")
-	writeMessages(&b, msgs)
+	writeMessages(&b, msgs[from:], callNames(msgs))
 	b.WriteString("\n\n")
 	b.WriteString(protocolReminder)
 	b.WriteString("\n")
@@ -72,7 +73,18 @@ func writeTools(b *strings.Builder, tools []Tool) {
 	}
 }
 
-func writeMessages(b *strings.Builder, msgs []Message) {
+// callNames maps each tool call's id to its tool, so a result can name it.
+func callNames(msgs []Message) map[string]string {
+	names := map[string]string{}
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			names[c.ID] = c.Name
+		}
+	}
+	return names
+}
+
+func writeMessages(b *strings.Builder, msgs []Message, names map[string]string) {
 	for _, m := range msgs {
 		if len(m.ToolResults) > 0 {
 			b.WriteString("\n### tool results\n")
@@ -81,7 +93,7 @@ func writeMessages(b *strings.Builder, msgs []Message) {
 				if r.IsError {
 					status = "error"
 				}
-				fmt.Fprintf(b, "[%s] (%s)\n%s\n", r.CallID, status, r.Content)
+				fmt.Fprintf(b, "[%s] %s (%s)\n%s\n", r.CallID, names[r.CallID], status, r.Content)
 			}
 		}
 		if m.Text == "" && len(m.ToolCalls) == 0 {

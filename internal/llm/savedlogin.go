@@ -46,6 +46,16 @@ const maxPromptArg = 120 << 10
 
 type loginState int
 
+func (l loginState) String() string {
+	switch l {
+	case loginYes:
+		return "logged-in"
+	case loginNo:
+		return "logged-out"
+	}
+	return "unknown"
+}
+
 const (
 	loginUnknown loginState = iota
 	loginYes
@@ -337,7 +347,7 @@ func (c *cliProvider) Chat(ctx context.Context, msgs []Message, tools []Tool, op
 	prompt, session := "", ""
 	if c.sl.resumes && c.session != "" && len(msgs) > c.seen && c.sysHash == sysHash && hashJSON(msgs[:c.seen]) == c.seenHash {
 		session = c.session
-		prompt = buildDelta(msgs[c.seen:], tools, toolsHash != c.toolsHash)
+		prompt = buildDelta(msgs, c.seen, tools, toolsHash != c.toolsHash)
 	} else {
 		prompt = buildPrompt(msgs, tools, opts)
 	}
@@ -345,7 +355,8 @@ func (c *cliProvider) Chat(ctx context.Context, msgs []Message, tools []Tool, op
 	if c.sl.promptArg {
 		if len(prompt) > maxPromptArg {
 			return nil, &Error{Kind: ErrContextTooLong, Provider: c.sl.backend,
-				Message: fmt.Sprintf("the prompt is %d KiB; the %s CLI takes it as one argument, at most %d KiB", len(prompt)>>10, c.sl.backend, maxPromptArg>>10)}
+				Message: fmt.Sprintf("the prompt is %d KiB; the %s CLI takes it as one argument, at most %d KiB", len(prompt)>>10, c.sl.backend, maxPromptArg>>10),
+				Hint:    "choose --model claude-code or --model codex, which read the prompt from stdin"}
 		}
 		stdin = ""
 	}
@@ -408,7 +419,7 @@ func (c *cliProvider) runFailure(r cliRun, perr *Error) *Error {
 	switch {
 	case perr != nil && r.exitCode == 0:
 		msg = perr.Message
-	case perr != nil:
+	case perr != nil && len(bytes.TrimSpace(r.stdout)) > 0:
 		msg += ": " + perr.Message
 	}
 	if stderr != "" {
@@ -448,6 +459,7 @@ func savedLoginStatus(backend string, s Settings) BackendStatus {
 		st.Detail, st.Hint = p.err.Message, p.err.Hint
 		return st
 	}
+	st.Path, st.Version, st.Login = p.path, p.version, p.login.String()
 	detail := sl.program + " at " + p.path
 	if sl.pathEnv != "" && s.env(sl.pathEnv) != "" {
 		detail = sl.pathEnv + " " + p.path

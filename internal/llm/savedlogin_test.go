@@ -367,7 +367,13 @@ func TestBackendsSavedLogin(t *testing.T) {
 			}
 		}
 	}
-	check(llm.Backends(s), want, map[string]bool{llm.BackendClaudeCode: true, llm.BackendCodex: true})
+	rows := llm.Backends(s)
+	check(rows, want, map[string]bool{llm.BackendClaudeCode: true, llm.BackendCodex: true})
+	for _, r := range rows {
+		if r.Backend == llm.BackendCodex && (r.Path != filepath.Join(bin, "codex") || r.Version != "codex-cli 0.169.0" || r.Login != "logged-in") {
+			t.Errorf("codex row fields %+v", r)
+		}
+	}
 	env[llm.EnvCursorPath] = cursorPath
 	check(llm.Backends(s), map[string][]string{llm.BackendCursor: {llm.EnvCursorPath + " " + cursorPath, "2026.01.01-fake", "login state unknown", "agent login"}},
 		map[string]bool{llm.BackendCursor: true})
