@@ -63,7 +63,8 @@ var claudeCode = &savedLogin{
 
 // codexCLI is `codex exec` (npm @openai/codex): JSONL events, the read-only
 // sandbox, no git repository needed, nothing persisted, no user config
-// (its MCP servers and rules stay out), the prompt on stdin ("-").
+// (its MCP servers and rules stay out), its shell, exec, browser and
+// computer-use tools disabled, the prompt on stdin ("-").
 var codexCLI = &savedLogin{
 	backend: BackendCodex,
 	program: "codex",
@@ -72,6 +73,10 @@ var codexCLI = &savedLogin{
 	args: func(model, dir, _ string) []string {
 		a := []string{"exec", "--json", "--color", "never", "--sandbox", "read-only", "--skip-git-repo-check",
 			"--ephemeral", "--ignore-user-config", "--ignore-rules", "--cd", dir}
+		// Its tools that act (features listed by `codex features list`).
+		for _, f := range []string{"shell_tool", "unified_exec", "browser_use", "computer_use"} {
+			a = append(a, "--disable", f)
+		}
 		if model != "" {
 			a = append(a, "--model", model)
 		}

@@ -85,7 +85,7 @@ func TestSavedLoginConversation(t *testing.T) {
 			"claude-fake-model", llm.Usage{Input: 160, Output: 20, CacheRead: 50, CacheWrite: 10},
 			[]string{llm.EnvClaudeCodeToken}, []string{llm.EnvOpenAIKey, llm.EnvAnthropicKey, "GROQ_API_KEY", "COPPERHEAD_MODEL"}},
 		{llm.BackendCodex, llmtest.FakeCodex, "codex", "gpt-5-codex",
-			[]string{"exec", "--json", "--sandbox", "read-only", "--skip-git-repo-check", "--ephemeral", "--model", "gpt-5-codex", "-"},
+			[]string{"exec", "--json", "--sandbox", "read-only", "--skip-git-repo-check", "--ephemeral", "--disable", "shell_tool", "--model", "gpt-5-codex", "-"},
 			"gpt-5-codex", llm.Usage{Input: 120, Output: 15, CacheRead: 40},
 			nil, []string{llm.EnvOpenAIKey, llm.EnvAnthropicKey, "GROQ_API_KEY", llm.EnvClaudeCodeToken, "COPPERHEAD_MODEL"}},
 		{llm.BackendCursor, llmtest.FakeCursor, "agent", "",
