@@ -25,7 +25,8 @@ const (
 
 // claudeCode is `claude -p` (npm @anthropic-ai/claude-code): print mode, one
 // JSON result object, no built-in tools, no MCP servers, no slash commands,
-// no session written to disk, copperhead's protocol as the system prompt.
+// no session written to disk, safe mode (no CLAUDE.md, hooks, skills or
+// plugins of the user's), copperhead's protocol as the system prompt.
 // The prompt goes on stdin.
 var claudeCode = &savedLogin{
 	backend: BackendClaudeCode,
@@ -39,7 +40,7 @@ var claudeCode = &savedLogin{
 	setEnv: []string{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"},
 	args: func(model, _, _ string) []string {
 		a := []string{"-p", "--output-format", "json", "--tools", "", "--strict-mcp-config", "--disable-slash-commands",
-			"--no-session-persistence", "--system-prompt", protocolRules}
+			"--no-session-persistence", "--safe-mode", "--system-prompt", protocolRules}
 		if model != "" {
 			a = append(a, "--model", model)
 		}

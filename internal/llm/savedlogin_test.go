@@ -81,7 +81,7 @@ func TestSavedLoginConversation(t *testing.T) {
 		keptEnv, droppedEnv           []string
 	}{
 		{llm.BackendClaudeCode, llmtest.FakeClaude, "claude", "sonnet",
-			[]string{"-p", "--output-format", "json", "--tools", "", "--strict-mcp-config", "--no-session-persistence", "--model", "sonnet"},
+			[]string{"-p", "--output-format", "json", "--tools", "", "--strict-mcp-config", "--no-session-persistence", "--safe-mode", "--model", "sonnet"},
 			"claude-fake-model", llm.Usage{Input: 160, Output: 20, CacheRead: 50, CacheWrite: 10},
 			[]string{llm.EnvClaudeCodeToken}, []string{llm.EnvOpenAIKey, llm.EnvAnthropicKey, "GROQ_API_KEY", "COPPERHEAD_MODEL"}},
 		{llm.BackendCodex, llmtest.FakeCodex, "codex", "gpt-5-codex",
