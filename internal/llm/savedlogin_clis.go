@@ -97,8 +97,10 @@ var codexCLI = &savedLogin{
 }
 
 // cursorCLI is the Cursor Agent CLI (`agent`, or COPPERHEAD_CURSOR_PATH):
-// print mode, one JSON result, plan mode (read-only), the empty folder as
-// its trusted workspace, and --resume with the previous turn's session id.
+// print mode, one JSON result, plan mode (read-only) in its sandbox, the
+// empty folder as its trusted workspace, and --resume with the previous
+// turn's session id (flags from Cursor's CLI parameter reference; the CLI
+// is not in a registry, so only the fake has run them here).
 // Its `status` asks Cursor's servers, so its login state is unknown offline.
 var cursorCLI = &savedLogin{
 	backend:   BackendCursor,
@@ -110,7 +112,7 @@ var cursorCLI = &savedLogin{
 	promptArg: true,
 	resumes:   true,
 	args: func(model, dir, session string) []string {
-		a := []string{"-p", "--output-format", "json", "--mode", "plan", "--trust", "--workspace", dir}
+		a := []string{"-p", "--output-format", "json", "--mode", "plan", "--sandbox", "enabled", "--trust", "--workspace", dir}
 		if model != "" {
 			a = append(a, "--model", model)
 		}
