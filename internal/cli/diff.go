@@ -19,6 +19,7 @@ import (
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/netdiff"
 	"copperhead/internal/project"
+	"copperhead/internal/tempdir"
 	"copperhead/internal/textfmt"
 )
 
@@ -250,7 +251,7 @@ func (s *diffSide) load(ctx context.Context, t *kicadcli.Tool) error {
 // writes, into dir, the sheets that hold a change and the board, with the
 // changes outlined.
 func writeDiffPictures(ctx context.Context, t *kicadcli.Tool, res *netdiff.Result, b, h *diffSide, dir string) (pics []netdiff.Picture, notes []string, err error) {
-	tmp, err := os.MkdirTemp("", "copperhead-diff-svg-")
+	tmp, err := tempdir.Make("diff-svg")
 	if err != nil {
 		return nil, nil, failf("--svg: %v", err)
 	}
