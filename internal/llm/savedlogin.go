@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"copperhead/internal/redact"
+	"copperhead/internal/tempdir"
 	"copperhead/internal/textfmt"
 )
 
@@ -193,12 +194,12 @@ type cliRun struct {
 	timedOut       bool
 }
 
-// runCLI runs path with args in a new empty folder that is removed
-// afterwards, stdin as its input, the scrubbed environment and a timeout.
+// runCLI runs path with args in a new empty folder (tempdir's, so one a
+// kill left is pruned by the next command) that is removed afterwards, stdin as its input, the scrubbed environment and a timeout.
 // args gets the folder's path (codex --cd, cursor --workspace).
 func runCLI(ctx context.Context, path string, env []string, timeout time.Duration, stdin string,
 	args func(dir string) []string) (cliRun, error) {
-	dir, err := os.MkdirTemp("", "copperhead-cli-")
+	dir, err := tempdir.Make("cli")
 	if err != nil {
 		return cliRun{}, fmt.Errorf("create the CLI's empty working folder: %w", err)
 	}
