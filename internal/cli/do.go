@@ -70,8 +70,8 @@ the run record is kept.
 Exit 0 when the change was committed or the agent refused the request, 1 when
 the run failed (turn budget, repair cycles, stall, model error, commit
 failure, no-change) or the tree is dirty, 2 for bad usage or a broken environment (no
-model configured, no kicad-cli, a model key refused, a saved-login CLI missing
-or logged out; a run that failed mid-way for one of these is rolled back first).`,
+model configured, no kicad-cli, a missing key, a saved-login CLI missing or
+logged out, also when its login fails mid-run: rolled back first).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
 				return withHint(usagef("do takes one change request, quoted"), `e.g. copperhead do "rename net KEY_DAH to KEY_DASH"`)
@@ -146,9 +146,9 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 		msg = string(out.ExitPath)
 	}
 	code := ExitFailed
-	if environmentFailure(out.Err) {
-		// A login, key or CLI that failed mid-run is the environment's
-		// fault, as it is when Open finds it: exit 2, after the rollback.
+	if savedLoginFailure(out.Err) {
+		// Rolled back like any failure, but the fix is a login or an
+		// install, as when Open finds it: exit 2.
 		code = ExitUsage
 	}
 	return &exitError{code: code, err: errors.New(redact.New(os.Environ()).String(msg)), hint: hint}
