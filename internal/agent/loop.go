@@ -159,6 +159,9 @@ type run struct {
 	perTurn   []transcript.TurnTokens
 	toolCalls map[string]int
 	plan      string
+	// providerErr is the model call's error that ended the run (the
+	// outcome's Err), nil otherwise.
+	providerErr error
 
 	out *runs.Outcome
 }
@@ -352,8 +355,10 @@ func (r *run) loop(ctx context.Context) (transcript.ExitPath, string) {
 			case ctx.Err() != nil:
 				return transcript.ExitInterrupted, "interrupted: " + context.Cause(ctx).Error()
 			case errors.As(err, &pe) && pe.Hint != "":
+				r.providerErr = err
 				return transcript.ExitProviderError, fmt.Sprintf("%v (%s)", err, pe.Hint)
 			}
+			r.providerErr = err
 			return transcript.ExitProviderError, err.Error()
 		}
 		r.tokens = r.tokens.Add(t.Usage)
@@ -625,6 +630,7 @@ func (r *run) end(ctx context.Context, exit transcript.ExitPath, failure string)
 
 	out.ExitPath = exit
 	out.Error = strings.Join(errs, "; ")
+	out.Err = r.providerErr
 	out.Tokens, out.Turns, out.TurnBudget, out.RepairCycles = r.tokens, r.turn, r.budget, r.s.RepairCycles
 	out.Duration = r.now().Sub(r.start)
 

@@ -73,7 +73,8 @@ the run record is kept.
 Exit 0 when the change was committed or the agent refused the request, 1 when
 the run failed (turn budget, repair cycles, stall, model error, commit
 failure, no-change) or the tree is dirty, 2 for bad usage or a broken environment (no
-model configured, no kicad-cli).`,
+model configured, no kicad-cli, a missing key, a saved-login CLI missing or
+logged out, also when its login fails mid-run: rolled back first).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
 				return withHint(usagef("do takes one change request, quoted"), `e.g. copperhead do "rename net KEY_DAH to KEY_DASH"`)
@@ -88,7 +89,7 @@ model configured, no kicad-cli).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.model, "model", "", "the model, e.g. claude, gpt-5, compat:<model-id>, replay:<run-id>")
+	f.StringVar(&o.model, "model", "", "the model, e.g. claude, gpt-5, compat:<model-id>, claude-code, codex:<id>, cursor, replay:<run-id>")
 	f.IntVar(&o.maxTurns, "max-turns", 0, "the turn budget (default: maxTurns in config, else 40)")
 	f.BoolVar(&o.allowDirty, "allow-dirty", false, "run on a tree with uncommitted changes (restored exactly on failure)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the diff the run would commit and write nothing")
@@ -112,7 +113,13 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 	if msg == "" {
 		msg = string(out.ExitPath)
 	}
-	return withHint(failf("%s", redact.New(os.Environ()).String(msg)), hint)
+	code := ExitFailed
+	if savedLoginFailure(out.Err) {
+		// Rolled back like any failure, but the fix is a login or an
+		// install, as when Open finds it: exit 2.
+		code = ExitUsage
+	}
+	return &exitError{code: code, err: errors.New(redact.New(os.Environ()).String(msg)), hint: hint}
 }
 
 // doOutcome is one do run from the workspace to its outcome: the lock, the
