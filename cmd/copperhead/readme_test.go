@@ -508,6 +508,10 @@ var readmeScenarios = []scenario{
 	{cmd: "create", code: 2, why: "usage", repo: "empty", args: []string{"create", "--brief", "/nonexistent/brief.md"}, stderr: "--brief"},
 	{cmd: "draft schematic", code: 1, why: "an intent with problems", repo: "empty", args: []string{"draft", "schematic", "--intent", "@badintent"}, stderr: "problem"},
 	{cmd: "draft layout", code: 1, why: "nothing to draft", repo: "empty", args: []string{"draft", "layout"}, stderr: "no KiCad schematic"},
+	{cmd: "mcp", code: 0, why: "the client disconnects (stdin closed)", repo: "fixture", args: []string{"mcp"}, stderr: "serving"},
+	{cmd: "mcp", code: 1, why: "no .kicad_sch in the repository", repo: "empty", args: []string{"mcp"}},
+	{cmd: "mcp", code: 2, why: "--json does not apply", repo: "fixture", args: []string{"--json", "mcp"}},
+	{cmd: "mcp", code: 2, why: "bad usage", repo: "fixture", args: []string{"mcp", "extra"}},
 	{cmd: "models", code: 0, why: "a model is selected", repo: "empty", args: []string{"models", "--model", "gpt-5"}, env: []string{"OPENAI_API_KEY=test-openai-credential-value"}},
 	{cmd: "models", code: 1, why: "none is selected", repo: "empty", args: []string{"models"}},
 	{cmd: "models", code: 2, why: "a missing credential", repo: "empty", args: []string{"models", "--model", "gpt-5"}, stderr: "OPENAI_API_KEY is not set"},
@@ -637,6 +641,9 @@ func TestREADMEExitCodes(t *testing.T) {
 			}
 			if sc.repo == "scratch" || sc.repo == "gitempty" || sc.cmd == "init" && sc.code == 1 {
 				return // --json again on a changed tree says nothing new
+			}
+			if sc.cmd == "mcp" {
+				return // its stdout is JSON-RPC: --json is usage, a scenario of its own
 			}
 			// The same scenario with --json: one object, same exit code.
 			j := runBinary(t, runEnv, base, append(args, "--json")...)
