@@ -863,3 +863,70 @@ func configKeyProblems(keys []string) []string {
 	}
 	return problems
 }
+
+// TestREADMEDocumentsEveryCommand is the other direction of
+// TestREADMECommandsAndFlags: every command the binaries offer (walked
+// from their own --help) has a README row, and every flag a command takes
+// is named in its row.
+func TestREADMEDocumentsEveryCommand(t *testing.T) {
+	doc := parseREADME(t, readmePath)
+	env := readmeEnv(t)
+	dir := t.TempDir()
+	rows := map[string]readmeCommand{}
+	for _, c := range doc.commands {
+		rows[c.bin+" "+c.name()] = c
+	}
+	carter := filepath.Join(t.TempDir(), "carter")
+	if out, err := exec.Command("go", "build", "-o", carter, "../carter").CombinedOutput(); err != nil {
+		t.Fatalf("build carter: %v\n%s", err, out)
+	}
+	for bin, prog := range map[string]string{"copperhead": "copperhead", "carter": carter} {
+		var walk func(path []string)
+		walk = func(path []string) {
+			help := runProgram(t, prog, env, dir, append(slices.Clone(path), "--help")...)
+			if help.code != 0 {
+				t.Fatalf("%s %s --help: exit %d\n%s", bin, strings.Join(path, " "), help.code, help.stderr)
+			}
+			subs := helpSection(help.stdout, "Available Commands:")
+			for _, line := range subs {
+				name := strings.Fields(line)[0]
+				if name != "help" && name != "completion" {
+					walk(append(slices.Clone(path), name))
+				}
+			}
+			flags := helpSection(help.stdout, "Flags:")
+			if len(path) == 0 || len(subs) > 0 && len(flags) <= 1 {
+				return // the root, or a group that only holds subcommands (its one flag --help)
+			}
+			row, ok := rows[bin+" "+strings.Join(path, " ")]
+			if !ok {
+				t.Errorf("README has no row for `%s %s`", bin, strings.Join(path, " "))
+				return
+			}
+			for _, line := range flags {
+				for _, f := range flagName.FindAllString(line, 1) {
+					if f != "--help" && !strings.Contains(row.text, f) {
+						t.Errorf("README's row for `%s %s` does not name its flag %s", bin, strings.Join(path, " "), f)
+					}
+				}
+			}
+		}
+		walk(nil)
+	}
+}
+
+// helpSection returns the indented lines under a cobra help heading.
+func helpSection(help, heading string) []string {
+	_, rest, ok := strings.Cut(help, "\n"+heading+"\n")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(rest, "\n") {
+		if !strings.HasPrefix(line, "  ") {
+			break
+		}
+		out = append(out, strings.TrimSpace(line))
+	}
+	return out
+}
