@@ -4,6 +4,8 @@ go 1.26
 
 require (
 	codeberg.org/readeck/go-readability/v2 v2.1.3
+	github.com/coder/websocket v1.8.15
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/kljensen/snowball v0.10.0
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/rogpeppe/go-internal v1.16.0

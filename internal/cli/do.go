@@ -37,6 +37,12 @@ type doOptions struct {
 	// subject is the commit subject of a run whose request is generated
 	// (agent.RunInput.Subject).
 	subject string
+	// onRun is called with the run before its first turn: another surface
+	// (watch's page) subscribes to its events beside the terminal's.
+	onRun func(*runs.Run)
+	// unattended: nobody answers questions at the terminal even when it is
+	// one (the request came from watch's page), so no hook asks there.
+	unattended bool
 }
 
 func newDoCmd(a *app) *cobra.Command {
@@ -163,6 +169,9 @@ func (a *app) agentRun(ctx context.Context, ws *workspace, kc *kicadcli.Tool, ro
 	in := agent.RunInput{
 		Repo: ws.repo, Config: ws.cfg, Project: ws.proj, KiCad: kc, Tree: tree,
 		Request: request, AllowDirty: o.allowDirty, DryRun: o.dryRun, Interactive: o.interactive, Sync: o.sync, Subject: o.subject,
+	}
+	if o.onRun != nil {
+		o.onRun(rn)
 	}
 	stop := a.watch(ctx, rn, &in, o, command)
 	out, err := agent.Run(ctx, rn, in)

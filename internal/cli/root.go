@@ -154,6 +154,7 @@ with KiCad's own ERC and DRC.`,
 		newFirmwareCmd(a),
 		newRecoverCmd(a),
 		newDiffCmd(a),
+		newWatchCmd(a),
 	)
 	wireContract(root, a)
 	return root
