@@ -109,6 +109,7 @@
       p.dataset.turn = e.turn;
     }
     if (e.kind === "turn") return; // the progress line says it
+    if (e.kind === "reply" && !e.text) return; // a reply of tool calls only: the calls follow
     const li = document.createElement("li");
     li.dataset.kind = e.kind;
     const k = document.createElement("span");
