@@ -392,4 +392,3 @@ func otherAddrs(t *testing.T) []string {
 	}
 	return addrs
 }
-
