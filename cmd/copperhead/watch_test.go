@@ -61,6 +61,7 @@ func TestWatchInBrowser(t *testing.T) {
 		shots = t.TempDir()
 	} else {
 		shots = filepath.Join(shots, "watch")
+		os.RemoveAll(shots) // the last run's pictures would mislead
 	}
 	if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
@@ -179,8 +180,17 @@ func TestWatchInBrowser(t *testing.T) {
 	// AC-5.4: a request typed into the chat streams its events as they
 	// happen. A MutationObserver records each batch of new log lines: one
 	// batch per pushed event proves they arrived one by one, not at the end.
+	// The dirty-tree rule applies to the page's runs as to do's: the hand
+	// edit is not committed yet, so the request is refused, in the pane.
+	b.do(chromedp.SendKeys(chromedp.ID("request"), "rename net KEY_DASH to KEY_DAH"), chromedp.Click(chromedp.ID("send")))
+	b.waitFor("the dirty-tree refusal", `[...document.querySelectorAll('#log li[data-kind="error"]')].some((li) => li.textContent.includes('uncommitted changes'))`)
+	b.shot("4b-dirty-refused")
+	if n := len(model.Requests()); n != 0 {
+		t.Fatalf("a refused run reached the model (%d requests)", n)
+	}
 	git("add", "-A")
 	git("commit", "-qm", "rename KEY_DAH to KEY_DASH by hand")
+	eval[bool](b, `document.getElementById('request').value = ''; true`)
 	eval[bool](b, `window.__batches = [];
 		new MutationObserver((ms) => { const kinds = [];
 			for (const m of ms) for (const n of m.addedNodes) if (n.dataset) kinds.push(n.dataset.kind);
@@ -223,6 +233,32 @@ func TestWatchInBrowser(t *testing.T) {
 		t.Errorf("status bar rationale %q lacks the run's summary", r)
 	}
 	b.shot("7-run-rendered")
+
+	// Stop interrupts a run: the second request's model edits the
+	// schematic (the page re-renders it mid-run) and then never answers;
+	// Stop ends the run interrupted, the tree rolled back and the work
+	// stashed, and the page renders the restored schematic.
+	eval[bool](b, `document.getElementById('request').value = ''; true`)
+	b.do(chromedp.SendKeys(chromedp.ID("request"), "rename net KEY_DIT to KEY_DOT"), chromedp.Click(chromedp.ID("send")))
+	b.waitFor("the mid-run render with KEY_DOT", fmt.Sprintf(`(() => { const s = document.querySelector('#canvas svg'); const v = document.getElementById('view');
+		return +v.dataset.shownGen > %d && s.textContent.includes('KEY_DOT'); })()`, gen3))
+	b.waitFor("the Stop button enabled", `!document.getElementById('stop').disabled`)
+	b.shot("8-mid-run")
+	b.do(chromedp.Click(chromedp.ID("stop")))
+	b.waitFor("the interrupted outcome", `(() => { const e = document.querySelector('#log li[data-kind="end"]'); return !!e && e.dataset.exit === 'interrupted'; })()`)
+	b.waitFor("the restored schematic rendered", `(() => { const s = document.querySelector('#canvas svg');
+		return s.textContent.includes('KEY_DIT') && !s.textContent.includes('KEY_DOT'); })()`)
+	b.shot("9-stopped")
+	stash := exec.Command("git", "-C", repo, "stash", "list")
+	stash.Env = env
+	if out, err := stash.CombinedOutput(); err != nil || !strings.Contains(string(out), "copperhead interrupted run") {
+		t.Errorf("git stash list after Stop: %v\n%s", err, out)
+	}
+	status := exec.Command("git", "-C", repo, "status", "--porcelain")
+	status.Env = env
+	if out, err := status.CombinedOutput(); err != nil || len(out) != 0 {
+		t.Errorf("git status after Stop: %v\n%s", err, out)
+	}
 
 	// Security: a foreign Host is refused; only 127.0.0.1 answers.
 	for _, c := range []struct {
@@ -361,6 +397,24 @@ func reverseRename(t *testing.T) []llmtest.Step {
 	if err := json.Unmarshal([]byte(swapped), &steps); err != nil {
 		t.Fatal(err)
 	}
+	// The second request's model (TestWatchInBrowser's Stop): a proposal,
+	// its validation, one edit, then no answer until the run is stopped.
+	steps = append(steps, []struct {
+		Text      string         `json:"text"`
+		ToolCalls []llm.ToolCall `json:"tool_calls"`
+	}{
+		{Text: "Plan: rename the dot key net.", ToolCalls: []llm.ToolCall{{Name: "propose_change", Args: json.RawMessage(`{
+			"id": "rename-key-dit", "why": "The dot paddle net is called KEY_DOT in the firmware.",
+			"what_changes": "Rename net KEY_DIT to KEY_DOT in the schematic.",
+			"tasks": ["Rename the global labels", "Run ERC"],
+			"deltas": [{"capability": "keyer-inputs", "kind": "ADDED", "requirements": [{
+				"name": "Dot key net name",
+				"text": "The dot paddle input SHALL be on the net KEY_DOT.",
+				"scenarios": [{"name": "Dot paddle pressed", "when": "the dot paddle closes", "then": "KEY_DOT reads low"}]}]}]}`)}}},
+		{ToolCalls: []llm.ToolCall{{Name: "validate_change", Args: json.RawMessage(`{}`)}}},
+		{ToolCalls: []llm.ToolCall{{Name: "edit_file", Args: json.RawMessage(`{"path": "hardware/open-telegraph.kicad_sch",
+			"old_string": "(global_label \"KEY_DIT\"", "new_string": "(global_label \"KEY_DOT\"", "replace_all": true}`)}}},
+	}...)
 	var out []llmtest.Step
 	for i, st := range steps {
 		stop := llm.StopEnd
@@ -370,7 +424,7 @@ func reverseRename(t *testing.T) []llmtest.Step {
 		}
 		out = append(out, llmtest.Reply{Text: st.Text, ToolCalls: st.ToolCalls, Stop: stop, Usage: llm.Usage{Input: 1200, Output: 80}})
 	}
-	return out
+	return append(out, llmtest.Slow{Delay: 10 * time.Minute})
 }
 
 // otherAddrs are this machine's addresses other than 127.0.0.1 (IPv6
