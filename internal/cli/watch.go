@@ -70,13 +70,14 @@ func (a *app) runWatch(ctx context.Context, port int, open bool, model string) e
 	run := func(ctx context.Context, request string, attach func(*runs.Run)) error {
 		return a.runDo(ctx, request, doOptions{model: model, onRun: attach, unattended: true})
 	}
-	srv, err := viewer.New(viewer.Options{Schematic: ws.proj.Schematic, Board: ws.proj.Board, Exporter: kc, Checker: kc,
-		Run: run, OutcomeLine: outcomeLine, Log: a.io.Err})
+	ln, err := viewer.Listen(port)
 	if err != nil {
 		return failf("%v", err)
 	}
-	ln, err := viewer.Listen(port)
+	srv, err := viewer.New(viewer.Options{Schematic: ws.proj.Schematic, Board: ws.proj.Board, Exporter: kc, Checker: kc,
+		Run: run, OutcomeLine: outcomeLine, Log: a.io.Err})
 	if err != nil {
+		ln.Close()
 		return failf("%v", err)
 	}
 	url := viewer.PageURL(ln)
