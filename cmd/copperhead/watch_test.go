@@ -150,6 +150,30 @@ func TestWatchInBrowser(t *testing.T) {
 	}
 	b.shot("1-loaded")
 
+	// The sheet selector shows each picture of the hierarchy: the power
+	// sheet, the board, then the root sheet again.
+	for _, c := range []struct{ key, holds string }{{"sch-1", "MCP73831-2-OT"}, {"board", "<path"}, {"sch-0", "KEY_DAH"}} {
+		eval[bool](b, fmt.Sprintf(`(() => { const s = document.getElementById('sheet'); s.value = %q; s.dispatchEvent(new Event('change')); return true; })()`, c.key))
+		b.waitFor("picture "+c.key, fmt.Sprintf(`(() => { const s = document.querySelector('#canvas svg');
+			return document.getElementById('view').dataset.shownKey === %q && !!s && s.outerHTML.includes(%q); })()`, c.key, c.holds))
+		if c.key == "sch-1" {
+			b.shot("1b-power-sheet")
+		}
+	}
+
+	// Zoom (wheel) and pan (drag) are set now and must survive the
+	// re-render below.
+	eval[bool](b, `(() => { const v = document.getElementById('view');
+		v.dispatchEvent(new WheelEvent('wheel', { deltaY: -400, clientX: 700, clientY: 400, bubbles: true, cancelable: true }));
+		v.dispatchEvent(new PointerEvent('pointerdown', { clientX: 600, clientY: 400, pointerId: 1, bubbles: true }));
+		v.dispatchEvent(new PointerEvent('pointermove', { clientX: 540, clientY: 360, pointerId: 1, bubbles: true }));
+		v.dispatchEvent(new PointerEvent('pointerup', { clientX: 540, clientY: 360, pointerId: 1, bubbles: true }));
+		return true; })()`)
+	zoomed := b.text(`document.getElementById('canvas').style.transform`)
+	if !strings.Contains(zoomed, "scale(") || strings.Contains(zoomed, "scale(1)") || strings.Contains(zoomed, "translate(0px, 0px)") {
+		t.Fatalf("after wheel and drag the picture's transform is %q, want zoomed and panned", zoomed)
+	}
+
 	// AC-5.2: an edit in another process re-renders without a reload, and
 	// the ERC chip is re-checked for the new render.
 	edit := exec.Command(bin, "--repo", repo, "edit", "rename-net", "KEY_DAH", "KEY_DASH")
@@ -164,6 +188,9 @@ func TestWatchInBrowser(t *testing.T) {
 		return +c.dataset.gen === %d && ['green','amber','red'].includes(c.dataset.state); })()`, gen2))
 	if b.text(`String(window.__sameDocument === true)`) != "true" {
 		t.Error("the page reloaded to show the new render")
+	}
+	if got := b.text(`document.getElementById('canvas').style.transform`); got != zoomed {
+		t.Errorf("zoom and pan after the re-render: %q, want %q as before it", got, zoomed)
 	}
 	b.shot("2-after-edit")
 
@@ -341,7 +368,8 @@ func (b *browser) waitFor(what, expr string) {
 		}
 		if time.Now().After(deadline) {
 			b.shot("timeout")
-			page := eval[string](b, `document.getElementById('log').innerText + '\n' + document.getElementById('render-info').textContent`)
+			page := eval[string](b, `document.getElementById('log').innerText + '\n' + document.getElementById('render-info').textContent +
+				'\nshown ' + JSON.stringify(document.getElementById('view').dataset) + ' selected ' + document.getElementById('sheet').value`)
 			b.t.Fatalf("waiting for %s: not there after a minute; page says:\n%s", what, page)
 		}
 	}

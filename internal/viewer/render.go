@@ -142,12 +142,16 @@ func (r *renderer) refresh(ctx context.Context) (*Render, bool, error) {
 		if sub, ok := strings.CutPrefix(name, stem+"-"); ok {
 			label = "sheet " + sub
 		}
-		out.Pictures = append(out.Pictures, Picture{Key: "sch-" + strconv.Itoa(len(out.Pictures)), Label: label, file: f})
+		out.Pictures = append(out.Pictures, Picture{Label: label, file: f})
 	}
-	// The root sheet first, the sub-sheets in kicad-cli's (sorted) order.
+	// The root sheet first, the sub-sheets in kicad-cli's (sorted) order;
+	// the keys follow that order, so sch-0 is always the root sheet.
 	slices.SortStableFunc(out.Pictures, func(a, b Picture) int {
 		return boolRank(a.Label != "root sheet") - boolRank(b.Label != "root sheet")
 	})
+	for i := range out.Pictures {
+		out.Pictures[i].Key = "sch-" + strconv.Itoa(i)
+	}
 	if r.board != "" {
 		files, err := r.tool.ExportSVG(ctx, r.board, filepath.Join(out.dir, "board"))
 		switch {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -47,6 +48,7 @@ func (f *fakeKiCad) ExportSVG(_ context.Context, input, outDir string) ([]string
 	if filepath.Ext(input) == ".kicad_sch" {
 		names = append(names, stem+"-power.svg")
 	}
+	slices.Sort(names) // kicad-cli's order: "board-power.svg" before "board.svg"
 	var out []string
 	for _, n := range names {
 		p := filepath.Join(outDir, n)
@@ -335,8 +337,15 @@ func TestWebSocket(t *testing.T) {
 	first := readState(t, conn, func(st state) bool {
 		return st.Render != nil && len(st.Chips) == 2 && st.Chips[0].Gen == st.Render.Gen && st.Chips[0].State == ChipGreen
 	})
-	if len(first.Render.Pictures) != 3 || first.Render.Pictures[0].Label != "root sheet" || first.Render.Pictures[1].Label != "sheet power" || first.Render.Pictures[2].Key != "board" {
-		t.Fatalf("pictures %+v, want root sheet, sheet power, board", first.Render.Pictures)
+	var pics []string
+	for _, p := range first.Render.Pictures {
+		pics = append(pics, p.Key+"="+p.Label)
+	}
+	if got := strings.Join(pics, ", "); got != "sch-0=root sheet, sch-1=sheet power, board=board" {
+		t.Fatalf("pictures %s, want sch-0=root sheet, sch-1=sheet power, board=board", got)
+	}
+	if _, svg := s.do(t, "GET", fmt.Sprintf("/svg?gen=%d&key=sch-1", first.Render.Gen), nil, ""); !strings.Contains(svg, "board-power.svg") {
+		t.Errorf("sch-1 is %q, want the power sheet's picture", svg)
 	}
 	if first.Before == nil || first.Before.Gen != first.Render.Gen {
 		t.Errorf("before %+v, want the first render", first.Before)

@@ -25,7 +25,11 @@
     applyZP();
   }, { passive: false });
   let drag = null;
-  view.addEventListener("pointerdown", (e) => { drag = { x: e.clientX - zp.x, y: e.clientY - zp.y }; view.classList.add("dragging"); view.setPointerCapture(e.pointerId); });
+  view.addEventListener("pointerdown", (e) => {
+    drag = { x: e.clientX - zp.x, y: e.clientY - zp.y };
+    view.classList.add("dragging");
+    try { view.setPointerCapture(e.pointerId); } catch (_) { /* a pointer the browser does not track */ }
+  });
   view.addEventListener("pointermove", (e) => { if (!drag) return; zp.x = e.clientX - drag.x; zp.y = e.clientY - drag.y; applyZP(); });
   const endDrag = () => { drag = null; view.classList.remove("dragging"); };
   view.addEventListener("pointerup", endDrag);
