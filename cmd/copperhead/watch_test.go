@@ -90,7 +90,7 @@ func TestWatchInBrowser(t *testing.T) {
 	git("add", "-A")
 	git("commit", "-qm", "open-telegraph")
 
-	model := llmtest.NewServer(t, llmtest.OpenAI, reverseRename(t)...)
+	model := llmtest.NewServer(t, llmtest.OpenAI, watchScript(t)...)
 	env = append(env, "COPPERHEAD_BASE_URL="+model.URL)
 
 	// The server, as a person starts it.
@@ -286,6 +286,28 @@ func TestWatchInBrowser(t *testing.T) {
 	if out, err := status.CombinedOutput(); err != nil || len(out) != 0 {
 		t.Errorf("git status after Stop: %v\n%s", err, out)
 	}
+	gen4 := b.number(`+document.getElementById('view').dataset.gen`)
+
+	// The spec's demo: "add a second RGB LED on an RTC-capable pin" runs to
+	// its commit, and the schematic re-renders with D3 and its nets, ERC
+	// re-checked for that render; before/after shows the pre-run picture.
+	eval[bool](b, `document.getElementById('request').value = ''; true`)
+	b.do(chromedp.SendKeys(chromedp.ID("request"), "add a second RGB LED on an RTC-capable pin"), chromedp.Click(chromedp.ID("send")))
+	b.waitFor("the demo's outcome", `!!document.querySelector('#log li[data-kind="end"]')`)
+	if exit := b.text(`document.querySelector('#log li[data-kind="end"]').dataset.exit`); exit != "done" {
+		t.Fatalf("the demo run ended %q, want done; pane:\n%s", exit, b.text(`document.getElementById('log').innerText`))
+	}
+	b.waitFor("the new part rendered", fmt.Sprintf(`(() => { const s = document.querySelector('#canvas svg'); const v = document.getElementById('view');
+		return +v.dataset.shownGen > %d && ['D3', 'R13', 'LED2_R', 'LED2_B'].every((w) => s.textContent.includes(w)); })()`, gen4))
+	gen5 := b.number(`+document.getElementById('view').dataset.gen`)
+	b.waitFor("the ERC chip for the demo's render", fmt.Sprintf(`(() => { const c = document.getElementById('erc-chip');
+		return +c.dataset.gen === %d && c.dataset.state === 'green'; })()`, gen5))
+	b.shot("10-demo-rgb-led")
+	b.do(chromedp.Click(chromedp.ID("toggle")))
+	b.waitFor("the demo's before picture", `(() => { const s = document.querySelector('#canvas svg'); const v = document.getElementById('view');
+		return v.dataset.mode === 'before' && !s.textContent.includes('LED2_R') && s.textContent.includes('KEY_DIT'); })()`)
+	b.shot("11-demo-before")
+	b.do(chromedp.Click(chromedp.ID("toggle")))
 
 	// Security: a foreign Host is refused; only 127.0.0.1 answers.
 	for _, c := range []struct {
@@ -400,37 +422,44 @@ func (b *browser) shot(name string) {
 	}
 }
 
-// reverseRename is do_rename.txtar's scripted model replies with KEY_DAH and
-// KEY_DASH swapped: the run renames the net back after the hand edit.
-func reverseRename(t *testing.T) []llmtest.Step {
+// scriptedStep is one reply of a scripted model, as the fakemodel -script
+// files spell it.
+type scriptedStep struct {
+	Text      string         `json:"text"`
+	ToolCalls []llm.ToolCall `json:"tool_calls"`
+}
+
+// watchScript is the model behind TestWatchInBrowser's three requests, in
+// order:
+//  1. do_rename.txtar's replies with KEY_DAH and KEY_DASH swapped: the run
+//     renames the net back after the hand edit;
+//  2. a proposal, its validation, one edit, then no answer until the run is
+//     stopped;
+//  3. the spec's demo, testdata/watch/rgb_led.json: "add a second RGB LED on
+//     an RTC-capable pin".
+func watchScript(t *testing.T) []llmtest.Step {
 	t.Helper()
 	ar, err := txtar.ParseFile("testdata/script/do_rename.txtar")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var script []byte
+	var rename []byte
 	for _, f := range ar.Files {
 		if f.Name == "rename.json" {
-			script = f.Data
+			rename = f.Data
 		}
 	}
-	if script == nil {
+	if rename == nil {
 		t.Fatal("do_rename.txtar has no rename.json")
 	}
-	swapped := strings.NewReplacer("KEY_DASH", "KEY_DAH", "KEY_DAH", "KEY_DASH", "key-dah", "key-dash").Replace(string(script))
-	var steps []struct {
-		Text      string         `json:"text"`
-		ToolCalls []llm.ToolCall `json:"tool_calls"`
-	}
+	swapped := strings.NewReplacer("KEY_DASH", "KEY_DAH", "KEY_DAH", "KEY_DASH", "key-dah", "key-dash").Replace(string(rename))
+	var steps []scriptedStep
 	if err := json.Unmarshal([]byte(swapped), &steps); err != nil {
 		t.Fatal(err)
 	}
-	// The second request's model (TestWatchInBrowser's Stop): a proposal,
-	// its validation, one edit, then no answer until the run is stopped.
-	steps = append(steps, []struct {
-		Text      string         `json:"text"`
-		ToolCalls []llm.ToolCall `json:"tool_calls"`
-	}{
+	out := replies(steps)
+
+	out = append(out, replies([]scriptedStep{
 		{Text: "Plan: rename the dot key net.", ToolCalls: []llm.ToolCall{{Name: "propose_change", Args: json.RawMessage(`{
 			"id": "rename-key-dit", "why": "The dot paddle net is called KEY_DOT in the firmware.",
 			"what_changes": "Rename net KEY_DIT to KEY_DOT in the schematic.",
@@ -442,7 +471,22 @@ func reverseRename(t *testing.T) []llmtest.Step {
 		{ToolCalls: []llm.ToolCall{{Name: "validate_change", Args: json.RawMessage(`{}`)}}},
 		{ToolCalls: []llm.ToolCall{{Name: "edit_file", Args: json.RawMessage(`{"path": "hardware/open-telegraph.kicad_sch",
 			"old_string": "(global_label \"KEY_DIT\"", "new_string": "(global_label \"KEY_DOT\"", "replace_all": true}`)}}},
-	}...)
+	})...)
+	out = append(out, llmtest.Slow{Delay: 10 * time.Minute})
+
+	data, err := os.ReadFile("testdata/watch/rgb_led.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps = nil
+	if err := json.Unmarshal(data, &steps); err != nil {
+		t.Fatalf("rgb_led.json: %v", err)
+	}
+	return append(out, replies(steps)...)
+}
+
+// replies turns scripted steps into fake-model replies, as fakemodel does.
+func replies(steps []scriptedStep) []llmtest.Step {
 	var out []llmtest.Step
 	for i, st := range steps {
 		stop := llm.StopEnd
@@ -452,7 +496,7 @@ func reverseRename(t *testing.T) []llmtest.Step {
 		}
 		out = append(out, llmtest.Reply{Text: st.Text, ToolCalls: st.ToolCalls, Stop: stop, Usage: llm.Usage{Input: 1200, Output: 80}})
 	}
-	return append(out, llmtest.Slow{Delay: 10 * time.Minute})
+	return out
 }
 
 // otherAddrs are this machine's addresses other than 127.0.0.1 (IPv6
