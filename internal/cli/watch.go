@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"copperhead/internal/llm"
 	"copperhead/internal/runs"
 	"copperhead/internal/viewer"
 )
@@ -67,8 +69,18 @@ func (a *app) runWatch(ctx context.Context, port int, open bool, model string) e
 	if err != nil {
 		return err
 	}
-	run := func(ctx context.Context, request string, attach func(*runs.Run)) error {
-		return a.runDo(ctx, request, doOptions{model: model, onRun: attach, unattended: true})
+	// The chat needs a model: a bad --model is bad usage, no model at all
+	// turns the chat off (the page says so) and leaves the viewer working.
+	var run viewer.Runner
+	if _, err := llm.Select(settingsFrom(model, ws.cfg)); err != nil {
+		if errors.Is(err, llm.ErrInvalidModel) {
+			return usagef("%v", err)
+		}
+		fmt.Fprintf(a.io.Err, "copperhead: watch: chat off: %v (see 'copperhead models')\n", err)
+	} else {
+		run = func(ctx context.Context, request string, attach func(*runs.Run)) error {
+			return a.runDo(ctx, request, doOptions{model: model, onRun: attach, unattended: true})
+		}
 	}
 	ln, err := viewer.Listen(port)
 	if err != nil {

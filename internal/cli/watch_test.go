@@ -68,3 +68,15 @@ func TestWatchPortInUse(t *testing.T) {
 		t.Errorf("stdout %q: nothing is served, so nothing says it is", stdout)
 	}
 }
+
+// TestWatchModel: a malformed --model is bad usage before anything is
+// served; no model at all serves the viewer with the chat off, said once on
+// stderr.
+func TestWatchModel(t *testing.T) {
+	testkit.NeedKiCadCLI(t)
+	t.Setenv("COPPERHEAD_CACHE_DIR", t.TempDir())
+	code, stdout, stderr := runCLI(t, "--repo", "testdata/tiny", "watch", "--port", "0", "--model", "compat")
+	if code != ExitUsage || !strings.Contains(stderr, `invalid model "compat"`) || stdout != "" {
+		t.Errorf("--model compat: exit %d stdout %q stderr %q, want 2 and the model named", code, stdout, stderr)
+	}
+}

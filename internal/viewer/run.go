@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync/atomic"
 
 	"copperhead/internal/redact"
 	"copperhead/internal/runs"
@@ -140,13 +141,13 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 func (s *Server) run(ctx context.Context, req string, done chan struct{}) {
 	defer close(done)
 	var unsub func()
-	ended := false
+	var ended atomic.Bool // set by the run's goroutines, read here
 	err := s.opts.Run(ctx, req, func(rn *runs.Run) {
 		red := rn.Redactor
 		unsub = rn.Subscribe(func(e runs.Event) {
 			m := s.eventMessage(red, e)
 			if e.Kind == runs.EventEnd {
-				ended = true
+				ended.Store(true)
 			}
 			s.record(m)
 			if (e.Kind == runs.EventFiles && touchesKiCad(e.Files)) || e.Kind == runs.EventEnd {
@@ -157,7 +158,7 @@ func (s *Server) run(ctx context.Context, req string, done chan struct{}) {
 	if unsub != nil {
 		unsub()
 	}
-	if err != nil && !ended {
+	if err != nil && !ended.Load() {
 		// The run never started (a dirty tree, no model): say why where
 		// the request was typed.
 		s.record(runEvent{Type: "event", Kind: "error", Text: redact.New(os.Environ()).String(err.Error())})

@@ -509,3 +509,17 @@ func TestServeWaitsForTheRun(t *testing.T) {
 		t.Error("Serve returned before the interrupted run ended")
 	}
 }
+
+// TestChatOff: a session without a model serves the viewer, says in the
+// page that the chat is off, and refuses a run.
+func TestChatOff(t *testing.T) {
+	s := startSession(t, nil)
+	tok := s.token(t)
+	_, page := s.do(t, "GET", "/", nil, "")
+	if !strings.Contains(page, "no model configured") || !strings.Contains(page, `id="send" type="submit" disabled`) {
+		t.Errorf("the page does not say the chat is off")
+	}
+	if code, _ := s.do(t, "POST", "/api/run", map[string]string{"X-Copperhead-Token": tok}, `{"request":"x"}`); code != http.StatusServiceUnavailable {
+		t.Errorf("a run without a model: %d, want 503", code)
+	}
+}
