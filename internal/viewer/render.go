@@ -130,11 +130,22 @@ func (r *renderer) refresh(ctx context.Context) (*Render, bool, error) {
 	gen := r.gen
 	r.mu.Unlock()
 	out := &Render{Gen: gen, Hash: hash, dir: filepath.Join(r.dir, strconv.Itoa(gen))}
+	// The sheets and the board are two kicad-cli runs that share nothing:
+	// side by side, a render takes about as long as the slower one.
+	var (
+		boardFiles []string
+		boardErr   error
+		wg         sync.WaitGroup
+	)
+	if r.board != "" {
+		wg.Go(func() { boardFiles, boardErr = r.tool.ExportSVG(ctx, r.board, filepath.Join(out.dir, "board")) })
+	}
 	var problems []string
 	files, err := r.tool.ExportSVG(ctx, r.schematic, filepath.Join(out.dir, "sch"))
 	if err != nil {
 		problems = append(problems, err.Error())
 	}
+	wg.Wait()
 	stem := strings.TrimSuffix(filepath.Base(r.schematic), ".kicad_sch")
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".svg")
@@ -153,12 +164,11 @@ func (r *renderer) refresh(ctx context.Context) (*Render, bool, error) {
 		out.Pictures[i].Key = "sch-" + strconv.Itoa(i)
 	}
 	if r.board != "" {
-		files, err := r.tool.ExportSVG(ctx, r.board, filepath.Join(out.dir, "board"))
 		switch {
-		case err != nil:
-			problems = append(problems, err.Error())
-		case len(files) > 0:
-			out.Pictures = append(out.Pictures, Picture{Key: "board", Label: "board", file: files[0]})
+		case boardErr != nil:
+			problems = append(problems, boardErr.Error())
+		case len(boardFiles) > 0:
+			out.Pictures = append(out.Pictures, Picture{Key: "board", Label: "board", file: boardFiles[0]})
 		}
 	}
 	if ctx.Err() != nil {

@@ -11,8 +11,14 @@
 
   // Zoom and pan live here, not in the SVG: a re-render replaces the
   // picture inside #canvas and keeps the transform.
+  // They are kept in sessionStorage too, so a reload of the page keeps them.
   const zp = { s: 1, x: 0, y: 0 };
-  const applyZP = () => { canvas.style.transform = `translate(${zp.x}px, ${zp.y}px) scale(${zp.s})`; view.dataset.zoom = zp.s.toFixed(3); };
+  try { Object.assign(zp, JSON.parse(sessionStorage.getItem("copperhead-zoom") || "{}")); } catch (_) { /* a damaged entry: start unzoomed */ }
+  const applyZP = () => {
+    canvas.style.transform = `translate(${zp.x}px, ${zp.y}px) scale(${zp.s})`;
+    view.dataset.zoom = zp.s.toFixed(3);
+    try { sessionStorage.setItem("copperhead-zoom", JSON.stringify(zp)); } catch (_) { /* storage off: zoom lasts the page */ }
+  };
   view.addEventListener("wheel", (e) => {
     e.preventDefault();
     const r = view.getBoundingClientRect();
