@@ -44,7 +44,7 @@ func cmdSVGMarks(ts *testscript.TestScript, neg bool, args []string) {
 			switch {
 			case se.Name.Local == "g" && a.Name.Local == "id" && a.Value == "copperhead-diff":
 				group = true
-			case se.Name.Local == "rect" && a.Name.Local == "class" && strings.HasPrefix(a.Value, "copperhead-"):
+			case (se.Name.Local == "rect" || se.Name.Local == "polyline") && a.Name.Local == "class" && strings.HasPrefix(a.Value, "copperhead-"):
 				classes[strings.TrimPrefix(a.Value, "copperhead-")] = true
 			}
 		}

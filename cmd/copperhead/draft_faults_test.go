@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"copperhead/internal/config"
 	"copperhead/internal/outputs"
 	"copperhead/internal/testkit"
 
@@ -62,7 +64,7 @@ func TestDraftLayoutKilledAnywhere(t *testing.T) {
 	env := faultEnv(t)
 	fresh := draftRepo(t, env)
 	pristine := fresh()
-	old := snapshotTree(t, pristine)
+	old := testkit.ReadTree(t, pristine, config.StateDir)
 
 	done := fresh()
 	if out, err := runCopperhead(env, done, "draft", "layout"); err != nil {
@@ -74,7 +76,7 @@ func TestDraftLayoutKilledAnywhere(t *testing.T) {
 		t.Fatalf("reference draft: %v\n%s", err, out)
 	}
 	took := time.Since(start)
-	want := snapshotTree(t, done)
+	want := testkit.ReadTree(t, done, config.StateDir)
 	changed := testkit.DiffTrees(old, want)
 	if strings.Join(changed, " ") != ".copperhead/config.json docs/LAYOUT.md hardware/blinker.kicad_pcb hardware/blinker.kicad_pro" {
 		t.Fatalf("the reference draft changed %v; want the board, .kicad_pro, LAYOUT.md and config.json", changed)
@@ -128,7 +130,7 @@ func TestOutputsKilledAnywhere(t *testing.T) {
 		t.Fatalf("reference package: %v\n%s", err, out)
 	}
 	took := time.Since(start)
-	old := snapshotTree(t, filepath.Join(base, "outputs"))
+	old := testkit.ReadTree(t, filepath.Join(base, "outputs"), config.StateDir)
 
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d, outputs takes %v", seed, took)
@@ -156,7 +158,7 @@ func TestOutputsKilledAnywhere(t *testing.T) {
 			t.Fatalf("round %d: parts after the kill: %v\n%s", i, err, out)
 		}
 		dir := filepath.Join(repo, "outputs")
-		now := snapshotTree(t, dir)
+		now := testkit.ReadTree(t, dir, config.StateDir)
 		for k := range now {
 			if strings.HasPrefix(k, ".staging-") {
 				delete(now, k) // a killed run's staging: the next outputs removes it
@@ -173,6 +175,9 @@ func TestOutputsKilledAnywhere(t *testing.T) {
 		keep := map[string]bool{outputs.ManifestName: true}
 		for _, f := range m.Files {
 			keep[f.Path] = true
+			for d := path.Dir(f.Path); d != "."; d = path.Dir(d) {
+				keep[d+"/"] = true
+			}
 		}
 		for k := range now {
 			if !keep[k] {

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"copperhead/internal/config"
 	"copperhead/internal/testkit"
 )
 
@@ -29,11 +29,33 @@ func faultEnv(t *testing.T) []string {
 		t.Skip("kicad-cli not installed")
 	}
 	base := t.TempDir()
+	tmp := filepath.Join(base, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	return append(os.Environ(),
 		"HOME="+filepath.Join(base, "home"),
 		"COPPERHEAD_CACHE_DIR="+filepath.Join(base, "cache"),
 		"COPPERHEAD_KICAD_CONFIG="+filepath.Join(base, "kicadcfg"),
+		"TMPDIR="+tmp,
 	)
+}
+
+// leftTemp lists the copperhead folders in env's private TMPDIR: after a
+// kill, the next command removes the ones the killed process left.
+func leftTemp(t *testing.T, env []string) []string {
+	t.Helper()
+	var tmp string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "TMPDIR="); ok {
+			tmp = v // the last one wins, as for exec
+		}
+	}
+	left, err := filepath.Glob(filepath.Join(tmp, "copperhead-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return left
 }
 
 // faultRepo copies the bundled board into a fresh folder and returns it.
@@ -44,38 +66,6 @@ func faultRepo(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return repo
-}
-
-// snapshotTree reads every file under dir (symlinks as their target),
-// skipping copperhead's own lock and journal folder.
-func snapshotTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if e.IsDir() {
-			if rel == ".copperhead/state" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if e.Type()&fs.ModeSymlink != 0 {
-			target, err := os.Readlink(p)
-			out[rel] = "-> " + target
-			return err
-		}
-		b, err := os.ReadFile(p)
-		out[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 func runCopperhead(env []string, repo string, args ...string) (string, error) {
@@ -97,7 +87,7 @@ var faultEdit = []string{"edit", "rename-net", "KEY_DAH", "KEY_DASH"}
 func TestEditKilledAnywhere(t *testing.T) {
 	env := faultEnv(t)
 	pristine := faultRepo(t)
-	old := snapshotTree(t, pristine)
+	old := testkit.ReadTree(t, pristine, config.StateDir)
 
 	// The finished edit, and how long it takes once kicad-cli's result for
 	// the unchanged design is cached (as it is for the killed runs).
@@ -111,7 +101,7 @@ func TestEditKilledAnywhere(t *testing.T) {
 		t.Fatalf("reference edit: %v\n%s", err, out)
 	}
 	took := time.Since(start)
-	want := snapshotTree(t, done)
+	want := testkit.ReadTree(t, done, config.StateDir)
 	changed := testkit.DiffTrees(old, want)
 	if len(changed) < 3 {
 		t.Fatalf("the reference edit changed only %v; the test needs a multi-file edit", changed)
@@ -148,12 +138,12 @@ func TestEditKilledAnywhere(t *testing.T) {
 // says so on stderr; the result is exactly the finished edit.
 func TestNextCommandCompletesAnInterruptedWrite(t *testing.T) {
 	env := faultEnv(t)
-	old := snapshotTree(t, faultRepo(t))
+	old := testkit.ReadTree(t, faultRepo(t), config.StateDir)
 	done := faultRepo(t)
 	if out, err := runCopperhead(env, done, faultEdit...); err != nil {
 		t.Fatalf("reference edit: %v\n%s", err, out)
 	}
-	want := snapshotTree(t, done)
+	want := testkit.ReadTree(t, done, config.StateDir)
 	changed := testkit.DiffTrees(old, want)
 
 	repo := faultRepo(t)
@@ -194,7 +184,7 @@ func TestNextCommandCompletesAnInterruptedWrite(t *testing.T) {
 	if !strings.Contains(out, "copperhead: completed an interrupted change: ") {
 		t.Errorf("the completion is not reported:\n%s", out)
 	}
-	if d := testkit.DiffTrees(want, snapshotTree(t, repo)); len(d) != 0 {
+	if d := testkit.DiffTrees(want, testkit.ReadTree(t, repo, config.StateDir)); len(d) != 0 {
 		t.Fatalf("after the next command the repository differs from the finished edit in %v", d)
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(jdir)); len(entries) != 0 {
@@ -281,7 +271,7 @@ func TestEditFaultsLeaveEverythingAsItWas(t *testing.T) {
 			repo := faultRepo(t)
 			outside := t.TempDir()
 			f.apply(t, repo, outside)
-			before, beforeOut := snapshotTree(t, repo), snapshotTree(t, outside)
+			before, beforeOut := testkit.ReadTree(t, repo, config.StateDir), testkit.ReadTree(t, outside, config.StateDir)
 			out, err := runCopperhead(env, repo, faultEdit...)
 			if err == nil {
 				t.Fatalf("the edit succeeded despite the fault:\n%s", out)
@@ -292,10 +282,10 @@ func TestEditFaultsLeaveEverythingAsItWas(t *testing.T) {
 			if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) > 2 || !strings.Contains(out, f.want) {
 				t.Errorf("want one line naming %q, got:\n%s", f.want, out)
 			}
-			if d := testkit.DiffTrees(before, snapshotTree(t, repo)); len(d) != 0 {
+			if d := testkit.DiffTrees(before, testkit.ReadTree(t, repo, config.StateDir)); len(d) != 0 {
 				t.Errorf("the failed edit changed %v", d)
 			}
-			if d := testkit.DiffTrees(beforeOut, snapshotTree(t, outside)); len(d) != 0 {
+			if d := testkit.DiffTrees(beforeOut, testkit.ReadTree(t, outside, config.StateDir)); len(d) != 0 {
 				t.Errorf("the failed edit changed %v outside the repository", d)
 			}
 		})
@@ -313,7 +303,7 @@ type killTally struct{ old, new, mixed int }
 // or exactly as want. what names the change ("edit", "draft").
 func (k *killTally) judge(t *testing.T, round int, delay time.Duration, env []string, repo string, old, want map[string]string, changed []string, what string) {
 	t.Helper()
-	now := snapshotTree(t, repo)
+	now := testkit.ReadTree(t, repo, config.StateDir)
 	nOld, nNew := 0, 0
 	for _, f := range changed {
 		switch now[f] {
@@ -336,7 +326,10 @@ func (k *killTally) judge(t *testing.T, round int, delay time.Duration, env []st
 	if out, err := runCopperhead(env, repo, "parts"); err != nil {
 		t.Fatalf("round %d: parts after the kill: %v\n%s", round, err, out)
 	}
-	after := snapshotTree(t, repo)
+	if left := leftTemp(t, env); len(left) > 0 {
+		t.Fatalf("round %d (killed after %v): the next command left the killed %s's temporary folders: %v", round, delay, what, left)
+	}
+	after := testkit.ReadTree(t, repo, config.StateDir)
 	switch {
 	case len(testkit.DiffTrees(old, after)) == 0:
 		k.old++

@@ -657,7 +657,7 @@ func TestREADMEExitCodes(t *testing.T) {
 				}
 			}
 			if before != nil {
-				if d := testkit.DiffTrees(before, snapshotTree(t, repo)); len(d) > 0 {
+				if d := testkit.DiffTrees(before, testkit.ReadTree(t, repo, config.StateDir)); len(d) > 0 {
 					t.Errorf("a read-only scenario changed the shared fixture: %v", d)
 				}
 			}
@@ -773,7 +773,7 @@ func snapshotIfFixture(t *testing.T, kind, repo string) map[string]string {
 	if kind != "fixture" {
 		return nil
 	}
-	return snapshotTree(t, repo)
+	return testkit.ReadTree(t, repo, config.StateDir)
 }
 
 // TestREADMEEnvironment: every variable the README documents is read

@@ -19,6 +19,7 @@ import (
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/netdiff"
 	"copperhead/internal/project"
+	"copperhead/internal/tempdir"
 	"copperhead/internal/textfmt"
 )
 
@@ -250,7 +251,7 @@ func (s *diffSide) load(ctx context.Context, t *kicadcli.Tool) error {
 // writes, into dir, the sheets that hold a change and the board, with the
 // changes outlined.
 func writeDiffPictures(ctx context.Context, t *kicadcli.Tool, res *netdiff.Result, b, h *diffSide, dir string) (pics []netdiff.Picture, notes []string, err error) {
-	tmp, err := os.MkdirTemp("", "copperhead-diff-svg-")
+	tmp, err := tempdir.Make("diff-svg")
 	if err != nil {
 		return nil, nil, failf("--svg: %v", err)
 	}
@@ -303,11 +304,18 @@ func writeDiffPictures(ctx context.Context, t *kicadcli.Tool, res *netdiff.Resul
 	}
 	if h.proj.Board != "" {
 		var baseExt, headExt map[string]kicad.Extent
+		var baseTracks, headTracks []kicad.Track
 		if headExt, err = kicad.FootprintExtents(h.proj.Board); err != nil {
+			return nil, nil, failf("%s: %v", h.label, err)
+		}
+		if headTracks, err = kicad.BoardTracks(h.proj.Board); err != nil {
 			return nil, nil, failf("%s: %v", h.label, err)
 		}
 		if b.proj.Board != "" {
 			if baseExt, err = kicad.FootprintExtents(b.proj.Board); err != nil {
+				return nil, nil, failf("%s: %v", b.label, err)
+			}
+			if baseTracks, err = kicad.BoardTracks(b.proj.Board); err != nil {
 				return nil, nil, failf("%s: %v", b.label, err)
 			}
 		}
@@ -315,7 +323,8 @@ func writeDiffPictures(ctx context.Context, t *kicadcli.Tool, res *netdiff.Resul
 		if err := t.ExportBoardPageSVG(ctx, h.proj.Board, src); err != nil {
 			return nil, nil, failf("%s: %v", h.label, err)
 		}
-		if err := write("board", src, netdiff.BoardMarks(&res.Electrical, baseExt, headExt)); err != nil {
+		marks := append(netdiff.BoardMarks(&res.Electrical, baseExt, headExt), netdiff.TrackMarks(baseTracks, headTracks)...)
+		if err := write("board", src, marks); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"copperhead/internal/gitrepo"
+	"copperhead/internal/tempdir"
 	"copperhead/internal/txn"
 )
 
@@ -85,12 +86,17 @@ func (a *app) recoverJournal(ctx context.Context, repo string) error {
 // left (gitrepo.PruneScratch), so they do not accumulate in the temporary
 // folder and `git worktree list`. It costs one stat when there are none; a
 // failure only warns: the copies are outside the repository.
+//
+// The temporary folders of other steps a kill interrupted (an edit's or a
+// draft layout's scratch copy, kicad-cli's private config) go too, silently
+// (tempdir.Prune): they hold copies, never the user's only bytes.
 func (a *app) pruneScratch(ctx context.Context, repo string) {
 	removed, err := gitrepo.PruneScratch(ctx, repo)
 	for _, p := range removed {
 		fmt.Fprintf(a.io.Err, "copperhead: removed the scratch copy an interrupted dry run left: %s\n", p)
 	}
-	if err != nil {
+	_, terr := tempdir.Prune()
+	if err := errors.Join(err, terr); err != nil {
 		fmt.Fprintf(a.io.Err, "copperhead: warning: %v\n", err)
 	}
 }

@@ -42,6 +42,7 @@ import (
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/repofs"
 	"copperhead/internal/sexpr"
+	"copperhead/internal/tempdir"
 	"copperhead/internal/txn"
 )
 
@@ -178,7 +179,7 @@ func Prepare(ctx context.Context, in Input) (*Result, error) {
 		return res, nil
 	}
 
-	scratch, err := os.MkdirTemp("", "copperhead-edit-")
+	scratch, err := tempdir.Make("edit")
 	if err != nil {
 		return nil, err
 	}

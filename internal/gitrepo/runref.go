@@ -34,7 +34,7 @@ var ErrNoRunRef = errors.New("no interrupted run")
 type RunNote struct {
 	RunID  string `json:"run_id"`
 	RunDir string `json:"run_dir"` // the run folder, repo-relative (forward slashes), or absolute when outside the work tree
-	// Owner names the process running the run (txn.Owner: pid and start
+	// Owner names the process running the run (owner.Self: pid and start
 	// time), so a live run is told from an interrupted one.
 	Owner string `json:"owner"`
 	// WorkTree is the work tree the run changed, absolute; Reference fills

@@ -3,14 +3,13 @@ package gitrepo
 import (
 	"context"
 	"copperhead/internal/config"
+	"copperhead/internal/owner"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 )
 
 // A dry run (`do --dry-run`, AC-3.9) works on a scratch copy, never on the
@@ -73,7 +72,7 @@ func NewScratch(ctx context.Context, repo string, allowDirty bool) (_ *Scratch, 
 			err = errors.Join(err, s.Remove(ctx))
 		}
 	}()
-	if err := os.WriteFile(filepath.Join(dir, scratchOwner), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, scratchOwner), []byte(owner.Self()+"\n"), 0o644); err != nil {
 		return nil, fmt.Errorf("scratch copy: %w", err)
 	}
 	// --no-checkout: the files come from the snapshot below, and no
@@ -316,17 +315,5 @@ func scratchLive(dir string) bool {
 	if err != nil {
 		return false
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 0 {
-		return false
-	}
-	if pid == os.Getpid() {
-		return true
-	}
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	err = p.Signal(syscall.Signal(0))
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return owner.Alive(string(b))
 }

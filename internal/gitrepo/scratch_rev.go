@@ -2,11 +2,11 @@ package gitrepo
 
 import (
 	"context"
+	"copperhead/internal/owner"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -57,7 +57,7 @@ func NewScratchAt(ctx context.Context, repo, commit string) (_ *Scratch, err err
 			err = errors.Join(err, s.Remove(ctx))
 		}
 	}()
-	if err := os.WriteFile(filepath.Join(dir, scratchOwner), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, scratchOwner), []byte(owner.Self()+"\n"), 0o644); err != nil {
 		return nil, fmt.Errorf("checkout of %s: %w", commit, err)
 	}
 	// core.hooksPath=/dev/null: no post-checkout hook runs for a copy the

@@ -66,6 +66,16 @@ type NoConnect struct {
 	Pos       Point  `json:"pos_mm"`
 }
 
+// Wire is one straight wire or bus segment drawn on a sheet instance. KiCad
+// derives connectivity from them (the netlist is the truth for that); they
+// are read so a diff can show what was redrawn.
+type Wire struct {
+	SheetPath string `json:"sheet_path"`
+	From      Point  `json:"from_mm"`
+	To        Point  `json:"to_mm"`
+	Bus       bool   `json:"bus,omitempty"`
+}
+
 // Schematic is a whole hierarchical schematic loaded from its root file.
 type Schematic struct {
 	Root       string          `json:"root"` // path of the root .kicad_sch as given
@@ -73,6 +83,7 @@ type Schematic struct {
 	Parts      []Part          `json:"parts"` // sorted by Refdes in natural order
 	Labels     []Label         `json:"labels"`
 	NoConnects []NoConnect     `json:"no_connects"`
+	Wires      []Wire          `json:"wires"`
 	PowerNets  []string        `json:"power_nets"` // names of power symbols' nets, sorted, unique
 
 	// placements are the placed symbol units per sheet instance, power

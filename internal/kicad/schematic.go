@@ -174,6 +174,7 @@ type sheetFile struct {
 	sheets          []sheetRef
 	labels          []Label // SheetPath left empty: filled per instance
 	noConnects      []Point
+	wires           []Wire                 // SheetPath left empty: filled per instance
 	symbolInstances map[string]instanceRef // KiCad 6 root files: "/<sheet uuids>/<symbol uuid>" -> instance
 }
 
@@ -279,6 +280,10 @@ func (l *schLoader) walk(f *sheetFile, inst SheetInstance, attrs sheetAttrs, cha
 	}
 	for _, p := range f.noConnects {
 		l.s.NoConnects = append(l.s.NoConnects, NoConnect{SheetPath: inst.Path, Pos: p})
+	}
+	for _, w := range f.wires {
+		w.SheetPath = inst.Path
+		l.s.Wires = append(l.s.Wires, w)
 	}
 	for _, sym := range f.symbols {
 		l.s.placements = append(l.s.placements, l.place(sym, inst, attrs))
@@ -418,6 +423,9 @@ func (l *schLoader) finish() {
 	}
 	if s.NoConnects == nil {
 		s.NoConnects = []NoConnect{}
+	}
+	if s.Wires == nil {
+		s.Wires = []Wire{}
 	}
 }
 
@@ -577,6 +585,8 @@ func readSheetFile(path string, root *sexpr.Node) *sheetFile {
 		case "no_connect":
 			p, _ := readAt(c)
 			f.noConnects = append(f.noConnects, p)
+		case "wire", "bus":
+			f.wires = append(f.wires, readWire(c)...)
 		case "symbol_instances":
 			f.symbolInstances = map[string]instanceRef{}
 			for pa := range c.All("path") {
@@ -686,6 +696,25 @@ func readSheetRef(n *sexpr.Node) sheetRef {
 func readLabel(n *sexpr.Node, kind LabelKind) Label {
 	p, _ := readAt(n)
 	return Label{Name: strings.Clone(n.Arg(0)), Kind: kind, Pos: p}
+}
+
+// readWire reads a wire's or bus's (pts (xy x y) ...) as its straight
+// segments: KiCad writes two points, an older file may chain more. Points
+// that are not coordinates (CheckPoint) are skipped.
+func readWire(n *sexpr.Node) []Wire {
+	var pts []Point
+	for xy := range n.Child("pts").All("xy") {
+		x, okx := xy.Float(0)
+		y, oky := xy.Float(1)
+		if p := (Point{X: x, Y: y}); okx && oky && CheckPoint(p) == nil {
+			pts = append(pts, p)
+		}
+	}
+	var out []Wire
+	for i := 1; i < len(pts); i++ {
+		out = append(out, Wire{From: pts[i-1], To: pts[i], Bus: n.Head() == "bus"})
+	}
+	return out
 }
 
 // readAt reads a node's (at x y [angle]); missing or malformed numbers read as 0.

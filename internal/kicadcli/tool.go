@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"copperhead/internal/tempdir"
 	"copperhead/internal/textfmt"
 )
 
@@ -174,7 +175,7 @@ const outPlaceholder = "\x00out"
 // the run folder named outName, and the file kicad-cli writes there is
 // returned; a run that writes none is an error.
 func (t *Tool) executeFile(ctx context.Context, timeout time.Duration, label, outName string, args ...string) (output, []byte, error) {
-	dir, err := os.MkdirTemp("", "copperhead-kicad-cli-*")
+	dir, err := tempdir.Make("kicad-cli")
 	if err != nil {
 		return output{}, nil, fmt.Errorf("%s: %w", label, err)
 	}

@@ -25,14 +25,18 @@ const (
 
 var markColour = map[string]string{MarkAdded: "#1f9d3a", MarkRemoved: "#d62828", MarkChanged: "#e69b00"}
 
-// Mark is one highlight: a rectangle in KiCad's millimetres (page
-// coordinates, Y down) around a changed symbol, label or footprint.
+// Mark is one highlight in KiCad's millimetres (page coordinates, Y down):
+// a rectangle around a changed symbol, label, footprint or via, or, when
+// Line is set, the wire or track itself drawn over the picture (Min and Max
+// are then its bounding box).
 type Mark struct {
-	Kind  string      `json:"kind"`
-	What  string      `json:"what"` // "R11", "label KEY_DASH"
-	Min   kicad.Point `json:"min"`
-	Max   kicad.Point `json:"max"`
-	Sheet string      `json:"sheet,omitempty"` // the sheet path for a schematic mark
+	Kind  string        `json:"kind"`
+	What  string        `json:"what"` // "R11", "label KEY_DASH", "wire", "track /KEY_DIT F.Cu"
+	Min   kicad.Point   `json:"min"`
+	Max   kicad.Point   `json:"max"`
+	Sheet string        `json:"sheet,omitempty"` // the sheet path for a schematic mark
+	Line  []kicad.Point `json:"line,omitempty"`  // a wire's or track's points, in order
+	Width float64       `json:"width,omitempty"` // a track's copper width; 0 draws the default
 }
 
 // symbolPad is the margin around a symbol's pins: a pin's end is where a
@@ -128,7 +132,142 @@ func SheetMarks(e *Electrical, base, head *kicad.Schematic) map[string][]Mark {
 	for _, n := range e.Renamed {
 		labels(MarkChanged, n.New, head)
 	}
+	for _, m := range wireMarks(base, head) {
+		out[m.Sheet] = append(out[m.Sheet], m)
+	}
 	return out
+}
+
+// wireMarks are the wires and buses drawn on one side only: added (green,
+// in the head) and removed (red, where the base had them), per sheet
+// instance. A wire is the same on both sides when its ends are (either way
+// round, to the nanometre); redrawing a wire in other pieces shows as the
+// pieces removed and added.
+func wireMarks(base, head *kicad.Schematic) []Mark {
+	key := func(w kicad.Wire) string {
+		a, b := nm(w.From), nm(w.To)
+		if b < a {
+			a, b = b, a
+		}
+		return fmt.Sprintf("%s|%t|%s|%s", w.SheetPath, w.Bus, a, b)
+	}
+	wires := func(s *kicad.Schematic) []kicad.Wire {
+		if s == nil {
+			return nil
+		}
+		return s.Wires
+	}
+	var out []Mark
+	mark := func(kind string, w kicad.Wire) {
+		what := "wire"
+		if w.Bus {
+			what = "bus"
+		}
+		out = append(out, lineMark(kind, what, w.SheetPath, 0, w.From, w.To))
+	}
+	added, removed := onOneSide(wires(base), wires(head), key)
+	for _, w := range added {
+		mark(MarkAdded, w)
+	}
+	for _, w := range removed {
+		mark(MarkRemoved, w)
+	}
+	return out
+}
+
+// TrackMarks are the board's tracks and vias on one side only: added
+// (green) and removed (red, where the base had them); a piece whose ends,
+// kind and layer match but whose width or net differ is changed (amber). nil
+// is a side without a board.
+func TrackMarks(base, head []kicad.Track) []Mark {
+	place := func(t kicad.Track) string {
+		a, b := nm(t.From), nm(t.To)
+		if b < a && t.Kind != "arc" {
+			a, b = b, a
+		}
+		return t.Kind + "|" + t.Layer + "|" + a + "|" + nm(t.Mid) + "|" + b
+	}
+	full := func(t kicad.Track) string {
+		return place(t) + "|" + strconv.FormatFloat(t.Width, 'g', -1, 64) + "|" + t.Net
+	}
+	var out []Mark
+	mark := func(kind string, t kicad.Track) {
+		what := strings.TrimSpace(t.Kind + " " + t.Net + " " + t.Layer)
+		if t.Kind == "via" {
+			r := t.Width / 2
+			out = append(out, Mark{Kind: kind, What: what,
+				Min: kicad.Point{X: t.From.X - r - footprintPad/2, Y: t.From.Y - r - footprintPad/2},
+				Max: kicad.Point{X: t.From.X + r + footprintPad/2, Y: t.From.Y + r + footprintPad/2}})
+			return
+		}
+		pts := []kicad.Point{t.From, t.To}
+		if t.Kind == "arc" {
+			pts = []kicad.Point{t.From, t.Mid, t.To}
+		}
+		out = append(out, lineMark(kind, what, "", t.Width, pts...))
+	}
+	added, removed := onOneSide(base, head, full)
+	// A piece in the same place on both sides changed its width or net.
+	gone := map[string][]kicad.Track{}
+	for _, t := range removed {
+		gone[place(t)] = append(gone[place(t)], t)
+	}
+	for _, t := range added {
+		if g := gone[place(t)]; len(g) > 0 {
+			gone[place(t)] = g[1:]
+			mark(MarkChanged, t)
+			continue
+		}
+		mark(MarkAdded, t)
+	}
+	for _, t := range removed {
+		if g := gone[place(t)]; len(g) > 0 && g[0] == t {
+			gone[place(t)] = g[1:]
+			mark(MarkRemoved, t)
+		}
+	}
+	return out
+}
+
+// onOneSide compares two lists as multisets under key: what head has more
+// of (added) and what base has more of (removed), each in its list's order.
+func onOneSide[T any](base, head []T, key func(T) string) (added, removed []T) {
+	count := map[string]int{}
+	for _, v := range base {
+		count[key(v)]++
+	}
+	for _, v := range head {
+		if k := key(v); count[k] > 0 {
+			count[k]--
+		} else {
+			added = append(added, v)
+		}
+	}
+	for _, v := range slices.Backward(base) {
+		if k := key(v); count[k] > 0 {
+			count[k]--
+			removed = append(removed, v)
+		}
+	}
+	slices.Reverse(removed)
+	return added, removed
+}
+
+// nm writes a point in whole nanometres, KiCad's own unit, so values that
+// print differently but mean the same place compare equal.
+func nm(p kicad.Point) string {
+	return strconv.FormatInt(int64(math.Round(p.X*1e6)), 10) + "," + strconv.FormatInt(int64(math.Round(p.Y*1e6)), 10)
+}
+
+// lineMark is a mark drawn along pts, boxed for consumers that read only
+// Min and Max.
+func lineMark(kind, what, sheet string, width float64, pts ...kicad.Point) Mark {
+	m := Mark{Kind: kind, What: what, Sheet: sheet, Line: pts, Width: width, Min: pts[0], Max: pts[0]}
+	for _, p := range pts[1:] {
+		m.Min.X, m.Min.Y = math.Min(m.Min.X, p.X), math.Min(m.Min.Y, p.Y)
+		m.Max.X, m.Max.Y = math.Max(m.Max.X, p.X), math.Max(m.Max.Y, p.Y)
+	}
+	return m
 }
 
 // changedRefs are the parts changed or with a pin that moved, sorted.
@@ -223,8 +362,10 @@ const OverlayID = "copperhead-diff"
 
 // Overlay draws marks over an SVG kicad-cli plotted: one group, id
 // OverlayID, appended last so it lies on top, holding one unfilled
-// rectangle per mark (class "copperhead-added", "-removed" or "-changed")
-// with a <title> naming it. The result is checked to be well-formed XML.
+// rectangle per mark (class "copperhead-added", "-removed" or "-changed"),
+// or a translucent polyline along a wire or track mark (class
+// "copperhead-line-added", ...), each with a <title> naming it. The result
+// is checked to be well-formed XML.
 func Overlay(svg []byte, marks []Mark) ([]byte, error) {
 	fr, err := readFrame(svg)
 	if err != nil {
@@ -250,6 +391,22 @@ func Overlay(svg []byte, marks []Mark) ([]byte, error) {
 		}
 		var title bytes.Buffer
 		_ = xml.EscapeText(&title, []byte(m.Kind+" "+m.What))
+		if len(m.Line) > 0 {
+			// The piece itself, wider than the copper or the wire so it
+			// shows around it, translucent so what is under it reads.
+			var pts []string
+			for _, p := range m.Line {
+				px, py := fr.x0+p.X*fr.scale, fr.y0+p.Y*fr.scale
+				if math.IsNaN(px) || math.IsInf(px, 0) || math.IsNaN(py) || math.IsInf(py, 0) {
+					return nil, fmt.Errorf("overlay: mark %s is not at a finite position", m.What)
+				}
+				pts = append(pts, num(px)+","+num(py))
+			}
+			width := max(m.Width+0.5, 0.8) * fr.scale
+			fmt.Fprintf(&g, "<polyline class=\"copperhead-line-%s\" points=\"%s\" stroke=\"%s\" stroke-width=\"%s\" stroke-opacity=\"0.55\" stroke-linecap=\"round\" stroke-linejoin=\"round\"><title>%s</title></polyline>\n",
+				m.Kind, strings.Join(pts, " "), colour, num(width), title.String())
+			continue
+		}
 		fmt.Fprintf(&g, "<rect class=\"copperhead-%s\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" rx=\"%s\" stroke=\"%s\"><title>%s</title></rect>\n",
 			m.Kind, num(x), num(y), num(w), num(h), num(0.6*fr.scale), colour, title.String())
 	}

@@ -1,8 +1,10 @@
 package netdiff
 
 import (
+	"cmp"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -139,5 +141,90 @@ func TestBoardMarks(t *testing.T) {
 	}
 	if got := BoardMarks(e, nil, nil); len(got) != 0 {
 		t.Errorf("marks without boards: %+v", got)
+	}
+}
+
+func TestWireMarks(t *testing.T) {
+	w := func(sheet string, x1, y1, x2, y2 float64) kicad.Wire {
+		return kicad.Wire{SheetPath: sheet, From: kicad.Point{X: x1, Y: y1}, To: kicad.Point{X: x2, Y: y2}}
+	}
+	base := &kicad.Schematic{Wires: []kicad.Wire{
+		w("/", 0, 0, 10, 0),  // kept, drawn the other way round in head
+		w("/", 0, 5, 10, 5),  // removed
+		w("/p/", 1, 1, 2, 2), // kept
+		w("/", 3, 3, 4, 4),   // one of two identical wires removed
+		w("/", 3, 3, 4, 4),
+	}}
+	head := &kicad.Schematic{Wires: []kicad.Wire{
+		w("/", 10, 0, 0, 0.0000001), // the same place to the nanometre
+		w("/p/", 1, 1, 2, 2),
+		w("/", 3, 3, 4, 4),
+		w("/p/", 5, 5, 6, 5), // added
+		{SheetPath: "/", From: kicad.Point{X: 0, Y: 5}, To: kicad.Point{X: 10, Y: 5}, Bus: true}, // a bus where a wire was
+	}}
+	marks := SheetMarks(&Electrical{}, base, head)
+	type got struct{ sheet, kind, what string }
+	var all []got
+	for sheet, ms := range marks {
+		for _, m := range ms {
+			if len(m.Line) != 2 {
+				t.Errorf("wire mark %+v is not a line", m)
+			}
+			all = append(all, got{sheet, m.Kind, m.What})
+		}
+	}
+	slices.SortFunc(all, func(a, b got) int {
+		return cmp.Or(strings.Compare(a.sheet, b.sheet), strings.Compare(a.kind, b.kind), strings.Compare(a.what, b.what))
+	})
+	want := []got{{"/", MarkAdded, "bus"}, {"/", MarkRemoved, "wire"}, {"/", MarkRemoved, "wire"}, {"/p/", MarkAdded, "wire"}}
+	if !slices.Equal(all, want) {
+		t.Errorf("wire marks %v, want %v", all, want)
+	}
+	if m := marks["/p/"][0]; m.Min != (kicad.Point{X: 5, Y: 5}) || m.Max != (kicad.Point{X: 6, Y: 5}) {
+		t.Errorf("the added wire's box %v-%v, want its ends", m.Min, m.Max)
+	}
+}
+
+func TestTrackMarks(t *testing.T) {
+	seg := func(x1, y1, x2, y2, width float64, net string) kicad.Track {
+		return kicad.Track{Kind: "segment", From: kicad.Point{X: x1, Y: y1}, To: kicad.Point{X: x2, Y: y2}, Width: width, Layer: "F.Cu", Net: net}
+	}
+	via := kicad.Track{Kind: "via", From: kicad.Point{X: 5, Y: 5}, To: kicad.Point{X: 5, Y: 5}, Width: 0.6, Layer: "F.Cu-B.Cu", Net: "GND"}
+	arc := kicad.Track{Kind: "arc", From: kicad.Point{X: 0, Y: 0}, Mid: kicad.Point{X: 1, Y: 1}, To: kicad.Point{X: 2, Y: 0}, Width: 0.2, Layer: "B.Cu", Net: "A"}
+	base := []kicad.Track{seg(0, 0, 1, 0, 0.25, "A"), seg(0, 1, 1, 1, 0.25, "B"), seg(2, 2, 3, 3, 0.25, "C"), via}
+	head := []kicad.Track{seg(1, 0, 0, 0, 0.25, "A"), seg(0, 1, 1, 1, 0.5, "B"), arc, seg(9, 9, 8, 8, 0.3, "D")}
+	got := TrackMarks(base, head)
+	var summary []string
+	for _, m := range got {
+		summary = append(summary, m.Kind+" "+m.What)
+	}
+	want := []string{"changed segment B F.Cu", "added arc A B.Cu", "added segment D F.Cu", "removed segment C F.Cu", "removed via GND F.Cu-B.Cu"}
+	if !slices.Equal(summary, want) {
+		t.Errorf("track marks %q, want %q", summary, want)
+	}
+	for _, m := range got {
+		switch {
+		case strings.Contains(m.What, "via") && m.Line != nil:
+			t.Errorf("a via is boxed, not drawn as a line: %+v", m)
+		case strings.Contains(m.What, "arc") && len(m.Line) != 3:
+			t.Errorf("an arc is drawn through its mid point: %+v", m)
+		}
+	}
+	if len(TrackMarks(nil, nil)) != 0 || len(TrackMarks(base, base)) != 0 {
+		t.Error("identical or absent boards give marks")
+	}
+}
+
+func TestOverlayLines(t *testing.T) {
+	svg := []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="100mm" height="50mm" viewBox="0 0 100 50"><g/></svg>`)
+	out, err := Overlay(svg, []Mark{lineMark(MarkRemoved, "track GND F.Cu", "", 0.25, kicad.Point{X: 1, Y: 2}, kicad.Point{X: 3, Y: 4})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `<polyline class="copperhead-line-removed" points="1.0000,2.0000 3.0000,4.0000" stroke="#d62828" stroke-width="0.8000"`) {
+		t.Errorf("no red polyline along the track:\n%s", out)
+	}
+	if _, err := Overlay(svg, []Mark{lineMark(MarkAdded, "wire", "/", 0, kicad.Point{X: math.NaN(), Y: 0}, kicad.Point{X: 1, Y: 1})}); err == nil {
+		t.Error("a line through NaN was drawn")
 	}
 }

@@ -3,8 +3,8 @@ package outputs
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -12,31 +12,6 @@ import (
 	"copperhead/internal/testkit"
 	"copperhead/internal/txn"
 )
-
-// readTree reads every file under dir but copperhead's journal folder.
-func readTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if e.IsDir() {
-			if rel == ".copperhead" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		out[filepath.ToSlash(rel)] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // killedAt runs Generate with txn's crash hook panicking at point, as a
 // SIGKILL there would stop it, and reports whether it got there.
@@ -75,7 +50,7 @@ func TestSwapKilledMidway(t *testing.T) {
 			if _, err := Generate(context.Background(), tool, in, dir, opts); err != nil {
 				t.Fatal(err)
 			}
-			old := readTree(t, dir)
+			old := testkit.ReadTree(t, dir, ".copperhead")
 			if !slices.ContainsFunc(mapKeys(old), func(k string) bool { return k == "gerbers-jlcpcb.zip" }) {
 				t.Fatalf("the first package lacks gerbers-jlcpcb.zip: %v", mapKeys(old))
 			}
@@ -87,7 +62,7 @@ func TestSwapKilledMidway(t *testing.T) {
 			if _, err := txn.Recover(repo); err != nil {
 				t.Fatal(err)
 			}
-			now := readTree(t, dir)
+			now := testkit.ReadTree(t, dir, ".copperhead")
 			if point == "prepared" {
 				if fmt.Sprint(now) != fmt.Sprint(old) {
 					t.Fatalf("killed before the commit point: the package changed: %v", testkit.DiffTrees(old, now))
@@ -104,6 +79,9 @@ func TestSwapKilledMidway(t *testing.T) {
 			want := map[string]bool{ManifestName: true}
 			for _, f := range m.Files {
 				want[f.Path] = true
+				for d := path.Dir(f.Path); d != "."; d = path.Dir(d) {
+					want[d+"/"] = true // its folders, and no empty one left over
+				}
 			}
 			for k := range now {
 				if !want[k] {

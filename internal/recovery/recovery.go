@@ -23,10 +23,10 @@ import (
 
 	"copperhead/internal/config"
 	"copperhead/internal/gitrepo"
+	"copperhead/internal/owner"
 	"copperhead/internal/redact"
 	"copperhead/internal/runs"
 	"copperhead/internal/transcript"
-	"copperhead/internal/txn"
 )
 
 // ErrUnknownRun means no interrupted run has the given id.
@@ -76,7 +76,7 @@ func Interrupted(ctx context.Context, repo string) ([]Run, error) {
 	}
 	var runs []Run
 	for _, n := range notes {
-		if txn.OwnerAlive(n.Owner) {
+		if owner.Alive(n.Owner) {
 			continue
 		}
 		runs = append(runs, describe(top, n))
@@ -177,7 +177,7 @@ func Recover(ctx context.Context, repo, runID string, red *redact.Redactor) (*Re
 		return nil, fmt.Errorf("%s holds no copperhead snapshot to restore from (%v); nothing was changed; delete the ref with: %s",
 			gitrepo.RunRef(runID), err, gitrepo.DeleteRefHint(runID))
 	}
-	if txn.OwnerAlive(note.Owner) {
+	if owner.Alive(note.Owner) {
 		return nil, fmt.Errorf("run %s %w (process %s)", runID, ErrStillRunning, strings.Fields(note.Owner)[0])
 	}
 	res := &Result{Run: describe(snap.Repo, note), ExitPath: transcript.ExitInterrupted}

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"copperhead/internal/gitrepo"
+	"copperhead/internal/owner"
 	"copperhead/internal/transcript"
-	"copperhead/internal/txn"
 )
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -169,7 +169,7 @@ func TestRecoverRunThatEnded(t *testing.T) {
 // test's own) is neither listed nor recovered.
 func TestLiveRunIsNotInterrupted(t *testing.T) {
 	ctx := context.Background()
-	repo, id := startRun(t, txn.Owner())
+	repo, id := startRun(t, owner.Self())
 	if runs, err := Interrupted(ctx, repo); err != nil || len(runs) != 0 {
 		t.Errorf("Interrupted = %+v, %v; want none", runs, err)
 	}

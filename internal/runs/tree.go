@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"copperhead/internal/gitrepo"
-	"copperhead/internal/txn"
+	"copperhead/internal/owner"
 )
 
 // Tree is the tree a run works on and its way back: the repository itself
@@ -80,7 +80,7 @@ func (r *Run) Protect(ctx context.Context, t *Tree) error {
 		if err != nil || !filepath.IsLocal(runDir) {
 			runDir = r.Dir // outside the tree the run changes: absolute
 		}
-		note := gitrepo.RunNote{RunID: r.ID, RunDir: filepath.ToSlash(runDir), Owner: txn.Owner()}
+		note := gitrepo.RunNote{RunID: r.ID, RunDir: filepath.ToSlash(runDir), Owner: owner.Self()}
 		if err := t.Snap.Reference(ctx, note); err != nil {
 			return err
 		}

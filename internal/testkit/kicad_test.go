@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,5 +62,26 @@ func TestDiffTrees(t *testing.T) {
 	b := map[string]string{"same": "x", "changed": "2", "new": "n"}
 	if got, want := DiffTrees(a, b), []string{"changed", "gone (gone)", "new"}; !slices.Equal(got, want) {
 		t.Errorf("DiffTrees = %v, want %v", got, want)
+	}
+}
+
+func TestReadTree(t *testing.T) {
+	dir := t.TempDir()
+	WriteFile(t, dir, "a.txt", "A", 0o644)
+	WriteFile(t, dir, "sub/b.txt", "B", 0o644)
+	WriteFile(t, dir, ".copperhead/state/lock", "held", 0o644)
+	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../elsewhere", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	got := ReadTree(t, dir, ".copperhead/state")
+	want := map[string]string{
+		"a.txt": "A", "sub/": "folder", "sub/b.txt": "B", "empty/": "folder",
+		"link": "-> ../elsewhere", ".copperhead/": "folder",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("ReadTree = %v, want %v", got, want)
 	}
 }

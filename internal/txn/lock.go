@@ -2,15 +2,13 @@ package txn
 
 import (
 	"context"
+	"copperhead/internal/owner"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -187,62 +185,11 @@ func release(path string, remove func()) {
 	}
 }
 
-// lockText is what a lock holds: the pid and the process's start time, so
-// a pid reused by an unrelated process after a crash is not mistaken for
-// the holder.
-func lockText(pid int) string {
-	return fmt.Sprintf("%d %s\n", pid, startTime(pid))
-}
+// lockText is what a lock holds: the pid and the process's start time
+// (owner.Of), so a pid reused by an unrelated process after a crash is not
+// mistaken for the holder.
+func lockText(pid int) string { return owner.Of(pid) + "\n" }
 
 // lockHolder parses a lock and reports whether its process still runs.
 // An unreadable lock (a crash between create and write) counts as stale.
-func lockHolder(text string) (int, bool) {
-	fields := strings.Fields(text)
-	if len(fields) == 0 {
-		return 0, false
-	}
-	pid, err := strconv.Atoi(fields[0])
-	if err != nil || pid <= 0 {
-		return 0, false
-	}
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return pid, false
-	}
-	if len(fields) > 1 && fields[1] != "-" {
-		if st := startTime(pid); st != "-" && st != fields[1] {
-			return pid, false
-		}
-	}
-	return pid, true
-}
-
-// startTime is the process's start time in clock ticks since boot (field 22
-// of /proc/PID/stat), or "-" where /proc is not there.
-func startTime(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return "-"
-	}
-	// The command name (field 2) may hold spaces; fields restart after ')'.
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 {
-		s = s[i+1:]
-	}
-	f := strings.Fields(s)
-	if len(f) < 20 {
-		return "-"
-	}
-	return f[19]
-}
-
-// Owner names this process the way a lock does (pid and start time), for a
-// record that must later tell whether its writer still runs (a run's ref).
-func Owner() string { return strings.TrimSpace(lockText(os.Getpid())) }
-
-// OwnerAlive reports whether the process an Owner string names still runs
-// (the same pid with the same start time). An empty or unreadable owner is
-// not alive.
-func OwnerAlive(owner string) bool {
-	_, alive := lockHolder(owner)
-	return alive
-}
+func lockHolder(text string) (int, bool) { return owner.Parse(text) }

@@ -17,6 +17,7 @@ import (
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/sexpr"
+	"copperhead/internal/tempdir"
 	"copperhead/internal/txn"
 )
 
@@ -232,7 +233,7 @@ func prepare(ctx context.Context, kc KiCad, o Options) (*Report, []txn.File, err
 	if err != nil {
 		return nil, nil, err
 	}
-	scratch, err := os.MkdirTemp("", "copperhead-layout-")
+	scratch, err := tempdir.Make("layout")
 	if err != nil {
 		return nil, nil, fmt.Errorf("create a scratch copy: %w", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,35 +13,6 @@ import (
 	"copperhead/internal/testkit"
 	"copperhead/internal/txn"
 )
-
-// snapshot reads every file under dir but copperhead's lock and journal.
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if e.IsDir() {
-			if rel == config.StateDir {
-				return filepath.SkipDir
-			}
-			if rel != "." {
-				out[rel+"/"] = "folder"
-			}
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		out[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // txnRepo is testdata/slashy in a repository with a config.json that names
 // no board and a docs/LAYOUT.md, and the options draft layout uses there.
@@ -82,12 +52,12 @@ func TestDraftAllOrNothing(t *testing.T) {
 
 	// The finished draft, for reference.
 	ref, opts := txnRepo(t)
-	before := snapshot(t, ref)
+	before := testkit.ReadTree(t, ref, config.StateDir)
 	rep, err := Draft(ctx, tool, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := snapshot(t, ref)
+	want := testkit.ReadTree(t, ref, config.StateDir)
 	changed := testkit.DiffTrees(before, want)
 	if fmt.Sprint(changed) != "[.copperhead/config.json docs/LAYOUT.md hw/slashy.kicad_pcb hw/slashy.kicad_pro]" {
 		t.Fatalf("the draft changed %v, want the board, .kicad_pro, LAYOUT.md and config.json", changed)
@@ -131,12 +101,12 @@ func TestDraftAllOrNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			repo, opts := txnRepo(t)
 			tc.setup(t, repo)
-			old := snapshot(t, repo)
+			old := testkit.ReadTree(t, repo, config.StateDir)
 			_, err := Draft(ctx, tool, opts)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v, want one naming %q", err, tc.want)
 			}
-			if d := testkit.DiffTrees(old, snapshot(t, repo)); len(d) > 0 {
+			if d := testkit.DiffTrees(old, testkit.ReadTree(t, repo, config.StateDir)); len(d) > 0 {
 				t.Errorf("a failed draft changed %v", d)
 			}
 		})
@@ -159,7 +129,7 @@ func TestDraftAllOrNothing(t *testing.T) {
 			if _, err := txn.Recover(repo); err != nil {
 				t.Fatal(err)
 			}
-			got := snapshot(t, repo)
+			got := testkit.ReadTree(t, repo, config.StateDir)
 			end := want
 			if point == "prepared" {
 				end = before
