@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"copperhead/internal/kicadcli"
+	"copperhead/internal/tempdir"
 )
 
 // Exporter is the part of kicadcli.Tool the renderer uses: one SVG per
@@ -70,7 +71,9 @@ type renderer struct {
 }
 
 func newRenderer(tool Exporter, schematic, board string) (*renderer, error) {
-	dir, err := os.MkdirTemp("", "copperhead-watch-")
+	// Named for this process: a watch killed outright leaves a folder the
+	// next command's tempdir.Prune removes.
+	dir, err := tempdir.Make("watch")
 	if err != nil {
 		return nil, fmt.Errorf("render folder: %w", err)
 	}
