@@ -33,10 +33,11 @@ func (c *client) close() { c.once.Do(func() { close(c.done) }) }
 
 func newHub() *hub { return &hub{clients: map[*client]bool{}} }
 
-// broadcast queues msg for every page without ever blocking the sender.
-func (h *hub) broadcast(msg []byte) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+// broadcastLocked queues msg for every page without ever blocking the
+// sender. The caller holds h.mu while it builds the message, so messages
+// are ordered against each other and against a page joining. Lock order:
+// h.mu, then the server's.
+func (h *hub) broadcastLocked(msg []byte) {
 	for c := range h.clients {
 		select {
 		case c.out <- msg:

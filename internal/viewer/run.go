@@ -73,6 +73,10 @@ func touchesKiCad(files []string) bool {
 // record keeps m in the run's log (for pages that join later) and sends it.
 func (s *Server) record(m runEvent) {
 	data, _ := json.Marshal(m)
+	// Under the hub's lock: a page joining now gets the event either in
+	// the log it is sent first or as this broadcast, never both.
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
 	s.mu.Lock()
 	if len(s.runLog) < maxRunLog {
 		s.runLog = append(s.runLog, data)
@@ -84,7 +88,7 @@ func (s *Server) record(m runEvent) {
 		s.rationale = append(s.rationale, firstLine(m.Outcome.Summary))
 	}
 	s.mu.Unlock()
-	s.hub.broadcast(data)
+	s.hub.broadcastLocked(data)
 }
 
 func firstLine(s string) string {
@@ -133,7 +137,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 	done := s.runDone
 	s.mu.Unlock()
 	s.rend.markBefore()
-	s.hub.broadcast(s.stateMessage())
+	s.broadcastState(func() {})
 	go s.run(ctx, req, done)
 	w.WriteHeader(http.StatusAccepted)
 }

@@ -372,10 +372,14 @@ func (s *Server) stateMessage() []byte {
 }
 
 // broadcastState applies change under the lock and sends the new state to
-// every page.
+// every page. The hub's lock is held from the change to the send, so two
+// changes reach every page in the order they were made (a stale state never
+// overtakes a newer one) and a page joining meanwhile gets each once.
 func (s *Server) broadcastState(change func()) {
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
 	s.mu.Lock()
 	change()
 	s.mu.Unlock()
-	s.hub.broadcast(s.stateMessage())
+	s.hub.broadcastLocked(s.stateMessage())
 }
