@@ -7,6 +7,7 @@
 #   Node >= 20 and the OpenSpec CLI pinned below
 #   the SARIF validator (@microsoft/sarif-multitool, pinned below; the test suite
 #   validates check --format sarif with it)
+#   optionally, the Claude Code and Codex CLIs (pinned below; a failed install warns)
 #
 # The backports mirror is derived from the machine's existing apt sources, so the
 # script works behind whatever mirror the machine already trusts.
@@ -14,6 +15,8 @@ set -euo pipefail
 
 OPENSPEC_VERSION="1.13.2"
 SARIF_MULTITOOL_VERSION="5.7.0"
+# The MCP Inspector drives `copperhead mcp` in the interop test (cmd/copperhead/mcp_test.go).
+MCP_INSPECTOR_VERSION="2.12.0"
 # Debian ships kicad-cli inside the "kicad" package; kicad-demos holds the real
 # projects the test suite runs against.
 KICAD_PKGS=(kicad kicad-symbols kicad-footprints kicad-demos kicad-doc-en)
@@ -123,4 +126,31 @@ if [ "$have_sarif" != "$SARIF_MULTITOOL_VERSION" ]; then
 	$SUDO npm install -g --no-fund --no-audit --loglevel=error "@microsoft/sarif-multitool@$SARIF_MULTITOOL_VERSION" >/dev/null
 fi
 
-say "ready: $(kicad-cli version | head -n1) kicad-cli, openspec $(openspec --version), sarif-multitool $SARIF_MULTITOOL_VERSION, $(git --version), node $(node --version), $(pdftotext -v 2>&1 | head -n1)"
+have_inspector=""
+if command -v mcp-inspector >/dev/null 2>&1; then have_inspector=$(mcp-inspector --version 2>/dev/null | tail -n1 || true); fi
+if [ "$have_inspector" != "$MCP_INSPECTOR_VERSION" ]; then
+	say "installing @modelcontextprotocol/inspector@$MCP_INSPECTOR_VERSION"
+	$SUDO npm install -g --no-fund --no-audit --loglevel=error "@modelcontextprotocol/inspector@$MCP_INSPECTOR_VERSION" >/dev/null
+fi
+
+# Optional: the saved-login backends' CLIs (claude-code, codex), pinned. The
+# tests run them logged out (and use fakes otherwise); a failed install only
+# warns. They need Node >= 22 and may print an engine warning on 20.
+CLAUDE_CODE_VERSION=2.1.328
+CODEX_VERSION=0.169.0
+have_claude=""
+if command -v claude >/dev/null 2>&1; then have_claude=$(claude --version 2>/dev/null | sed -n 's/^\([0-9.]*\).*/\1/p' || true); fi
+if [ "$have_claude" != "$CLAUDE_CODE_VERSION" ]; then
+	say "installing @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION (optional)"
+	$SUDO npm install -g --no-fund --no-audit --loglevel=error "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" >/dev/null ||
+		say "warning: @anthropic-ai/claude-code did not install; the claude-code backend's real-CLI test will be skipped"
+fi
+have_codex=""
+if command -v codex >/dev/null 2>&1; then have_codex=$(codex --version 2>/dev/null | sed -n 's/^codex-cli \([0-9.]*\).*/\1/p' || true); fi
+if [ "$have_codex" != "$CODEX_VERSION" ]; then
+	say "installing @openai/codex@$CODEX_VERSION (optional)"
+	$SUDO npm install -g --no-fund --no-audit --loglevel=error "@openai/codex@$CODEX_VERSION" >/dev/null ||
+		say "warning: @openai/codex did not install; the codex backend's real-CLI test will be skipped"
+fi
+
+say "ready: $(kicad-cli version | head -n1) kicad-cli, openspec $(openspec --version), sarif-multitool $SARIF_MULTITOOL_VERSION, mcp-inspector $MCP_INSPECTOR_VERSION, $(git --version), node $(node --version), $(pdftotext -v 2>&1 | head -n1)"

@@ -37,6 +37,9 @@ func TestMain(m *testing.M) {
 // (testdata/script/README.md lists them).
 var scriptPrograms = map[string]func(){
 	"copperhead": func() { os.Exit(run()) },
+	// The fake saved-login CLI that `fakecli` installs as claude, codex or
+	// agent.
+	"copperhead-fakecli": func() { os.Exit(llmtest.FakeCLIMain()) },
 }
 
 const demos = "/usr/share/kicad/demos"
@@ -102,6 +105,8 @@ func scriptCmds(t *testing.T) map[string]scriptcmd.Cmd {
 		"fakedatasheet": cmdFakeDatasheet,
 		"waitfile":      cmdWaitFile,
 		"svgmarks":      cmdSVGMarks,
+		"fakecli":       cmdFakeCLI,
+		"fakeclicalls":  cmdFakeCLICalls,
 	}
 }
 
@@ -430,4 +435,69 @@ func cmdMakePDF(ts *testscript.TestScript, neg bool, args []string) {
 		pages = append(pages, strings.Split(p, "|"))
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), researchtest.PDF(args[1], pages), 0o644))
+}
+
+// fakecli claude|codex|agent FILE [-logout] installs a fake saved-login CLI
+// as $WORK/bin/NAME (first on PATH), answering each call with the next step
+// of FILE in the real CLI's output format; -logout makes it report no login.
+// Its calls are recorded in $WORK/fakecli-NAME/.
+func cmdFakeCLI(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 || (len(args) == 3 && args[2] != "-logout") {
+		ts.Fatalf("usage: fakecli claude|codex|agent FILE [-logout]")
+	}
+	name := args[0]
+	if name != llmtest.FakeClaude && name != llmtest.FakeCodex && name != llmtest.FakeCursor {
+		ts.Fatalf("fakecli: unknown CLI %q", name)
+	}
+	exe := ""
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		if p := filepath.Join(dir, "copperhead-fakecli"); scriptcmd.Exists(p)() {
+			exe = p
+			break
+		}
+	}
+	if exe == "" {
+		ts.Fatalf("fakecli: the copperhead-fakecli program is not on PATH")
+	}
+	bin, state := ts.MkAbs("bin"), ts.MkAbs("fakecli-"+name)
+	_, err := llmtest.InstallFakeCLI(bin, name, name, exe, state, []byte(ts.ReadFile(args[1])))
+	ts.Check(err)
+	if len(args) == 3 {
+		ts.Check(llmtest.SetFakeCLILoggedOut(state))
+	}
+	if path := ts.Getenv("PATH"); !strings.HasPrefix(path, bin+string(os.PathListSeparator)) {
+		ts.Setenv("PATH", bin+string(os.PathListSeparator)+path)
+	}
+}
+
+// fakeclicalls NAME N REPO asserts that the fake CLI NAME was asked N
+// times, each in a fresh empty folder outside REPO that is gone afterwards,
+// with no OPENAI_API_KEY or ANTHROPIC_API_KEY in its environment.
+func cmdFakeCLICalls(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: fakeclicalls NAME N REPO")
+	}
+	want, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	calls, err := llmtest.FakeCLICalls(ts.MkAbs("fakecli-" + args[0]))
+	ts.Check(err)
+	chats := llmtest.ChatCalls(calls)
+	if len(chats) != want {
+		ts.Fatalf("fake %s was asked %d times, want %d", args[0], len(chats), want)
+	}
+	repo := ts.MkAbs(args[2])
+	for i, c := range chats {
+		if len(c.DirEntries) != 0 || c.Dir == repo || strings.HasPrefix(c.Dir, repo+string(os.PathSeparator)) {
+			ts.Fatalf("call %d ran in %s holding %v: want a fresh empty folder outside %s", i+1, c.Dir, c.DirEntries, args[2])
+		}
+		if _, err := os.Stat(c.Dir); !os.IsNotExist(err) {
+			ts.Fatalf("call %d's folder %s is still there", i+1, c.Dir)
+		}
+		for _, kv := range c.Env {
+			name, _, _ := strings.Cut(kv, "=")
+			if name == llm.EnvOpenAIKey || name == llm.EnvAnthropicKey {
+				ts.Fatalf("call %d was given %s", i+1, name)
+			}
+		}
+	}
 }

@@ -159,6 +159,9 @@ type run struct {
 	perTurn   []transcript.TurnTokens
 	toolCalls map[string]int
 	plan      string
+	// providerErr is the model call's error that ended the run (the
+	// outcome's Err), nil otherwise.
+	providerErr error
 
 	out *runs.Outcome
 }
@@ -352,8 +355,10 @@ func (r *run) loop(ctx context.Context) (transcript.ExitPath, string) {
 			case ctx.Err() != nil:
 				return transcript.ExitInterrupted, "interrupted: " + context.Cause(ctx).Error()
 			case errors.As(err, &pe) && pe.Hint != "":
+				r.providerErr = err
 				return transcript.ExitProviderError, fmt.Sprintf("%v (%s)", err, pe.Hint)
 			}
+			r.providerErr = err
 			return transcript.ExitProviderError, err.Error()
 		}
 		r.tokens = r.tokens.Add(t.Usage)
@@ -376,22 +381,8 @@ func (r *run) loop(ctx context.Context) (transcript.ExitPath, string) {
 			stalls = 0
 			var fatal error
 			next.ToolResults, fatal = r.dispatch(ctx, t.ToolCalls)
-			switch {
-			case ctx.Err() != nil:
-				return transcript.ExitInterrupted, "interrupted: " + context.Cause(ctx).Error()
-			case fatal != nil:
-				// No exit path names a broken tool; like a failed model
-				// call, the run cannot go on through no fault of the design.
-				return transcript.ExitProviderError, fatal.Error()
-			}
-			if r.s.RepairCycles > r.maxRepair {
-				return transcript.ExitRepairCyclesExhausted, fmt.Sprintf("repair cycles exhausted: %d failing ERC/DRC runs, budget %d%s", r.s.RepairCycles, r.maxRepair, r.lastViolations())
-			}
-			if r.s.Finished != nil {
-				if r.s.Finished.Outcome == tool.OutcomeRefuse {
-					return transcript.ExitRefused, ""
-				}
-				return transcript.ExitDone, ""
+			if exit, failure, over := r.afterCalls(ctx, fatal); over {
+				return exit, failure
 			}
 		}
 		if left := r.budget - r.turn; !nudged && left > 0 && left <= budgetNudgeAt {
@@ -402,6 +393,28 @@ func (r *run) loop(ctx context.Context) (transcript.ExitPath, string) {
 		next.Text = strings.Join(note, "\n\n")
 		r.msgs = append(r.msgs, next)
 	}
+}
+
+// afterCalls decides whether the tool calls just dispatched ended the run
+// (over), and how: an interruption, a tool that broke, the repair budget
+// spent, or an accepted finish. The loop and a Session ask it after every
+// batch of calls, so a run ends the same way whoever reasons.
+func (r *run) afterCalls(ctx context.Context, fatal error) (exit transcript.ExitPath, failure string, over bool) {
+	switch {
+	case ctx.Err() != nil:
+		return transcript.ExitInterrupted, "interrupted: " + context.Cause(ctx).Error(), true
+	case fatal != nil:
+		// No exit path names a broken tool; like a failed model
+		// call, the run cannot go on through no fault of the design.
+		return transcript.ExitProviderError, fatal.Error(), true
+	case r.s.RepairCycles > r.maxRepair:
+		return transcript.ExitRepairCyclesExhausted, fmt.Sprintf("repair cycles exhausted: %d failing ERC/DRC runs, budget %d%s", r.s.RepairCycles, r.maxRepair, r.lastViolations()), true
+	case r.s.Finished != nil && r.s.Finished.Outcome == tool.OutcomeRefuse:
+		return transcript.ExitRefused, "", true
+	case r.s.Finished != nil:
+		return transcript.ExitDone, "", true
+	}
+	return "", "", false
 }
 
 func joinText(a, b string) string {
@@ -617,6 +630,7 @@ func (r *run) end(ctx context.Context, exit transcript.ExitPath, failure string)
 
 	out.ExitPath = exit
 	out.Error = strings.Join(errs, "; ")
+	out.Err = r.providerErr
 	out.Tokens, out.Turns, out.TurnBudget, out.RepairCycles = r.tokens, r.turn, r.budget, r.s.RepairCycles
 	out.Duration = r.now().Sub(r.start)
 

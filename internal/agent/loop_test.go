@@ -591,6 +591,11 @@ func TestProviderError(t *testing.T) {
 	if !strings.Contains(out.Error, "invalid x-api-key") || !strings.Contains(out.Error, "check ANTHROPIC_API_KEY") {
 		t.Errorf("error %q lacks the provider's words or hint", out.Error)
 	}
+	// The CLI decides the exit code by the error's kind.
+	var pe *llm.Error
+	if !errors.As(out.Err, &pe) || pe.Kind != llm.ErrAuth {
+		t.Errorf("outcome Err = %v, want the provider's *llm.Error", out.Err)
+	}
 	h.assertStashed(out)
 	h.assertRestored()
 }

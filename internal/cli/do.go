@@ -37,8 +37,9 @@ type doOptions struct {
 	// subject is the commit subject of a run whose request is generated
 	// (agent.RunInput.Subject).
 	subject string
-	// onRun is called with the run before its first turn: another surface
-	// (watch's page) subscribes to its events beside the terminal's.
+	// onRun, when set, is handed the run once it started, before its first
+	// turn: the MCP server's do tool and watch's page subscribe to its
+	// events there.
 	onRun func(*runs.Run)
 	// unattended: nobody answers questions at the terminal even when it is
 	// one (the request came from watch's page), so no hook asks there.
@@ -76,7 +77,8 @@ the run record is kept.
 Exit 0 when the change was committed or the agent refused the request, 1 when
 the run failed (turn budget, repair cycles, stall, model error, commit
 failure, no-change) or the tree is dirty, 2 for bad usage or a broken environment (no
-model configured, no kicad-cli).`,
+model configured, no kicad-cli, a missing key, a saved-login CLI missing or
+logged out, also when its login fails mid-run: rolled back first).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
 				return withHint(usagef("do takes one change request, quoted"), `e.g. copperhead do "rename net KEY_DAH to KEY_DASH"`)
@@ -91,7 +93,7 @@ model configured, no kicad-cli).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.model, "model", "", "the model, e.g. claude, gpt-5, compat:<model-id>, replay:<run-id>")
+	f.StringVar(&o.model, "model", "", "the model, e.g. claude, gpt-5, compat:<model-id>, claude-code, codex:<id>, cursor, replay:<run-id>")
 	f.IntVar(&o.maxTurns, "max-turns", 0, "the turn budget (default: maxTurns in config, else 40)")
 	f.BoolVar(&o.allowDirty, "allow-dirty", false, "run on a tree with uncommitted changes (restored exactly on failure)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the diff the run would commit and write nothing")
@@ -100,42 +102,7 @@ model configured, no kicad-cli).`,
 }
 
 func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
-	ws, err := a.open("")
-	if err != nil {
-		return err
-	}
-	unlock, err := a.lockRepo(ctx, ws.repo)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	// The run's one preflight: a dirty tree is refused before anything is
-	// created, run folder included (the run never started, so there is
-	// nothing to record).
-	tree, err := runs.OpenTree(ctx, ws.repo, o.allowDirty, o.dryRun)
-	if err != nil {
-		return failf("%v", err) // a *gitrepo.DirtyError already says what to do
-	}
-	defer tree.Remove(ctx)
-	kc, err := findKiCad(ctx)
-	if err != nil {
-		return err
-	}
-	// The spec gate needs openspec: without it no run can pass
-	// validate_change, so it ends here, before a run folder or a request.
-	if err := findOpenSpec(); err != nil {
-		return err
-	}
-	kc.Boundary = ws.repo
-	s := settingsFrom(o.model, ws.cfg)
-	sel, err := llm.Select(s)
-	if err != nil {
-		if errors.Is(err, llm.ErrInvalidModel) {
-			return usagef("%v", err)
-		}
-		return withHint(usagef("%v", err), "see 'copperhead models'")
-	}
-	out, err := a.agentRun(ctx, ws, kc, a.runOptions(ws.repo, s, sel), tree, request, o)
+	out, err := a.doOutcome(ctx, request, o)
 	if err != nil {
 		return err
 	}
@@ -150,7 +117,55 @@ func (a *app) runDo(ctx context.Context, request string, o doOptions) error {
 	if msg == "" {
 		msg = string(out.ExitPath)
 	}
-	return withHint(failf("%s", redact.New(os.Environ()).String(msg)), hint)
+	code := ExitFailed
+	if savedLoginFailure(out.Err) {
+		// Rolled back like any failure, but the fix is a login or an
+		// install, as when Open finds it: exit 2.
+		code = ExitUsage
+	}
+	return &exitError{code: code, err: errors.New(redact.New(os.Environ()).String(msg)), hint: hint}
+}
+
+// doOutcome is one do run from the workspace to its outcome: the lock, the
+// tree's preflight, kicad-cli and openspec, the model, the recorded and
+// rendered agent run. The error is for a run that could not start.
+func (a *app) doOutcome(ctx context.Context, request string, o doOptions) (*runs.Outcome, error) {
+	ws, err := a.open("")
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := a.lockRepo(ctx, ws.repo)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	// The run's one preflight: a dirty tree is refused before anything is
+	// created, run folder included (the run never started, so there is
+	// nothing to record).
+	tree, err := runs.OpenTree(ctx, ws.repo, o.allowDirty, o.dryRun)
+	if err != nil {
+		return nil, failf("%v", err) // a *gitrepo.DirtyError already says what to do
+	}
+	defer tree.Remove(ctx)
+	kc, err := findKiCad(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The spec gate needs openspec: without it no run can pass
+	// validate_change, so it ends here, before a run folder or a request.
+	if err := findOpenSpec(); err != nil {
+		return nil, err
+	}
+	kc.Boundary = ws.repo
+	s := settingsFrom(o.model, ws.cfg)
+	sel, err := llm.Select(s)
+	if err != nil {
+		if errors.Is(err, llm.ErrInvalidModel) {
+			return nil, usagef("%v", err)
+		}
+		return nil, withHint(usagef("%v", err), "see 'copperhead models'")
+	}
+	return a.agentRun(ctx, ws, kc, a.runOptions(ws.repo, s, sel), tree, request, o)
 }
 
 // agentRun is one recorded, rendered agent loop run on an opened workspace
@@ -166,12 +181,12 @@ func (a *app) agentRun(ctx context.Context, ws *workspace, kc *kicadcli.Tool, ro
 	if err != nil {
 		return nil, err
 	}
+	if o.onRun != nil {
+		o.onRun(rn)
+	}
 	in := agent.RunInput{
 		Repo: ws.repo, Config: ws.cfg, Project: ws.proj, KiCad: kc, Tree: tree,
 		Request: request, AllowDirty: o.allowDirty, DryRun: o.dryRun, Interactive: o.interactive, Sync: o.sync, Subject: o.subject,
-	}
-	if o.onRun != nil {
-		o.onRun(rn)
 	}
 	stop := a.watch(ctx, rn, &in, o, command)
 	out, err := agent.Run(ctx, rn, in)

@@ -30,7 +30,11 @@ and settings are present: variables are named, never shown) and which model an
 agent command would select, from: --model, then COPPERHEAD_MODEL, then "model"
 in .copperhead/config.json, then whichever one of OPENAI_API_KEY and
 ANTHROPIC_API_KEY is set (both set with no explicit choice is refused as
-ambiguous). It makes no network connection.
+ambiguous). For the saved-login backends (claude-code, codex, cursor) it
+shows the CLI found (its path), its --version, and whether it is logged in
+where the CLI's own status says so offline (claude auth status, codex login
+status; Cursor's needs its servers: "login state unknown"). It makes no
+network connection.
 
 With --probe it sends one tiny request ("Reply with the word: ready") to the
 selected model as a recorded run: .copperhead/runs/<run-id>/ gets
@@ -118,7 +122,7 @@ malformed --model or a missing credential or endpoint.`,
 		},
 	}
 	cmd.Flags().BoolVar(&probe, "probe", false, "send one tiny request to the selected model, recorded as a run")
-	cmd.Flags().StringVar(&model, "model", "", "the model to select, e.g. claude, gpt-5, compat:<model-id>, replay:<run-id>")
+	cmd.Flags().StringVar(&model, "model", "", "the model to select, e.g. claude, gpt-5, compat:<model-id>, claude-code, codex:<id>, cursor, replay:<run-id>")
 	return cmd
 }
 

@@ -81,6 +81,15 @@ func (a *app) runProbe(ctx context.Context, s llm.Settings, sel llm.Selection) (
 
 // providerErr turns a provider failure into the CLI's one line plus hint:
 // configuration problems are environment errors (exit 2), the rest failures.
+// savedLoginFailure reports whether a provider error that ended a run is a
+// saved-login CLI logged out or gone: the environment's fault, exit 2, as
+// when Open finds it before the run. (A keyed provider's refused key
+// mid-run stays exit 1, spec §4.5.)
+func savedLoginFailure(err error) bool {
+	var e *llm.Error
+	return errors.As(err, &e) && (e.Kind == llm.ErrNotLoggedIn || e.Kind == llm.ErrNotInstalled)
+}
+
 func providerErr(err error) error {
 	var e *llm.Error
 	if !errors.As(err, &e) {

@@ -154,6 +154,7 @@ with KiCad's own ERC and DRC.`,
 		newFirmwareCmd(a),
 		newRecoverCmd(a),
 		newDiffCmd(a),
+		newMCPCmd(a),
 		newWatchCmd(a),
 	)
 	wireContract(root, a)

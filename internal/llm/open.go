@@ -17,14 +17,17 @@ type OpenOptions struct {
 	OnAttempt  func(Attempt)
 	// CacheDir, when set, caches turns there (see Cache); replay is never cached.
 	CacheDir string
+	// CLITimeout bounds one saved-login CLI call; zero means DefaultCLITimeout.
+	CLITimeout time.Duration
 }
 
 // Open builds the provider a Selection names, wrapped with retry and, for the
 // keyed openai/anthropic families, failover to the other family when its key
 // is set. Every credential check happens here, before any network call: a
 // missing key is an ErrAuth naming the variable, a compat endpoint without a
-// baseURL is ErrNotConfigured, and the saved-login backends, which this
-// version does not ship, are ErrNotInstalled.
+// baseURL is ErrNotConfigured, a saved-login backend whose CLI is missing is
+// ErrNotInstalled and one whose CLI's own offline status says logged out is
+// ErrNotLoggedIn. The saved-login backends retry but never fail over.
 func Open(sel Selection, s Settings, o OpenOptions) (Provider, error) {
 	p, err := open(sel, s, o)
 	if err != nil || o.CacheDir == "" || sel.Backend == BackendReplay {
@@ -68,8 +71,16 @@ func open(sel Selection, s Settings, o OpenOptions) (Provider, error) {
 		p := NewOpenAI(OpenAIConfig{Name: BackendCompat, APIKey: key, KeyEnv: sel.APIKeyEnv, Model: sel.ModelID, BaseURL: sel.BaseURL, HTTPClient: client})
 		return WithRetry(p, o.Retry, nil, o.OnAttempt), nil
 	}
-	// The saved-login backends and any unknown name: credential always
-	// refuses them, with the *Error that says why.
+	if isSavedLogin(sel.Backend) {
+		p, err := openSavedLogin(sel, s, o.CLITimeout)
+		if err != nil {
+			return nil, err
+		}
+		// No fallback: a saved login never spends a key or another login
+		// (AC-3.18).
+		return WithRetry(p, o.Retry, nil, o.OnAttempt), nil
+	}
+	// Any unknown name: credential refuses it with the *Error that says why.
 	_, err := credential(sel, s)
 	return nil, err
 }
@@ -139,11 +150,9 @@ func credential(sel Selection, s Settings) (string, error) {
 	case BackendReplay:
 		return "", nil
 	case BackendCodex, BackendClaudeCode, BackendCursor:
-		// Honest refusal: these saved-login adapters are not built yet, and a
-		// stub that pretended would fail later, mid-run, in a worse place.
-		return "", &Error{Kind: ErrNotInstalled, Provider: sel.Backend,
-			Message: "the " + sel.Backend + " backend is not available in this version of copperhead",
-			Hint:    "choose --model claude, --model " + DefaultOpenAIModel + ", or --model " + compatSpecExample}
+		// The CLI's own login: copperhead reads no credential for it
+		// (openSavedLogin checks the CLI).
+		return "", nil
 	}
 	return "", &Error{Kind: ErrNotConfigured, Provider: sel.Backend, Message: fmt.Sprintf("unknown backend %q", sel.Backend)}
 }
@@ -216,10 +225,18 @@ type BackendStatus struct {
 	DefaultModel string `json:"default_model,omitempty"`
 	Detail       string `json:"detail"`
 	Hint         string `json:"hint,omitempty"`
+	// The saved-login backends' CLI: where it was found, what its
+	// --version said, and "logged-in", "logged-out" or "unknown".
+	Path    string `json:"path,omitempty"`
+	Version string `json:"version,omitempty"`
+	Login   string `json:"login,omitempty"`
 }
 
 // Backends reports every backend and whether Open would accept it with these
-// settings, using the same credential rules Open applies.
+// settings, using the same credential rules Open applies. For a saved-login
+// backend it runs the CLI's --version and, where the CLI has one that makes
+// no network call, its own login status (claude auth status, codex login
+// status); Cursor's status asks its servers, so its login is "unknown".
 func Backends(s Settings) []BackendStatus {
 	compat := Selection{Backend: BackendCompat}
 	compat.BaseURL, compat.APIKeyEnv = compatSettings(s)
@@ -232,6 +249,10 @@ func Backends(s Settings) []BackendStatus {
 		{Backend: BackendCodex},
 		{Backend: BackendCursor},
 	} {
+		if isSavedLogin(sel.Backend) {
+			out = append(out, savedLoginStatus(sel.Backend, s))
+			continue
+		}
 		st := BackendStatus{Backend: sel.Backend, DefaultModel: sel.ModelID}
 		key, err := credential(sel, s)
 		if e, ok := err.(*Error); ok {

@@ -41,7 +41,8 @@ type Outcome struct {
 	Error        string // what failed; "" for done and refused
 
 	// Reply is a one-shot call's answer (nil when the call failed); Err
-	// its provider error, already recorded.
+	// its provider error, already recorded, or the provider error that
+	// ended an agent run.
 	Reply *llm.Turn
 	Err   error
 

@@ -41,7 +41,20 @@ type Options struct {
 	// Provider, when set, is the model instead of the selected one: a
 	// scripted model in tests. It is recorded like any other.
 	Provider llm.Provider
+	// Reasoner, when set, names a model outside copperhead that drives the
+	// run by calling its tools itself: an MCP client ("claude-code 2.1").
+	// No provider is opened and Run.Provider stays nil, because copperhead
+	// makes no model call to record; the run-start names the reasoner as
+	// its model, "mcp-client" as its provider and "mcp" as how it was
+	// selected, so the record never claims a model copperhead did not use.
+	Reasoner string
 }
+
+// Reasoner names, as a run driven from outside records them.
+const (
+	ReasonerProvider = "mcp-client"
+	ReasonerSource   = string(transcript.SourceMCP)
+)
 
 // Run is one model run in progress: its id and folder, its recorded
 // provider, its transcript and its watchers.
@@ -101,12 +114,18 @@ func Start(ctx context.Context, o Options) (*Run, error) {
 			r.Notice(line)
 		}
 	}
-	p := o.Provider
-	if p == nil {
-		var err error
-		if p, err = llm.Open(o.Selection, o.Settings, llm.OpenOptions{RepoRoot: o.Repo, CacheDir: o.CacheDir, OnAttempt: onAttempt}); err != nil {
-			return nil, &ProviderError{Err: err}
+	// A run reasoned outside copperhead opens no provider: there is no
+	// model call to make or record.
+	var p llm.Provider
+	model, provider, source := o.Reasoner, ReasonerProvider, ReasonerSource
+	if o.Reasoner == "" {
+		if p = o.Provider; p == nil {
+			var err error
+			if p, err = llm.Open(o.Selection, o.Settings, llm.OpenOptions{RepoRoot: o.Repo, CacheDir: o.CacheDir, OnAttempt: onAttempt}); err != nil {
+				return nil, &ProviderError{Err: err}
+			}
 		}
+		model, provider, source = p.Model(), p.Name(), o.Selection.Source
 	}
 	r.TurnBudget, r.RepairBudget = Budgets(o.MaxTurns, o.Meta.Config)
 	if o.OneShot {
@@ -115,7 +134,7 @@ func Start(ctx context.Context, o Options) (*Run, error) {
 	r.Began = time.Now()
 	meta := o.Meta
 	meta.RunID, meta.StartedAt = transcript.NewRunID(r.Began), r.Began
-	meta.Model, meta.Provider, meta.SelectionSource = p.Model(), p.Name(), o.Selection.Source
+	meta.Model, meta.Provider, meta.SelectionSource = model, provider, source
 	meta.Version, meta.Repo, meta.HookMarker = o.Version, o.Repo, o.HookMarker
 	meta.MaxTurns, meta.MaxRepairCycles = r.TurnBudget, r.RepairBudget
 	w, err := transcript.Create(o.Repo, meta.RunID, red)
@@ -128,7 +147,9 @@ func Start(ctx context.Context, o Options) (*Run, error) {
 	}
 	r.ID, r.w, r.Dir = meta.RunID, w, w.Dir()
 	r.Start = runmeta.Collect(ctx, meta, probes)
-	r.Provider = llm.Record(p, w)
+	if p != nil {
+		r.Provider = llm.Record(p, w)
+	}
 	return r, nil
 }
 

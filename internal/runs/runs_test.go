@@ -203,3 +203,35 @@ func TestOpenTreeRefusesDirty(t *testing.T) {
 		t.Fatalf("OpenTree --allow-dirty: %+v, %v", tree, err)
 	}
 }
+
+// TestReasonerRun: a run whose model is outside copperhead (an MCP client)
+// opens no provider and records the reasoner as its model, "mcp-client" as
+// its provider and "mcp" as its selection; it begins and ends like any run.
+func TestReasonerRun(t *testing.T) {
+	r, err := Start(context.Background(), Options{Repo: t.TempDir(), Reasoner: "claude-code 2.1", Probes: &offline,
+		Meta: runmeta.Input{Command: "mcp", Config: config.DefaultConfig()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Provider != nil {
+		t.Errorf("a reasoned run has a provider: %v", r.Provider)
+	}
+	if r.Start.Model != "claude-code 2.1" || r.Start.Provider != ReasonerProvider || r.Start.SelectionSource != transcript.SourceMCP {
+		t.Errorf("run-start names %q via %q (%q)", r.Start.Model, r.Start.Provider, r.Start.SelectionSource)
+	}
+	if err := r.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	o := r.Outcome()
+	o.ExitPath = transcript.ExitRefused
+	if err := r.End(o, transcript.Summary{}); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := transcript.Read(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 || evs[0].Type != transcript.TypeRunStart || evs[1].Type != transcript.TypeRunEnd {
+		t.Errorf("transcript %v, want run-start then run-end", evs)
+	}
+}

@@ -27,6 +27,9 @@ const (
 	SourceConfig       SelectionSource = "config"
 	SourceOpenAIKey    SelectionSource = "openai-key"
 	SourceAnthropicKey SelectionSource = "anthropic-key"
+	// SourceMCP is a run whose model is an MCP client's: copperhead chose
+	// none, the client's user did (runs.Options.Reasoner).
+	SourceMCP SelectionSource = "mcp"
 )
 
 // RunStart is the run-start event (AC-8.1): everything needed to reproduce

@@ -1,6 +1,8 @@
 // Package llmtest is a fake model server for tests: an httptest.Server that
 // speaks the real Anthropic Messages or OpenAI Chat Completions wire JSON and
-// answers each request with the next step of a script.
+// answers each request with the next step of a script; and a fake
+// saved-login CLI (fakecli.go) speaking claude's, codex's and Cursor agent's
+// output formats.
 //
 //	s := llmtest.NewServer(t, llmtest.Anthropic,
 //		llmtest.Reply{ToolCalls: []llm.ToolCall{{Name: "read_file", Args: json.RawMessage(`{"path":"docs/SPEC.md"}`)}}},
