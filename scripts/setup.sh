@@ -93,6 +93,8 @@ command -v strace >/dev/null 2>&1 || base+=(strace)
 # The GitHub Action's steps (scripts/action/run.sh, tested here) use jq and curl.
 command -v jq >/dev/null 2>&1 || base+=(jq)
 command -v curl >/dev/null 2>&1 || base+=(curl)
+# The viewer's acceptance test (copperhead watch) drives headless Chromium.
+command -v chromium >/dev/null 2>&1 || base+=(chromium)
 # carter's regression suite renders the man pages of git, make, strace and poppler-utils.
 command -v man >/dev/null 2>&1 || base+=(man-db)
 # The firmware stage's gate is "the vendor toolchain builds it": with these the

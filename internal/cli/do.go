@@ -38,8 +38,12 @@ type doOptions struct {
 	// (agent.RunInput.Subject).
 	subject string
 	// onRun, when set, is handed the run once it started, before its first
-	// turn: the MCP server's do tool subscribes to its events there.
+	// turn: the MCP server's do tool and watch's page subscribe to its
+	// events there.
 	onRun func(*runs.Run)
+	// unattended: nobody answers questions at the terminal even when it is
+	// one (the request came from watch's page), so no hook asks there.
+	unattended bool
 }
 
 func newDoCmd(a *app) *cobra.Command {

@@ -155,6 +155,7 @@ with KiCad's own ERC and DRC.`,
 		newRecoverCmd(a),
 		newDiffCmd(a),
 		newMCPCmd(a),
+		newWatchCmd(a),
 	)
 	wireContract(root, a)
 	return root

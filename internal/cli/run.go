@@ -82,13 +82,13 @@ func (a *app) watch(ctx context.Context, rn *runs.Run, in *agent.RunInput, o doO
 			jsonErr = writeJSON(a.io.Out, out)
 		}
 	})
-	if o.interactive {
+	if o.interactive && !o.unattended {
 		in.Approve = func(id string) bool {
 			ans, _ := rr.Ask(ctx, fmt.Sprintf("OpenSpec change %s validated: unlock the edit tools and apply it? [y/N] ", id))
 			return strings.EqualFold(ans, "y") || strings.EqualFold(ans, "yes")
 		}
 	}
-	if a.attended() {
+	if a.attended() && !o.unattended {
 		in.Extend = func(st agent.BudgetStats) int { return askExtension(ctx, rr, st) }
 	}
 	return func() error {
