@@ -434,6 +434,7 @@ var coveredElsewhere = map[string]elsewhere{
 	"diff 1":            {"testdata/script/diff.txtar", "grep '^copperhead: working tree: .*power.kicad_sch' err.txt"},
 	"diff 2":            {"testdata/script/diff.txtar", "copperhead --repo repo diff --base nosuchrev 2> err.txt"},
 	"recover 0":         {"testdata/script/recover.txtar", "copperhead --repo repo recover"},
+	"watch 0":           {"testdata/script/watch_open.txtar", "kill -INT watch"},
 	"recover 1":         {"testdata/script/recover.txtar", "! copperhead --repo repo recover 01KAAAAAAAAAAAAAAAAAAAAAAA"},
 }
 
@@ -512,6 +513,8 @@ var readmeScenarios = []scenario{
 	{cmd: "mcp", code: 1, why: "no .kicad_sch in the repository", repo: "empty", args: []string{"mcp"}},
 	{cmd: "mcp", code: 2, why: "--json does not apply", repo: "fixture", args: []string{"--json", "mcp"}},
 	{cmd: "mcp", code: 2, why: "bad usage", repo: "fixture", args: []string{"mcp", "extra"}},
+	{cmd: "watch", code: 1, why: "no schematic is found", repo: "empty", args: []string{"watch", "--port", "0"}},
+	{cmd: "watch", code: 2, why: "--port outside 0-65535", repo: "fixture", args: []string{"watch", "--port", "70000"}},
 	{cmd: "models", code: 0, why: "a model is selected", repo: "empty", args: []string{"models", "--model", "gpt-5"}, env: []string{"OPENAI_API_KEY=test-openai-credential-value"}},
 	{cmd: "models", code: 1, why: "none is selected", repo: "empty", args: []string{"models"}},
 	{cmd: "models", code: 2, why: "a missing credential", repo: "empty", args: []string{"models", "--model", "gpt-5"}, stderr: "OPENAI_API_KEY is not set"},
@@ -642,8 +645,8 @@ func TestREADMEExitCodes(t *testing.T) {
 			if sc.repo == "scratch" || sc.repo == "gitempty" || sc.cmd == "init" && sc.code == 1 {
 				return // --json again on a changed tree says nothing new
 			}
-			if sc.cmd == "mcp" {
-				return // its stdout is JSON-RPC: --json is usage, a scenario of its own
+			if sc.cmd == "mcp" || sc.cmd == "watch" {
+				return // no object to print (JSON-RPC; a page): --json is usage, a scenario of its own
 			}
 			// The same scenario with --json: one object, same exit code.
 			j := runBinary(t, runEnv, base, append(args, "--json")...)

@@ -58,7 +58,7 @@ broken environment (no kicad-cli).`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&port, "port", viewer.DefaultPort, "the loopback `port` to serve on (0: any free port)")
+	f.IntVar(&port, "port", viewer.DefaultPort, "the loopback port to serve on (0: any free port)")
 	f.BoolVar(&open, "open", false, "open the page in the desktop's browser")
 	f.StringVar(&model, "model", "", "the model the chat's runs use, as do --model")
 	return cmd
