@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	codeberg.org/readeck/go-readability/v2 v2.1.3
+	github.com/chzyer/readline v1.5.1
 	github.com/kljensen/snowball v0.10.0
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/rogpeppe/go-internal v1.16.0
