@@ -1,0 +1,304 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"copperhead/internal/config"
+	"copperhead/internal/llm/llmtest"
+	"copperhead/internal/testkit"
+)
+
+// The agent shell in a real terminal (issue 15): the built binary runs under
+// tmux against a copy of the fixture, with the scripted model of
+// do_rename.txtar. The test types as a person does and reads the screen
+// (tmux capture-pane), polling each expectation until a deadline: the
+// deadline only detects a hang, it never times a step.
+
+// paneDeadline bounds one expectation: ERC, DRC and a whole scripted rename
+// take seconds; a minute more than that is a hang.
+const paneDeadline = 3 * time.Minute
+
+// tmuxShell is one tmux server (its own socket, no user config) running one
+// copperhead shell in a pane that stays after the process exits, so its exit
+// status can be read.
+type tmuxShell struct {
+	t    *testing.T
+	sock string
+	env  []string
+}
+
+func (s *tmuxShell) tmux(args ...string) string {
+	s.t.Helper()
+	cmd := exec.Command("tmux", append([]string{"-S", s.sock, "-f", "/dev/null"}, args...)...)
+	cmd.Env = s.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// start runs script (a shell script starting copperhead) in a new session.
+func (s *tmuxShell) start(script string) {
+	s.t.Helper()
+	s.tmux("new-session", "-d", "-s", "shell", "-x", "160", "-y", "50", "sh "+script)
+	s.tmux("set-option", "-t", "shell", "remain-on-exit", "on")
+	s.t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+}
+
+// pane is the screen and its scroll-back, joined lines, no colour.
+func (s *tmuxShell) pane() string {
+	return s.tmux("capture-pane", "-p", "-J", "-S", "-5000", "-t", "shell")
+}
+
+// waitFor polls the pane until ok holds, failing with the screen at the
+// deadline.
+func (s *tmuxShell) waitFor(what string, ok func(pane string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(paneDeadline)
+	for {
+		p := s.pane()
+		if ok(p) {
+			return p
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("waiting for %s: not there after %v; the screen:\n%s", what, paneDeadline, p)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+var promptLine = regexp.MustCompile(`(?m)^copperhead> `)
+
+// prompts waits until the pane shows n prompts and the newest is the last
+// thing on the screen (the shell is waiting for a line).
+func (s *tmuxShell) prompts(n int) string {
+	s.t.Helper()
+	return s.waitFor(fmt.Sprintf("prompt #%d", n), func(p string) bool {
+		trimmed := strings.TrimRight(p, "\n ")
+		return len(promptLine.FindAllStringIndex(p, -1)) >= n && strings.HasSuffix(trimmed, "copperhead>")
+	})
+}
+
+// typeLine types line and Enter.
+func (s *tmuxShell) typeLine(line string) {
+	s.t.Helper()
+	s.tmux("send-keys", "-t", "shell", "-l", line)
+	s.tmux("send-keys", "-t", "shell", "Enter")
+}
+
+// exitStatus waits for the shell to exit and returns its status.
+func (s *tmuxShell) exitStatus() string {
+	s.t.Helper()
+	deadline := time.Now().Add(paneDeadline)
+	for {
+		out := strings.TrimSpace(s.tmux("list-panes", "-t", "shell", "-F", "#{pane_dead} #{pane_dead_status}"))
+		// tmux may see the pane's terminal close before it reaps the
+		// process: the status is known only once it is printed.
+		if dead, status, _ := strings.Cut(out, " "); dead == "1" && status != "" {
+			return status
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the shell did not exit; the screen:\n%s", s.pane())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// shellFixture is a committed copy of the fixture and a script starting the
+// shell on it with the scripted model at modelURL.
+func shellFixture(t *testing.T, modelURL string) (dir, repo, script string, env []string) {
+	bin, err := exec.LookPath("copperhead") // testscript.Main puts it on PATH
+	if err != nil {
+		t.Skip("copperhead command not on PATH")
+	}
+	for _, tool := range []string{"tmux", "git", "openspec", "kicad-cli"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	if _, err := os.Stat(demos); err != nil {
+		t.Skip("kicad-demos are not installed")
+	}
+	dir = t.TempDir()
+	repo = filepath.Join(dir, "repo")
+	if err := testkit.CopyTree(repo, "../../examples/open-telegraph", nil); err != nil {
+		t.Fatal(err)
+	}
+	env = append(os.Environ(),
+		"HOME="+filepath.Join(dir, "home"), "COPPERHEAD_CACHE_DIR="+filepath.Join(dir, "cache"),
+		"COPPERHEAD_KICAD_CONFIG="+filepath.Join(dir, "kicadcfg"), "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=Test Engineer", "GIT_AUTHOR_EMAIL=test@example.invalid",
+		"GIT_COMMITTER_NAME=Test Engineer", "GIT_COMMITTER_EMAIL=test@example.invalid",
+		"OPENAI_API_KEY=", "ANTHROPIC_API_KEY=", "COPPERHEAD_MODEL=", "TERM=xterm-256color")
+	if err := os.MkdirAll(filepath.Join(dir, "home"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-qm", "open-telegraph"}} {
+		git(t, repo, env, args...)
+	}
+	// The script is what the pane runs: the environment is spelled out in
+	// it, not inherited from whichever tmux server answers.
+	var b strings.Builder
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "TMUX") || !regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(name) {
+			continue
+		}
+		fmt.Fprintf(&b, "export %s='%s'\n", name, strings.ReplaceAll(value, "'", `'\''`))
+	}
+	fmt.Fprintf(&b, "export COPPERHEAD_BASE_URL='%s'\n", modelURL)
+	fmt.Fprintf(&b, "exec '%s' --repo '%s' --model compat:scripted \"$@\"\n", bin, repo)
+	script = filepath.Join(dir, "shell.sh")
+	if err := os.WriteFile(script, []byte(b.String()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, repo, script, env
+}
+
+func git(t *testing.T, repo string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// renameScript is do_rename.txtar's scripted model: the same six replies.
+func renameScript(t *testing.T) []llmtest.Step {
+	ar, err := txtar.ParseFile("testdata/script/do_rename.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ar.Files {
+		if f.Name == "rename.json" {
+			steps, err := fakeSteps(f.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return steps
+		}
+	}
+	t.Fatal("do_rename.txtar has no rename.json")
+	return nil
+}
+
+// TestShellInTmux: slash commands, a change request that lands as one
+// commit, the dirty-tree refusal that leaves the shell up, and /quit.
+func TestShellInTmux(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.OpenAI, renameScript(t)...)
+	dir, repo, script, env := shellFixture(t, srv.URL+"/v1")
+	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env}
+	sh.start(script)
+
+	p := sh.prompts(1)
+	if !strings.Contains(p, "model: scripted at http://127.0.0.1") {
+		t.Errorf("the banner does not name the session's model:\n%s", p)
+	}
+	sh.typeLine("/help")
+	p = sh.prompts(2)
+	for _, name := range []string{"/help", "/demo", "/check", "/parts", "/sync", "/model", "/quit"} {
+		if !strings.Contains(p, "  "+name) {
+			t.Errorf("/help does not list %s", name)
+		}
+	}
+	sh.typeLine("/parts")
+	p = sh.prompts(3)
+	if !strings.Contains(p, "29 parts in hardware/open-telegraph.kicad_sch") {
+		t.Errorf("/parts did not list the parts:\n%s", p)
+	}
+	sh.typeLine("/check")
+	p = sh.prompts(4)
+	for _, gate := range []string{"ERC ✓", "DRC ✓", "drift ✓"} {
+		if !regexp.MustCompile(`(?m)^` + gate).MatchString(p) {
+			t.Errorf("/check did not print %q:\n%s", gate, p)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("the inspect commands made %d model requests, want none", n)
+	}
+
+	sh.typeLine("rename net KEY_DAH to KEY_DASH")
+	p = sh.prompts(5)
+	if !regexp.MustCompile(`(?m)^done · verification passed.* · commit [0-9a-f]{12} `).MatchString(p) {
+		t.Errorf("no done outcome line with a commit:\n%s", p)
+	}
+	if got := git(t, repo, env, "rev-list", "--count", "HEAD"); got != "2" {
+		t.Errorf("%s commits after the rename, want 2 (one new)", got)
+	}
+	if got := git(t, repo, env, "log", "-1", "--format=%s"); got != "copperhead: rename net KEY_DAH to KEY_DASH" {
+		t.Errorf("the commit's subject is %q", got)
+	}
+	if got := git(t, repo, env, "status", "--porcelain"); got != "" {
+		t.Errorf("the shell left the tree dirty (its history and log must be git-ignored):\n%s", got)
+	}
+	asked := len(srv.Requests())
+
+	// A dirty tree: the request is refused before any model call, and the
+	// shell stays up.
+	if err := os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("scratch\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sh.typeLine("change R7 to 1M")
+	p = sh.prompts(6)
+	if !strings.Contains(p, "--allow-dirty") || !strings.Contains(p, "notes.txt") {
+		t.Errorf("no dirty-tree refusal naming the file and --allow-dirty:\n%s", p)
+	}
+	if n := len(srv.Requests()); n != asked {
+		t.Errorf("the refused request reached the model (%d requests, want %d)", n, asked)
+	}
+
+	sh.typeLine("/quit")
+	if status := sh.exitStatus(); status != "0" {
+		t.Errorf("/quit: exit status %s, want 0", status)
+	}
+
+	// The session log: plain lines (no control sequences), what was typed
+	// and what the run printed.
+	logs, _ := filepath.Glob(filepath.Join(repo, filepath.FromSlash(config.RunsDir), "repl-*.log"))
+	if len(logs) != 1 {
+		t.Fatalf("session logs %v, want one", logs)
+	}
+	data, err := os.ReadFile(logs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := string(data)
+	for _, want := range []string{"> /help", "> rename net KEY_DAH to KEY_DASH", "29 parts in", "done · verification passed"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the session log lacks %q:\n%s", want, log)
+		}
+	}
+	if strings.ContainsAny(log, "\x1b\r") {
+		t.Errorf("the session log holds control characters:\n%q", log)
+	}
+	hist, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(config.RunsDir), "repl_history"))
+	if err != nil || !strings.Contains(string(hist), "/parts\n") || !strings.Contains(string(hist), "rename net KEY_DAH to KEY_DASH\n") {
+		t.Errorf("history %q (%v), want the typed lines", hist, err)
+	}
+}
+
+// TestShellCtrlCLeaves: Ctrl-C at an empty prompt ends the shell, exit 0.
+func TestShellCtrlCLeaves(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.OpenAI)
+	dir, _, script, env := shellFixture(t, srv.URL+"/v1")
+	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env}
+	sh.start(script)
+	sh.prompts(1)
+	sh.tmux("send-keys", "-t", "shell", "C-c")
+	if status := sh.exitStatus(); status != "0" {
+		t.Errorf("Ctrl-C at an empty prompt: exit status %s, want 0", status)
+	}
+}
