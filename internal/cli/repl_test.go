@@ -136,4 +136,3 @@ func TestInterrupts(t *testing.T) {
 		t.Error("a nil Interrupts: want a plain child and no interrupt taken")
 	}
 }
-
