@@ -31,9 +31,10 @@ const paneDeadline = 3 * time.Minute
 // copperhead shell in a pane that stays after the process exits, so its exit
 // status can be read.
 type tmuxShell struct {
-	t    *testing.T
-	sock string
-	env  []string
+	t      *testing.T
+	sock   string
+	env    []string
+	status string // the file the pane's script writes copperhead's exit status to
 }
 
 func (s *tmuxShell) tmux(args ...string) string {
@@ -96,16 +97,15 @@ func (s *tmuxShell) typeLine(line string) {
 	s.tmux("send-keys", "-t", "shell", "Enter")
 }
 
-// exitStatus waits for the shell to exit and returns its status.
+// exitStatus waits for the shell to exit and returns its status, which the
+// pane's script writes (tmux's own pane_dead_status is not reliably set when
+// the terminal closes before tmux reaps the process).
 func (s *tmuxShell) exitStatus() string {
 	s.t.Helper()
 	deadline := time.Now().Add(paneDeadline)
 	for {
-		out := strings.TrimSpace(s.tmux("list-panes", "-t", "shell", "-F", "#{pane_dead} #{pane_dead_status}"))
-		// tmux may see the pane's terminal close before it reaps the
-		// process: the status is known only once it is printed.
-		if dead, status, _ := strings.Cut(out, " "); dead == "1" && status != "" {
-			return status
+		if data, err := os.ReadFile(s.status); err == nil {
+			return strings.TrimSpace(string(data))
 		}
 		if time.Now().After(deadline) {
 			s.t.Fatalf("the shell did not exit; the screen:\n%s", s.pane())
@@ -114,9 +114,10 @@ func (s *tmuxShell) exitStatus() string {
 	}
 }
 
-// shellFixture is a committed copy of the fixture and a script starting the
-// shell on it with the scripted model at modelURL.
-func shellFixture(t *testing.T, modelURL string) (dir, repo, script string, env []string) {
+// shellFixture is a committed copy of the fixture (prepare, when not nil,
+// changes it first) and a script starting the shell on it with the scripted
+// model at modelURL.
+func shellFixture(t *testing.T, modelURL string, prepare func(repo string)) (dir, repo, script string, env []string) {
 	bin, err := exec.LookPath("copperhead") // testscript.Main puts it on PATH
 	if err != nil {
 		t.Skip("copperhead command not on PATH")
@@ -143,6 +144,9 @@ func shellFixture(t *testing.T, modelURL string) (dir, repo, script string, env 
 	if err := os.MkdirAll(filepath.Join(dir, "home"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if prepare != nil {
+		prepare(repo)
+	}
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-qm", "open-telegraph"}} {
 		git(t, repo, env, args...)
 	}
@@ -157,7 +161,11 @@ func shellFixture(t *testing.T, modelURL string) (dir, repo, script string, env 
 		fmt.Fprintf(&b, "export %s='%s'\n", name, strings.ReplaceAll(value, "'", `'\''`))
 	}
 	fmt.Fprintf(&b, "export COPPERHEAD_BASE_URL='%s'\n", modelURL)
-	fmt.Fprintf(&b, "exec '%s' --repo '%s' --model compat:scripted \"$@\"\n", bin, repo)
+	// The script outlives copperhead to record its exit status; a Ctrl-C
+	// meant for copperhead runs the trap here instead of ending the script
+	// (a trapped signal is back to its default in copperhead).
+	fmt.Fprintf(&b, "trap true INT\n'%s' --repo '%s' --model compat:scripted \"$@\"\n", bin, repo)
+	fmt.Fprintf(&b, "echo $? > '%[1]s.tmp' && mv '%[1]s.tmp' '%[1]s'\n", filepath.Join(dir, "status"))
 	script = filepath.Join(dir, "shell.sh")
 	if err := os.WriteFile(script, []byte(b.String()), 0o755); err != nil {
 		t.Fatal(err)
@@ -178,29 +186,19 @@ func git(t *testing.T, repo string, env []string, args ...string) string {
 
 // renameScript is do_rename.txtar's scripted model: the same six replies.
 func renameScript(t *testing.T) []llmtest.Step {
-	ar, err := txtar.ParseFile("testdata/script/do_rename.txtar")
+	steps, err := fakeSteps(scriptFile(t, "do_rename.txtar", "rename.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range ar.Files {
-		if f.Name == "rename.json" {
-			steps, err := fakeSteps(f.Data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return steps
-		}
-	}
-	t.Fatal("do_rename.txtar has no rename.json")
-	return nil
+	return steps
 }
 
 // TestShellInTmux: slash commands, a change request that lands as one
 // commit, the dirty-tree refusal that leaves the shell up, and /quit.
 func TestShellInTmux(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.OpenAI, renameScript(t)...)
-	dir, repo, script, env := shellFixture(t, srv.URL+"/v1")
-	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env}
+	dir, repo, script, env := shellFixture(t, srv.URL+"/v1", nil)
+	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
 	sh.start(script)
 
 	p := sh.prompts(1)
@@ -293,12 +291,115 @@ func TestShellInTmux(t *testing.T) {
 // TestShellCtrlCLeaves: Ctrl-C at an empty prompt ends the shell, exit 0.
 func TestShellCtrlCLeaves(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.OpenAI)
-	dir, _, script, env := shellFixture(t, srv.URL+"/v1")
-	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env}
+	dir, _, script, env := shellFixture(t, srv.URL+"/v1", nil)
+	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
 	sh.start(script)
 	sh.prompts(1)
 	sh.tmux("send-keys", "-t", "shell", "C-c")
 	if status := sh.exitStatus(); status != "0" {
 		t.Errorf("Ctrl-C at an empty prompt: exit status %s, want 0", status)
+	}
+}
+
+// scriptFile is one file of a testdata script, for a test that reuses a
+// script's scripted model.
+func scriptFile(t *testing.T, script, name string) []byte {
+	t.Helper()
+	ar, err := txtar.ParseFile(filepath.Join("testdata/script", script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ar.Files {
+		if f.Name == name {
+			return f.Data
+		}
+	}
+	t.Fatalf("%s has no %s", script, name)
+	return nil
+}
+
+// TestShellInterruptRun: Ctrl-C while the model thinks ends that run
+// interrupted (do_interrupted.txtar's scenario: the edit stashed, the tree
+// back to HEAD) and the prompt comes back; the shell still works after.
+func TestShellInterruptRun(t *testing.T) {
+	steps, err := fakeSteps(scriptFile(t, "do_interrupted.txtar", "steps.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.NewServer(t, llmtest.OpenAI, steps...)
+	dir, repo, script, env := shellFixture(t, srv.URL+"/v1", nil)
+	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
+	sh.start(script)
+	sh.prompts(1)
+	sh.typeLine("change R7 to 1M")
+	for deadline := time.Now().Add(paneDeadline); len(srv.Requests()) < 4; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the model got %d requests, want 4; the screen:\n%s", len(srv.Requests()), sh.pane())
+		}
+	}
+	sh.tmux("send-keys", "-t", "shell", "C-c")
+	p := sh.prompts(2)
+	if !regexp.MustCompile(`(?m)^interrupted · `).MatchString(p) {
+		t.Errorf("no interrupted outcome line:\n%s", p)
+	}
+	if strings.Contains(p, "provider-error") {
+		t.Errorf("the interrupt reads as a provider error:\n%s", p)
+	}
+	if got := git(t, repo, env, "status", "--porcelain"); got != "" {
+		t.Errorf("the tree is not back to HEAD:\n%s", got)
+	}
+	if got := git(t, repo, env, "stash", "list"); !regexp.MustCompile(`copperhead interrupted run [0-9A-Z]{26}`).MatchString(got) {
+		t.Errorf("stash list %q, want the interrupted run's work", got)
+	}
+	sh.typeLine("/version")
+	p = sh.prompts(3)
+	if !regexp.MustCompile(`(?m)^copperhead \S+`).MatchString(p[strings.LastIndex(p, "> /version"):]) {
+		t.Errorf("/version after the interrupt printed no version:\n%s", p)
+	}
+	sh.tmux("send-keys", "-t", "shell", "C-d")
+	if status := sh.exitStatus(); status != "0" {
+		t.Errorf("Ctrl-D at an empty prompt: exit status %s, want 0", status)
+	}
+}
+
+// TestShellBudgetPrompt: a run that reaches its turn budget asks for more
+// turns inside the shell (AC-15.4's numbers), the answer is read by the
+// shell's line editor (Enter: the default extension), and the run goes on to
+// its commit (AC-15.1).
+func TestShellBudgetPrompt(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.OpenAI, renameScript(t)...)
+	dir, repo, script, env := shellFixture(t, srv.URL+"/v1", func(repo string) {
+		p := filepath.Join(repo, ".copperhead", "config.json")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := strings.Replace(string(data), `"maxTurns": 40`, `"maxTurns": 2`, 1)
+		if cfg == string(data) {
+			t.Fatal("the fixture's config has no maxTurns 40 to lower")
+		}
+		if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
+	sh.start(script)
+	sh.prompts(1)
+	sh.typeLine("rename net KEY_DAH to KEY_DASH")
+	p := sh.waitFor("the budget question", func(p string) bool { return strings.Contains(p, "More turns? [10, 0 to stop]") })
+	if !strings.Contains(p, "turn budget reached: 2/2 turns") || !strings.Contains(p, "tokens. More turns?") {
+		t.Errorf("the question lacks the cost so far:\n%s", p)
+	}
+	sh.tmux("send-keys", "-t", "shell", "Enter")
+	p = sh.prompts(2)
+	if !regexp.MustCompile(`(?m)^done · verification passed.* · commit [0-9a-f]{12} `).MatchString(p) {
+		t.Errorf("the extended run did not commit:\n%s", p)
+	}
+	if got := git(t, repo, env, "rev-list", "--count", "HEAD"); got != "2" {
+		t.Errorf("%s commits, want 2", got)
+	}
+	sh.typeLine("/quit")
+	if status := sh.exitStatus(); status != "0" {
+		t.Errorf("/quit: exit status %s, want 0", status)
 	}
 }
