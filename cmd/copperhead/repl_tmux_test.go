@@ -48,10 +48,15 @@ func (s *tmuxShell) tmux(args ...string) string {
 	return string(out)
 }
 
-// start runs script (a shell script starting copperhead) in a new session.
-func (s *tmuxShell) start(script string) {
+// start runs script (a shell script starting copperhead) with args in a new
+// session.
+func (s *tmuxShell) start(script string, args ...string) {
 	s.t.Helper()
-	s.tmux("new-session", "-d", "-s", "shell", "-x", "160", "-y", "50", "sh "+script)
+	line := "sh " + shellQuote(script)
+	for _, a := range args {
+		line += " " + shellQuote(a)
+	}
+	s.tmux("new-session", "-d", "-s", "shell", "-x", "160", "-y", "50", line)
 	s.tmux("set-option", "-t", "shell", "remain-on-exit", "on")
 	s.t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
 }
@@ -77,6 +82,8 @@ func (s *tmuxShell) waitFor(what string, ok func(pane string) bool) string {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 var promptLine = regexp.MustCompile(`(?m)^copperhead> `)
 
@@ -115,8 +122,8 @@ func (s *tmuxShell) exitStatus() string {
 }
 
 // shellFixture is a committed copy of the fixture (prepare, when not nil,
-// changes it first) and a script starting the shell on it with the scripted
-// model at modelURL.
+// changes it first) and a script starting copperhead on it, its arguments
+// passed on, with the scripted model's endpoint at modelURL.
 func shellFixture(t *testing.T, modelURL string, prepare func(repo string)) (dir, repo, script string, env []string) {
 	bin, err := exec.LookPath("copperhead") // testscript.Main puts it on PATH
 	if err != nil {
@@ -158,13 +165,13 @@ func shellFixture(t *testing.T, modelURL string, prepare func(repo string)) (dir
 		if strings.HasPrefix(name, "TMUX") || !regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(name) {
 			continue
 		}
-		fmt.Fprintf(&b, "export %s='%s'\n", name, strings.ReplaceAll(value, "'", `'\''`))
+		fmt.Fprintf(&b, "export %s=%s\n", name, shellQuote(value))
 	}
-	fmt.Fprintf(&b, "export COPPERHEAD_BASE_URL='%s'\n", modelURL)
+	fmt.Fprintf(&b, "export COPPERHEAD_BASE_URL=%s\n", shellQuote(modelURL))
 	// The script outlives copperhead to record its exit status; a Ctrl-C
 	// meant for copperhead runs the trap here instead of ending the script
 	// (a trapped signal is back to its default in copperhead).
-	fmt.Fprintf(&b, "trap true INT\n'%s' --repo '%s' --model compat:scripted \"$@\"\n", bin, repo)
+	fmt.Fprintf(&b, "trap true INT\n%s --repo %s \"$@\"\n", shellQuote(bin), shellQuote(repo))
 	fmt.Fprintf(&b, "echo $? > '%[1]s.tmp' && mv '%[1]s.tmp' '%[1]s'\n", filepath.Join(dir, "status"))
 	script = filepath.Join(dir, "shell.sh")
 	if err := os.WriteFile(script, []byte(b.String()), 0o755); err != nil {
@@ -199,7 +206,7 @@ func TestShellInTmux(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.OpenAI, renameScript(t)...)
 	dir, repo, script, env := shellFixture(t, srv.URL+"/v1", nil)
 	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
-	sh.start(script)
+	sh.start(script, "--model", "compat:scripted")
 
 	p := sh.prompts(1)
 	if !strings.Contains(p, "model: scripted at http://127.0.0.1") {
@@ -293,7 +300,7 @@ func TestShellCtrlCLeaves(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.OpenAI)
 	dir, _, script, env := shellFixture(t, srv.URL+"/v1", nil)
 	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
-	sh.start(script)
+	sh.start(script, "--model", "compat:scripted")
 	sh.prompts(1)
 	sh.tmux("send-keys", "-t", "shell", "C-c")
 	if status := sh.exitStatus(); status != "0" {
@@ -329,7 +336,7 @@ func TestShellInterruptRun(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.OpenAI, steps...)
 	dir, repo, script, env := shellFixture(t, srv.URL+"/v1", nil)
 	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
-	sh.start(script)
+	sh.start(script, "--model", "compat:scripted")
 	sh.prompts(1)
 	sh.typeLine("change R7 to 1M")
 	for deadline := time.Now().Add(paneDeadline); len(srv.Requests()) < 4; time.Sleep(50 * time.Millisecond) {
@@ -362,10 +369,11 @@ func TestShellInterruptRun(t *testing.T) {
 	}
 }
 
-// TestShellBudgetPrompt: a run that reaches its turn budget asks for more
-// turns inside the shell (AC-15.4's numbers), the answer is read by the
-// shell's line editor (Enter: the default extension), and the run goes on to
-// its commit (AC-15.1).
+// TestShellBudgetPrompt: the first request, given on the command line, runs
+// before the prompt; reaching its turn budget it asks for more turns inside
+// the shell (AC-15.4's numbers), the answer is read by the shell's line
+// editor (Enter: the default extension), and the run goes on to its commit
+// (AC-15.1).
 func TestShellBudgetPrompt(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.OpenAI, renameScript(t)...)
 	dir, repo, script, env := shellFixture(t, srv.URL+"/v1", func(repo string) {
@@ -383,15 +391,18 @@ func TestShellBudgetPrompt(t *testing.T) {
 		}
 	})
 	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
-	sh.start(script)
-	sh.prompts(1)
-	sh.typeLine("rename net KEY_DAH to KEY_DASH")
+	// The request on the command line (copperhead "<request>") runs before
+	// the first prompt.
+	sh.start(script, "--model", "compat:scripted", "rename net KEY_DAH to KEY_DASH")
 	p := sh.waitFor("the budget question", func(p string) bool { return strings.Contains(p, "More turns? [10, 0 to stop]") })
 	if !strings.Contains(p, "turn budget reached: 2/2 turns") || !strings.Contains(p, "tokens. More turns?") {
 		t.Errorf("the question lacks the cost so far:\n%s", p)
 	}
+	if strings.Contains(p, "copperhead> ") {
+		t.Errorf("a prompt came before the first request ran:\n%s", p)
+	}
 	sh.tmux("send-keys", "-t", "shell", "Enter")
-	p = sh.prompts(2)
+	p = sh.prompts(1)
 	if !regexp.MustCompile(`(?m)^done · verification passed.* · commit [0-9a-f]{12} `).MatchString(p) {
 		t.Errorf("the extended run did not commit:\n%s", p)
 	}
@@ -401,5 +412,45 @@ func TestShellBudgetPrompt(t *testing.T) {
 	sh.typeLine("/quit")
 	if status := sh.exitStatus(); status != "0" {
 		t.Errorf("/quit: exit status %s, want 0", status)
+	}
+}
+
+// TestShellModelPicker: with no model configured anywhere the shell offers
+// the ready backends; the pick (a compatible endpoint, whose model id is
+// asked for) is the session's model, and /model NAME changes it.
+func TestShellModelPicker(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.OpenAI)
+	dir, _, script, env := shellFixture(t, srv.URL+"/v1", nil)
+	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
+	sh.start(script)
+	p := sh.waitFor("the picker", func(p string) bool {
+		return strings.Contains(p, "Pick one for this session [1-1, Enter to keep none]:")
+	})
+	if !strings.Contains(p, "model: none: no model selected") || !regexp.MustCompile(`(?m)^  1\s+compat\s`).MatchString(p) {
+		t.Errorf("the picker does not say why or list the ready compat backend:\n%s", p)
+	}
+	sh.typeLine("1")
+	sh.waitFor("the model id question", func(p string) bool { return strings.Contains(p, "model id at that endpoint:") })
+	sh.typeLine("scripted")
+	p = sh.prompts(1)
+	if !strings.Contains(p, "model: scripted at "+srv.URL+"/v1 (backend compat, selected by this session)") {
+		t.Errorf("the pick is not the session's model:\n%s", p)
+	}
+	sh.typeLine("/model compat:other")
+	p = sh.prompts(2)
+	if !strings.Contains(p, "model: other at ") {
+		t.Errorf("/model NAME did not change the model:\n%s", p)
+	}
+	sh.typeLine("/model compat:")
+	p = sh.prompts(3)
+	if !strings.Contains(p, "copperhead: /model: invalid model") {
+		t.Errorf("/model with a malformed name was not refused:\n%s", p)
+	}
+	sh.typeLine("/quit")
+	if status := sh.exitStatus(); status != "0" {
+		t.Errorf("/quit: exit status %s, want 0", status)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("picking a model made %d model requests, want none", n)
 	}
 }
