@@ -409,6 +409,13 @@ func TestShellBudgetPrompt(t *testing.T) {
 	if got := git(t, repo, env, "rev-list", "--count", "HEAD"); got != "2" {
 		t.Errorf("%s commits, want 2", got)
 	}
+	logs, _ := filepath.Glob(filepath.Join(repo, filepath.FromSlash(config.RunsDir), "repl-*.log"))
+	if len(logs) != 1 {
+		t.Fatalf("session logs %v, want one", logs)
+	}
+	if data, err := os.ReadFile(logs[0]); err != nil || !strings.Contains(string(data), "More turns? [10, 0 to stop]") {
+		t.Errorf("the session log lacks the question (%v):\n%s", err, data)
+	}
 	sh.typeLine("/quit")
 	if status := sh.exitStatus(); status != "0" {
 		t.Errorf("/quit: exit status %s, want 0", status)

@@ -209,7 +209,8 @@ func (r *runRenderer) toolLine(e runs.Event) string {
 }
 
 // Ask shows question and reads one line of answer, with the status line out
-// of the way while the human thinks. ok is false when the input ended
+// of the way while the human thinks. In the agent shell the shell's line
+// editor reads it (the question is its prompt): one reader of the terminal. ok is false when the input ended
 // without an answer (nobody is there to say yes) or ctx ended first (Ctrl-C
 // at the question declines instead of waiting for Enter).
 func (r *runRenderer) Ask(ctx context.Context, question string) (answer string, ok bool) {

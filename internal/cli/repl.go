@@ -210,7 +210,7 @@ func (a *app) newSession(ctx context.Context, ws *workspace, o replOptions) (*se
 		hist = s.history.Lines
 	}
 	s.editor = repl.NewEditor(a.io.Out, hist)
-	s.streams.Lines = s.editor.ReadLine
+	s.streams.Lines = s.ask
 	s.shell = &repl.Shell{
 		Lines:    s.editor,
 		Out:      s.streams.Out,
@@ -270,6 +270,17 @@ func (s *session) close() {
 			fmt.Fprintln(s.a.io.Err, "copperhead: "+err.Error())
 		}
 	}
+}
+
+// ask reads the answer to a question (a run's, the picker's) in the line
+// editor; the log gets the question and the answer as the screen showed
+// them (the editor writes to the terminal itself, past the mirrors).
+func (s *session) ask(ctx context.Context, question string) (string, error) {
+	ans, err := s.editor.ReadLine(ctx, question)
+	if s.log != nil {
+		s.log.Line(question + ans)
+	}
+	return ans, err
 }
 
 // typed records a line accepted at the prompt: the history (redacted, also
@@ -647,7 +658,7 @@ func (s *session) chooseModel(ctx context.Context, asked bool) {
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", i+1, b.Backend, dash(b.DefaultModel), b.Detail)
 	}
 	_ = tw.Flush()
-	ans, err := s.editor.ReadLine(ctx, fmt.Sprintf("Pick one for this session [1-%d, Enter to keep %s]: ", len(ready), s.currentWords()))
+	ans, err := s.ask(ctx, fmt.Sprintf("Pick one for this session [1-%d, Enter to keep %s]: ", len(ready), s.currentWords()))
 	ans = strings.TrimSpace(ans)
 	if err != nil || ans == "" {
 		return
@@ -685,7 +696,7 @@ func (s *session) specFor(ctx context.Context, b llm.BackendStatus) (string, boo
 	case llm.BackendOpenAI:
 		return llm.DefaultOpenAIModel, true
 	case llm.BackendCompat:
-		id, err := s.editor.ReadLine(ctx, "model id at that endpoint: ")
+		id, err := s.ask(ctx, "model id at that endpoint: ")
 		if id = strings.TrimSpace(id); err != nil || id == "" {
 			return "", false
 		}
