@@ -461,3 +461,30 @@ func TestShellModelPicker(t *testing.T) {
 		t.Errorf("picking a model made %d model requests, want none", n)
 	}
 }
+
+// TestShellUnignoredRuns: in a repository that does not git-ignore the runs
+// folder the shell says so and writes no history or log, so it never makes
+// the tree dirty (which would refuse every request).
+func TestShellUnignoredRuns(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.OpenAI)
+	dir, repo, script, env := shellFixture(t, srv.URL+"/v1", func(repo string) {
+		if err := os.Remove(filepath.Join(repo, ".gitignore")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
+	sh.start(script, "--model", "compat:scripted")
+	p := sh.prompts(1)
+	if !strings.Contains(p, "-- "+config.RunsDir+" is not git-ignored here (copperhead init adds it): this session keeps no history or log file") {
+		t.Errorf("no notice about the unignored runs folder:\n%s", p)
+	}
+	sh.typeLine("/git")
+	sh.prompts(2)
+	sh.typeLine("/quit")
+	if status := sh.exitStatus(); status != "0" {
+		t.Errorf("/quit: exit status %s, want 0", status)
+	}
+	if got := git(t, repo, env, "status", "--porcelain"); got != "" {
+		t.Errorf("the shell made the tree dirty:\n%s", got)
+	}
+}
