@@ -357,9 +357,9 @@ func (s *session) commands() []repl.Command {
 var exampleRequests = []string{
 	"rename net KEY_DAH to KEY_DASH",
 	"change R7 to 1M to cut the idle current through the dash pull-up",
+	"set the MPN of U4 to AP2112K-3.3TRG1",
 	"add a 100nF decoupling capacitor on the 3V3 rail next to U1",
-	"move the buzzer to a pin that is not a strapping pin",
-	"record the battery's 25 uA sleep-current budget in the spec",
+	"lower the sleep-current budget to 20 uA and fix what no longer meets it",
 }
 
 func (s *session) examples(context.Context, []string) error {
@@ -377,8 +377,11 @@ func (s *session) status(ctx context.Context, _ []string) error {
 }
 
 // describeModel says which model the session's requests use and why.
+// A model that is selected but cannot run (its key or endpoint missing)
+// says so, with the backend's hint, as 'copperhead models' does.
 func (s *session) describeModel() string {
-	sel, err := llm.Select(settingsFrom(s.model, s.ws.cfg))
+	st := settingsFrom(s.model, s.ws.cfg)
+	sel, err := llm.Select(st)
 	if err != nil {
 		return "none: " + textfmt.OneLine(err.Error())
 	}
@@ -386,7 +389,14 @@ func (s *session) describeModel() string {
 	if s.model != "" {
 		source = "this session"
 	}
-	return fmt.Sprintf("%s (backend %s, selected by %s)", describeSelection(sel), sel.Backend, source)
+	line := fmt.Sprintf("%s (backend %s, selected by %s)", describeSelection(sel), sel.Backend, source)
+	if b, ok := backendStatus(llm.Backends(st), sel.Backend); ok && !b.Ready {
+		line += "; not ready: " + textfmt.OneLine(b.Detail)
+		if b.Hint != "" {
+			line += " (" + b.Hint + ")"
+		}
+	}
+	return line
 }
 
 func (s *session) bom(ctx context.Context, _ []string) error {
