@@ -43,9 +43,12 @@ starting with / is a slash command (/help lists them): the inspect commands
 (/check, /parts, /nets, /sync, /drift, ...) only read, with no model call and
 no write. An optional first request runs before the prompt.
 
-The shell needs a terminal on stdin and stdout. Off a terminal, with a request
-it runs that one request as do does (same output, same exit codes) and
-exits; without one it refuses (exit 2) and points at copperhead do. With no
+The shell needs a terminal on stdin and stdout (and, like every command, a
+repository holding a KiCad project). Off a terminal, with a request it runs
+that one request as do does (same output, same exit codes) and exits;
+without one, or with a slash command, it refuses (exit 2) and points at
+copperhead do. A request given to copperhead itself must be quoted as one
+argument with a space in it: a lone unknown word stays an unknown command. With no
 model configured anywhere (or an ambiguous one), it offers a picker of the
 ready backends (also /model).
 
@@ -141,6 +144,9 @@ func (a *app) runRepl(ctx context.Context, request string, o replOptions) error 
 			return withHint(usagef("no command given, and the agent shell needs a terminal on stdin and stdout: one of %s", o.commands), hint)
 		case request == "":
 			return withHint(usagef("the agent shell needs a terminal on stdin and stdout"), hint)
+		case strings.HasPrefix(request, "/"):
+			return withHint(usagef("%s is a slash command of the agent shell, which needs a terminal on stdin and stdout", strings.Fields(request)[0]),
+				"each inspect command is also a command: see 'copperhead --help'")
 		}
 		// Off a terminal a request is one do run: nobody is there to type
 		// the next line.

@@ -34,6 +34,8 @@ func TestShellOffATerminal(t *testing.T) {
 			[]string{"the agent shell needs a terminal on stdin and stdout", `copperhead do "<change request>"`}},
 		{"repl --json", []string{"--repo", repo, "--json", "repl"}, ExitUsage, []string{"the agent shell needs a terminal"}},
 		{"repl with two requests", []string{"--repo", repo, "repl", "a b", "c d"}, ExitUsage, []string{"repl takes at most one change request"}},
+		{"a slash command off a terminal", []string{"--repo", repo, "repl", "/check"}, ExitUsage,
+			[]string{"/check is a slash command of the agent shell, which needs a terminal", "copperhead --help"}},
 		{"a lone word at the root", []string{"--repo", repo, "chek"}, ExitUsage, []string{`unknown command "chek"`, "did you mean check?"}},
 	}
 	for _, tc := range tests {
