@@ -291,3 +291,51 @@ func TestLogName(t *testing.T) {
 		t.Errorf("LogName = %q, want the UTC time", got)
 	}
 }
+
+// FuzzMirror: whatever a stream writes, split however, the terminal gets it
+// unchanged and the log gets plain redacted lines: no escape, no carriage
+// return, no secret on a line of its own.
+func FuzzMirror(f *testing.F) {
+	f.Add([]byte("\x1b[2m⠋ turn 1/40\x1b[0m\r\x1b[2Kdone\n"), 3)
+	f.Add([]byte("key "+secret+"\n\x1b]0;t\x07x\x1b"), 1)
+	f.Add([]byte("\xe2\x9c\x93 \x1b[?25h\b\tok\n"), 2)
+	f.Fuzz(func(t *testing.T, data []byte, split int) {
+		path := filepath.Join(t.TempDir(), "log")
+		lg, err := CreateLog(path, testRedactor())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var screen bytes.Buffer
+		m := lg.Mirror(&screen)
+		if split <= 0 {
+			split = 1
+		}
+		for i := 0; i < len(data); i += split {
+			if _, err := m.Write(data[i:min(len(data), i+split)]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m.Close()
+		if err := lg.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(screen.Bytes(), data) {
+			t.Fatal("the terminal did not get the bytes unchanged")
+		}
+		out, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.ContainsAny(out, "\x1b\r") {
+			t.Fatalf("the log holds a control character: %q", out)
+		}
+		if bytes.Count(out, []byte("\n")) > bytes.Count(data, []byte("\n"))+1 {
+			t.Fatalf("the log has more lines than the stream: %q from %q", out, data)
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			if strings.Contains(line, secret) {
+				t.Fatalf("the log holds the secret: %q", line)
+			}
+		}
+	})
+}
