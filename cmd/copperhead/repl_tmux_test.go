@@ -219,7 +219,11 @@ func TestShellInTmux(t *testing.T) {
 			t.Errorf("/help does not list %s", name)
 		}
 	}
-	sh.typeLine("/parts")
+	// Tab completes a slash command's name.
+	sh.tmux("send-keys", "-t", "shell", "-l", "/par")
+	sh.tmux("send-keys", "-t", "shell", "Tab")
+	sh.waitFor("the completed name", func(p string) bool { return strings.HasSuffix(strings.TrimRight(p, "\n "), "copperhead> /parts") })
+	sh.tmux("send-keys", "-t", "shell", "Enter")
 	p = sh.prompts(3)
 	if !strings.Contains(p, "29 parts in hardware/open-telegraph.kicad_sch") {
 		t.Errorf("/parts did not list the parts:\n%s", p)

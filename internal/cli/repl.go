@@ -215,13 +215,14 @@ func (a *app) newSession(ctx context.Context, ws *workspace, o replOptions) (*se
 	if s.history != nil {
 		hist = s.history.Lines
 	}
-	s.editor = repl.NewEditor(a.io.Out, hist)
+	commands := s.commands()
+	s.editor = repl.NewEditor(a.io.Out, hist, commands)
 	s.streams.Lines = s.ask
 	s.shell = &repl.Shell{
 		Lines:    s.editor,
 		Out:      s.streams.Out,
 		Prompt:   shellPrompt(a.mode() == modeTTY),
-		Commands: s.commands(),
+		Commands: commands,
 		Request:  s.request,
 		Attend:   a.io.Interrupts.Claim,
 		Typed:    s.typed,

@@ -18,8 +18,9 @@ import (
 // It is the one reader of stdin for the session: the prompt and every
 // question a run asks come through ReadLine.
 type Editor struct {
-	out     io.Writer
-	history func() []string
+	out      io.Writer
+	history  func() []string
+	complete readline.AutoCompleter
 
 	mu sync.Mutex
 	rl *readline.Instance // nil after a read was abandoned: rebuilt on the next read
@@ -27,9 +28,14 @@ type Editor struct {
 
 // NewEditor opens the editor writing its prompt and echo to out (the
 // terminal itself, not a mirror: the shell logs what was typed as a line of
-// its own). history gives the lines the up arrow walks, oldest first.
-func NewEditor(out io.Writer, history func() []string) *Editor {
-	return &Editor{out: out, history: history}
+// its own). history gives the lines the up arrow walks, oldest first; Tab
+// completes the slash commands' names from commands.
+func NewEditor(out io.Writer, history func() []string, commands []Command) *Editor {
+	items := make([]readline.PrefixCompleterInterface, 0, len(commands))
+	for _, c := range commands {
+		items = append(items, readline.PcItem("/"+c.Name))
+	}
+	return &Editor{out: out, history: history, complete: readline.NewPrefixCompleter(items...)}
 }
 
 func (e *Editor) instance() (*readline.Instance, error) {
@@ -44,6 +50,7 @@ func (e *Editor) instance() (*readline.Instance, error) {
 		// keeps only the in-memory list.
 		DisableAutoSaveHistory: true,
 		HistoryLimit:           HistoryLimit,
+		AutoComplete:           e.complete,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open the line editor: %w", err)

@@ -171,5 +171,6 @@ func (s *Shell) Help() {
 		fmt.Fprintf(tw, "  %s\t%s\n", usage, c.Help)
 	}
 	_ = tw.Flush()
+	fmt.Fprintln(s.Out, "Tab completes a command, the up arrow walks the history, Ctrl-R searches it.")
 	fmt.Fprintln(s.Out, "Ctrl-C stops a running change (rolled back, its work stashed); Ctrl-C or Ctrl-D at an empty prompt leaves.")
 }
