@@ -100,6 +100,10 @@ func defaultToRepl(root *cobra.Command, a *app) {
 	var o replOptions
 	replFlags(root, &o)
 	root.Use = `copperhead ["<change request>"]`
+	root.Long += `
+
+With no command, on a terminal, it starts the agent shell (copperhead repl):
+each line typed is one do change, and /help lists the slash commands.`
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		req := ""
 		if len(args) == 1 {
