@@ -6,7 +6,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -490,5 +492,36 @@ func TestShellUnignoredRuns(t *testing.T) {
 	}
 	if got := git(t, repo, env, "status", "--porcelain"); got != "" {
 		t.Errorf("the shell made the tree dirty:\n%s", got)
+	}
+}
+
+// TestShellTerminated: SIGTERM at the prompt ends the shell at once with
+// exit status 130, the terminal given back (the read in progress is
+// abandoned, not waited for).
+func TestShellTerminated(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.OpenAI)
+	dir, _, script, env := shellFixture(t, srv.URL+"/v1", nil)
+	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
+	sh.start(script, "--model", "compat:scripted")
+	sh.prompts(1)
+	// The pane runs the script; copperhead is its child.
+	pane := strings.TrimSpace(sh.tmux("list-panes", "-t", "shell", "-F", "#{pane_pid}"))
+	out, err := exec.Command("ps", "-o", "pid=", "--ppid", pane).Output()
+	if err != nil {
+		t.Fatalf("ps --ppid %s: %v", pane, err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("the pane's script has no one child: %q", out)
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if status := sh.exitStatus(); status != strconv.Itoa(exitInterrupted) {
+		t.Errorf("SIGTERM at the prompt: exit status %s, want %d", status, exitInterrupted)
+	}
+	// Ended by the shell itself, not by the 10-second watchdog.
+	if p := sh.pane(); strings.Contains(p, "still running") {
+		t.Errorf("the watchdog ended the shell:\n%s", p)
 	}
 }

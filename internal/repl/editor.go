@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/chzyer/readline"
@@ -24,6 +25,11 @@ type Editor struct {
 
 	mu sync.Mutex
 	rl *readline.Instance // nil after a read was abandoned: rebuilt on the next read
+	// stdin is rl's reader of the terminal. readline's Close does not stop
+	// a read in progress (it closes only its own buffer in front of this
+	// one), so abandoning a read closes this first: the pending read then
+	// ends and Close does not wait forever.
+	stdin *readline.CancelableStdin
 }
 
 // NewEditor opens the editor writing its prompt and echo to out (the
@@ -44,7 +50,9 @@ func (e *Editor) instance() (*readline.Instance, error) {
 	if e.rl != nil {
 		return e.rl, nil
 	}
+	stdin := readline.NewCancelableStdin(os.Stdin)
 	rl, err := readline.NewEx(&readline.Config{
+		Stdin:  stdin,
 		Stdout: e.out,
 		// The history file is ours (redacted, in the repository): readline
 		// keeps only the in-memory list.
@@ -53,6 +61,7 @@ func (e *Editor) instance() (*readline.Instance, error) {
 		AutoComplete:           e.complete,
 	})
 	if err != nil {
+		_ = stdin.Close()
 		return nil, fmt.Errorf("open the line editor: %w", err)
 	}
 	if e.history != nil {
@@ -60,7 +69,7 @@ func (e *Editor) instance() (*readline.Instance, error) {
 			_ = rl.SaveHistory(l)
 		}
 	}
-	e.rl = rl
+	e.rl, e.stdin = rl, stdin
 	return rl, nil
 }
 
@@ -108,10 +117,14 @@ func (e *Editor) ReadLine(ctx context.Context, prompt string) (string, error) {
 
 func (e *Editor) abandon(rl *readline.Instance) {
 	e.mu.Lock()
+	stdin := e.stdin
 	if e.rl == rl {
-		e.rl = nil
+		e.rl, e.stdin = nil, nil
 	}
 	e.mu.Unlock()
+	if stdin != nil {
+		_ = stdin.Close()
+	}
 	_ = rl.Close()
 	fmt.Fprintln(e.out)
 }
@@ -119,11 +132,12 @@ func (e *Editor) abandon(rl *readline.Instance) {
 // Close gives the terminal back (cooked mode, the reader stopped).
 func (e *Editor) Close() error {
 	e.mu.Lock()
-	rl := e.rl
-	e.rl = nil
+	rl, stdin := e.rl, e.stdin
+	e.rl, e.stdin = nil, nil
 	e.mu.Unlock()
 	if rl == nil {
 		return nil
 	}
+	_ = stdin.Close()
 	return rl.Close()
 }
