@@ -126,7 +126,7 @@ func (s *tmuxShell) exitStatus() string {
 // shellFixture is a committed copy of the fixture (prepare, when not nil,
 // changes it first) and a script starting copperhead on it, its arguments
 // passed on, with the scripted model's endpoint at modelURL.
-func shellFixture(t *testing.T, modelURL string, prepare func(repo string)) (dir, repo, script string, env []string) {
+func shellFixture(t *testing.T, modelURL string, prepare func(repo string), extraEnv ...string) (dir, repo, script string, env []string) {
 	bin, err := exec.LookPath("copperhead") // testscript.Main puts it on PATH
 	if err != nil {
 		t.Skip("copperhead command not on PATH")
@@ -150,6 +150,7 @@ func shellFixture(t *testing.T, modelURL string, prepare func(repo string)) (dir
 		"GIT_AUTHOR_NAME=Test Engineer", "GIT_AUTHOR_EMAIL=test@example.invalid",
 		"GIT_COMMITTER_NAME=Test Engineer", "GIT_COMMITTER_EMAIL=test@example.invalid",
 		"OPENAI_API_KEY=", "ANTHROPIC_API_KEY=", "COPPERHEAD_MODEL=", "TERM=xterm-256color")
+	env = append(env, extraEnv...)
 	if err := os.MkdirAll(filepath.Join(dir, "home"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -523,5 +524,41 @@ func TestShellTerminated(t *testing.T) {
 	// Ended by the shell itself, not by the 10-second watchdog.
 	if p := sh.pane(); strings.Contains(p, "still running") {
 		t.Errorf("the watchdog ended the shell:\n%s", p)
+	}
+}
+
+// TestShellInterruptCommand: Ctrl-C during a slash command stops it (the
+// kicad-cli it waits on is killed, as signals.txtar shows for the commands)
+// and the prompt comes back. kicad-cli is a fake that marks that it started
+// and hangs.
+func TestShellInterruptCommand(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.OpenAI)
+	tmp := t.TempDir()
+	started, fake := filepath.Join(tmp, "started"), filepath.Join(tmp, "kicad-cli")
+	slow := "#!/bin/sh\nif [ \"$1\" = version ]; then echo 9.0.8; exit 0; fi\n: > \"$STARTED\"\nexec sleep 1000\n"
+	if err := os.WriteFile(fake, []byte(slow), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, _, script, env := shellFixture(t, srv.URL+"/v1", nil, "COPPERHEAD_KICAD_CLI="+fake, "STARTED="+started)
+	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
+	sh.start(script, "--model", "compat:scripted")
+	sh.prompts(1)
+	sh.typeLine("/nets")
+	for deadline := time.Now().Add(paneDeadline); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kicad-cli never started; the screen:\n%s", sh.pane())
+		}
+	}
+	sh.tmux("send-keys", "-t", "shell", "C-c")
+	p := sh.prompts(2)
+	if !strings.Contains(p, "stopped (interrupt signal received)") {
+		t.Errorf("/nets was not stopped by the interrupt:\n%s", p)
+	}
+	sh.typeLine("/quit")
+	if status := sh.exitStatus(); status != "0" {
+		t.Errorf("/quit after the interrupt: exit status %s, want 0", status)
 	}
 }
