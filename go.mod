@@ -5,6 +5,7 @@ go 1.26
 require (
 	codeberg.org/readeck/go-readability/v2 v2.1.3
 	github.com/chromedp/chromedp v0.23.0
+	github.com/chzyer/readline v1.5.1
 	github.com/coder/websocket v1.8.15
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/google/jsonschema-go v0.4.3

@@ -3,7 +3,7 @@
 # non-interactively. Rerunning on a ready machine installs nothing.
 #
 #   kicad-cli 9 (package kicad), kicad-symbols, kicad-footprints, kicad-demos (bookworm-backports)
-#   poppler-utils (pdftotext), git, strace, jq, curl (used by the test suite)
+#   poppler-utils (pdftotext), git, strace, tmux, jq, curl (used by the test suite)
 #   Node >= 20 and the OpenSpec CLI pinned below
 #   the SARIF validator (@microsoft/sarif-multitool, pinned below; the test suite
 #   validates check --format sarif with it)
@@ -90,6 +90,8 @@ command -v pdftotext >/dev/null 2>&1 || base+=(poppler-utils)
 command -v git >/dev/null 2>&1 || base+=(git)
 # strace lets the test suite prove that `check` opens no network connection.
 command -v strace >/dev/null 2>&1 || base+=(strace)
+# tmux runs the agent shell in a real terminal for its end-to-end test.
+command -v tmux >/dev/null 2>&1 || base+=(tmux)
 # The GitHub Action's steps (scripts/action/run.sh, tested here) use jq and curl.
 command -v jq >/dev/null 2>&1 || base+=(jq)
 command -v curl >/dev/null 2>&1 || base+=(curl)

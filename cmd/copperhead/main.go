@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -26,28 +27,41 @@ const graceAfterSignal = 10 * time.Second
 func main() { os.Exit(run()) }
 
 func run() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go watchdog(ctx, stop)
-	code := cli.Main(ctx, os.Args[1:], cli.StdIO())
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(context.Canceled)
+	streams := cli.StdIO()
+	streams.Interrupts = &cli.Interrupts{}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go routeSignals(sigs, streams.Interrupts, cancel)
+	code := cli.Main(ctx, os.Args[1:], streams)
 	if code != 0 && context.Cause(ctx) != context.Canceled && ctx.Err() != nil {
 		return exitInterrupted
 	}
 	return code
 }
 
-// watchdog is the net under "honour signals everywhere": once a signal has
-// cancelled ctx, the default signal behaviour comes back (a second Ctrl-C
-// kills the process), and a command still running after graceAfterSignal
-// ends the process with one line and exitInterrupted.
-func watchdog(ctx context.Context, stop context.CancelFunc) {
-	<-ctx.Done()
-	cause := context.Cause(ctx)
-	if cause == context.Canceled {
-		return // stop was called: the command finished
+// routeSignals is the net under "honour signals everywhere". A SIGINT the
+// agent shell has claimed ends only the shell's current step. Any other
+// signal cancels the command's context with the signal as its cause; then
+// the default signal behaviour comes back (a second Ctrl-C kills the
+// process), and a command still running after graceAfterSignal ends the
+// process with one line and exitInterrupted.
+func routeSignals(sigs chan os.Signal, ints *cli.Interrupts, cancel context.CancelCauseFunc) {
+	for sig := range sigs {
+		cause := signalCause(sig)
+		if sig == os.Interrupt && ints.Interrupt(cause) {
+			continue
+		}
+		signal.Stop(sigs)
+		cancel(cause)
+		time.Sleep(graceAfterSignal)
+		fmt.Fprintf(os.Stderr, "copperhead: %v: still running %v later, exiting\n", cause, graceAfterSignal)
+		os.Exit(exitInterrupted)
 	}
-	stop()
-	time.Sleep(graceAfterSignal)
-	fmt.Fprintf(os.Stderr, "copperhead: %v: still running %v later, exiting\n", cause, graceAfterSignal)
-	os.Exit(exitInterrupted)
 }
+
+// signalCause words a signal as signal.NotifyContext does ("interrupt signal
+// received"): the messages of every stopped command quote it.
+func signalCause(sig os.Signal) error { return errors.New(sig.String() + " signal received") }

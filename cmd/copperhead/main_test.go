@@ -201,46 +201,60 @@ func cmdFakeModel(t *testing.T, ts *testscript.TestScript, neg bool, args []stri
 		if len(args) != 3 {
 			ts.Fatalf("usage: fakemodel anthropic|openai -script FILE")
 		}
-		var steps []struct {
-			Text      string            `json:"text"`
-			ToolCalls []llm.ToolCall    `json:"tool_calls"`
-			Stop      llm.StopReason    `json:"stop"`
-			Status    int               `json:"status"`
-			Header    map[string]string `json:"header"`
-			DelayMS   int               `json:"delay_ms"`
-		}
-		ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[2])), &steps))
-		for i, st := range steps {
-			if st.DelayMS > 0 {
-				// A model that does not answer in time: the test kills
-				// the run while it waits (see fakewait).
-				script = append(script, llmtest.Slow{Delay: time.Duration(st.DelayMS) * time.Millisecond})
-				continue
-			}
-			if st.Status != 0 {
-				script = append(script, llmtest.Status{Code: st.Status, Header: st.Header})
-				continue
-			}
-			for j := range st.ToolCalls {
-				if st.ToolCalls[j].ID == "" {
-					st.ToolCalls[j].ID = fmt.Sprintf("call_%d_%d", i+1, j+1)
-				}
-			}
-			stop := st.Stop
-			if stop == "" {
-				stop = llm.StopEnd
-				if len(st.ToolCalls) > 0 {
-					stop = llm.StopToolUse
-				}
-			}
-			script = append(script, llmtest.Reply{Text: st.Text, ToolCalls: st.ToolCalls, Stop: stop, Usage: llm.Usage{Input: 1200, Output: 80}})
-		}
+		var err error
+		script, err = fakeSteps([]byte(ts.ReadFile(args[2])))
+		ts.Check(err)
 	} else {
 		for _, r := range args[1:] {
 			script = append(script, llmtest.Reply{Text: r, Usage: llm.Usage{Input: 21, Output: 1}})
 		}
 	}
 	scriptcmd.StartFakeModel(t, ts, llmtest.Protocol(args[0]), script...)
+}
+
+// fakeSteps decodes a fake model's script: a JSON array of steps, each
+// {"text": "...", "tool_calls": [{"id", "name", "args"}], "stop": "tool_use"},
+// {"status": 429, "header": {...}} or {"delay_ms": N}. The scripts' fakemodel
+// and the shell's tmux test share it.
+func fakeSteps(data []byte) ([]llmtest.Step, error) {
+	var steps []struct {
+		Text      string            `json:"text"`
+		ToolCalls []llm.ToolCall    `json:"tool_calls"`
+		Stop      llm.StopReason    `json:"stop"`
+		Status    int               `json:"status"`
+		Header    map[string]string `json:"header"`
+		DelayMS   int               `json:"delay_ms"`
+	}
+	if err := json.Unmarshal(data, &steps); err != nil {
+		return nil, fmt.Errorf("fake model script: %w", err)
+	}
+	var script []llmtest.Step
+	for i, st := range steps {
+		if st.DelayMS > 0 {
+			// A model that does not answer in time: the test kills
+			// the run while it waits (see fakewait).
+			script = append(script, llmtest.Slow{Delay: time.Duration(st.DelayMS) * time.Millisecond})
+			continue
+		}
+		if st.Status != 0 {
+			script = append(script, llmtest.Status{Code: st.Status, Header: st.Header})
+			continue
+		}
+		for j := range st.ToolCalls {
+			if st.ToolCalls[j].ID == "" {
+				st.ToolCalls[j].ID = fmt.Sprintf("call_%d_%d", i+1, j+1)
+			}
+		}
+		stop := st.Stop
+		if stop == "" {
+			stop = llm.StopEnd
+			if len(st.ToolCalls) > 0 {
+				stop = llm.StopToolUse
+			}
+		}
+		script = append(script, llmtest.Reply{Text: st.Text, ToolCalls: st.ToolCalls, Stop: stop, Usage: llm.Usage{Input: 1200, Output: 80}})
+	}
+	return script, nil
 }
 
 // fakerequest N FILE writes the body of the fake model's Nth request (1-based)

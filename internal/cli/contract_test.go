@@ -31,7 +31,7 @@ func TestCommandGroups(t *testing.T) {
 		{[]string{"datasheet"}, []string{"datasheet needs a subcommand: one of fetch"}},
 		{[]string{"parts", "find"}, []string{`unknown command "find" for "copperhead parts": valid commands are search`}},
 		{[]string{"frobnicate"}, []string{`unknown command "frobnicate" for "copperhead": valid commands are `, "check", "edit"}},
-		{nil, []string{"no command given: one of ", "check", "init"}},
+		{nil, []string{"no command given, and the agent shell needs a terminal on stdin and stdout: one of ", "check", "init", `copperhead do "<change request>"`}},
 		// cobra would show the group's help and exit 0.
 		{[]string{"edit", "bogus", "--help"}, []string{`unknown command "bogus" for "copperhead edit"`}},
 		{[]string{"frobnicate", "--help"}, []string{`unknown command "frobnicate" for "copperhead"`}},

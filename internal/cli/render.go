@@ -32,11 +32,14 @@ import (
 // A renderer can be reused across runs (the create pipeline): Outcome
 // releases the status line and the next Begin re-establishes it.
 type runRenderer struct {
-	w     io.Writer
-	tty   bool
-	red   *redact.Redactor
-	now   func() time.Time
-	in    *bufio.Reader // answers to Ask
+	w   io.Writer
+	tty bool
+	red *redact.Redactor
+	now func() time.Time
+	in  *bufio.Reader // answers to Ask
+	// lines, when set, reads Ask's answer instead of in: the agent shell's
+	// line editor, which shows the question as its prompt.
+	lines func(ctx context.Context, prompt string) (string, error)
 	frame time.Duration // spinner period; 0 disables the ticker (tests)
 
 	mu       sync.Mutex
@@ -76,7 +79,7 @@ const spinnerPeriod = 120 * time.Millisecond
 // newRunRenderer picks the renderer for the app's mode: progress goes to
 // stdout, except with --json where stdout is reserved for the result.
 func (a *app) newRunRenderer(red *redact.Redactor) *runRenderer {
-	r := &runRenderer{w: a.io.Out, red: red, now: time.Now, in: bufio.NewReader(a.io.In), frame: spinnerPeriod}
+	r := &runRenderer{w: a.io.Out, red: red, now: time.Now, in: bufio.NewReader(a.io.In), lines: a.io.Lines, frame: spinnerPeriod}
 	switch a.mode() {
 	case modeJSON:
 		r.w = a.io.Err
@@ -206,7 +209,8 @@ func (r *runRenderer) toolLine(e runs.Event) string {
 }
 
 // Ask shows question and reads one line of answer, with the status line out
-// of the way while the human thinks. ok is false when the input ended
+// of the way while the human thinks. In the agent shell the shell's line
+// editor reads it (the question is its prompt): one reader of the terminal. ok is false when the input ended
 // without an answer (nobody is there to say yes) or ctx ended first (Ctrl-C
 // at the question declines instead of waiting for Enter).
 func (r *runRenderer) Ask(ctx context.Context, question string) (answer string, ok bool) {
@@ -217,6 +221,14 @@ func (r *runRenderer) Ask(ctx context.Context, question string) (answer string, 
 	}
 	paused := r.active
 	r.active = false
+	if r.lines != nil {
+		r.mu.Unlock()
+		answer, err := r.lines(ctx, question)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.resumeLocked(paused)
+		return strings.TrimSpace(answer), err == nil
+	}
 	fmt.Fprint(r.w, question)
 	r.mu.Unlock()
 
@@ -244,12 +256,17 @@ func (r *runRenderer) Ask(ctx context.Context, question string) (answer string, 
 	if !strings.HasSuffix(answer, "\n") {
 		fmt.Fprintln(r.w) // EOF: end the question's line
 	}
+	r.resumeLocked(paused)
+	return strings.TrimSpace(answer), err == nil || answer != ""
+}
+
+// resumeLocked brings the status line back after a question.
+func (r *runRenderer) resumeLocked(paused bool) {
 	r.active = paused
 	if r.tty && r.active {
 		fmt.Fprint(r.w, hideCur)
 		r.drawLocked()
 	}
-	return strings.TrimSpace(answer), err == nil || answer != ""
 }
 
 // Outcome replaces the status line with the run's one final line.

@@ -21,6 +21,13 @@ type IO struct {
 	Out    io.Writer
 	Err    io.Writer
 	OutTTY bool // Out is a terminal: colour and redrawn status lines are allowed
+	// Interrupts routes SIGINT to the agent shell's current step when it
+	// claims it (main sets it; nil: a signal only cancels the context).
+	Interrupts *Interrupts
+	// Lines, when set, reads a person's answer after a prompt: the agent
+	// shell's line editor, so a run's questions (more turns? apply?) share
+	// the shell's terminal instead of a second reader of In.
+	Lines func(ctx context.Context, prompt string) (string, error)
 }
 
 // StdIO returns the process's own streams.
@@ -156,8 +163,11 @@ with KiCad's own ERC and DRC.`,
 		newDiffCmd(a),
 		newMCPCmd(a),
 		newWatchCmd(a),
+		newReplCmd(a),
 	)
+	defaultToRepl(root, a)
 	wireContract(root, a)
+	rootArgs(root)
 	return root
 }
 
