@@ -435,6 +435,7 @@ var coveredElsewhere = map[string]elsewhere{
 	"diff 2":            {"testdata/script/diff.txtar", "copperhead --repo repo diff --base nosuchrev 2> err.txt"},
 	"recover 0":         {"testdata/script/recover.txtar", "copperhead --repo repo recover"},
 	"watch 0":           {"testdata/script/watch_open.txtar", "kill -INT watch"},
+	"repl 0":            {"repl_tmux_test.go", `t.Errorf("/quit: exit status %s, want 0", status)`},
 	"recover 1":         {"testdata/script/recover.txtar", "! copperhead --repo repo recover 01KAAAAAAAAAAAAAAAAAAAAAAA"},
 }
 
@@ -513,6 +514,7 @@ var readmeScenarios = []scenario{
 	{cmd: "mcp", code: 1, why: "no .kicad_sch in the repository", repo: "empty", args: []string{"mcp"}},
 	{cmd: "mcp", code: 2, why: "--json does not apply", repo: "fixture", args: []string{"--json", "mcp"}},
 	{cmd: "mcp", code: 2, why: "bad usage", repo: "fixture", args: []string{"mcp", "extra"}},
+	{cmd: "repl", code: 2, why: "off a terminal without a request", repo: "fixture", args: []string{"repl"}, stderr: "needs a terminal"},
 	{cmd: "watch", code: 1, why: "no schematic is found", repo: "empty", args: []string{"watch", "--port", "0"}},
 	{cmd: "watch", code: 2, why: "--port outside 0-65535", repo: "fixture", args: []string{"watch", "--port", "70000"}},
 	{cmd: "models", code: 0, why: "a model is selected", repo: "empty", args: []string{"models", "--model", "gpt-5"}, env: []string{"OPENAI_API_KEY=test-openai-credential-value"}},
