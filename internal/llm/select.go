@@ -115,8 +115,8 @@ func Select(s Settings) (Selection, error) {
 	case anthropic:
 		return Selection{Spec: "claude", Backend: BackendAnthropic, ModelID: DefaultAnthropicModel, Source: SourceAnthropicKey}, nil
 	}
-	return Selection{}, fmt.Errorf("%w: pass --model (claude, %s, %s), set %s or \"model\" in .copperhead/config.json, or export one of %s / %s",
-		ErrNoModel, DefaultOpenAIModel, compatSpecExample, EnvModel, EnvOpenAIKey, EnvAnthropicKey)
+	return Selection{}, fmt.Errorf("%w: pass --model (claude, %s, %s, or a saved login: %s, %s, %s), set %s or \"model\" in .copperhead/config.json, or export one of %s / %s",
+		ErrNoModel, DefaultOpenAIModel, compatSpecExample, BackendClaudeCode, BackendCodex, BackendCursor, EnvModel, EnvOpenAIKey, EnvAnthropicKey)
 }
 
 // route maps a model spec to its backend. Order matters: claude-code is a
