@@ -24,6 +24,7 @@ import (
 	"copperhead/internal/project"
 	"copperhead/internal/runmeta"
 	"copperhead/internal/runs"
+	"copperhead/internal/testkit"
 	"copperhead/internal/tool"
 	"copperhead/internal/tools"
 	"copperhead/internal/tools/toolstest"
@@ -202,17 +203,6 @@ func git(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// gitIdentity makes commits work in the temp repositories without touching
-// the user's configuration.
-func gitIdentity(t *testing.T) {
-	t.Setenv("GIT_AUTHOR_NAME", "test")
-	t.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
-	t.Setenv("GIT_COMMITTER_NAME", "test")
-	t.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-}
-
 // offlineProbes keep the run-start metadata off the tools: a test run needs
 // no kicad-cli or node version, only git's state.
 var offlineProbes = runmeta.Probes{
@@ -236,7 +226,7 @@ type harness struct {
 
 func newHarness(t *testing.T, steps ...step) *harness {
 	t.Helper()
-	gitIdentity(t)
+	testkit.GitIdentity(t)
 	repo := fixtureRepo(t)
 	cfg, _, err := config.LoadConfig(repo)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"copperhead/internal/project"
 	"copperhead/internal/runmeta"
 	"copperhead/internal/runs"
+	"copperhead/internal/testkit"
 	"copperhead/internal/transcript"
 )
 
@@ -44,7 +45,7 @@ func TestProviderParity(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	gitIdentity(t)
+	testkit.GitIdentity(t)
 	script := renameScript()
 	var replies []llmtest.Step
 	var cliSteps []map[string]any

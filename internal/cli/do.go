@@ -203,10 +203,10 @@ func (a *app) agentRun(ctx context.Context, ws *workspace, kc *kicadcli.Tool, ro
 // attended reports whether a human is at the terminal to answer a question:
 // stdout and stdin are both terminals and the output is not --json/--plain.
 // Only then is the turn-budget extension offered (AC-15.3).
-func (a *app) attended() bool {
-	if a.mode() != modeTTY {
-		return false
-	}
+func (a *app) attended() bool { return a.mode() == modeTTY && a.stdinTerminal() }
+
+// stdinTerminal reports whether stdin is a terminal someone can type at.
+func (a *app) stdinTerminal() bool {
 	f, ok := a.io.In.(*os.File)
 	if !ok {
 		return false

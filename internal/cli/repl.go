@@ -128,17 +128,7 @@ func rootArgs(root *cobra.Command) {
 
 // shellIO reports whether the shell can run here: stdin and stdout are both
 // terminals and the output is not --json.
-func (a *app) shellIO() bool {
-	if a.json || !a.io.OutTTY {
-		return false
-	}
-	f, ok := a.io.In.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
+func (a *app) shellIO() bool { return !a.json && a.io.OutTTY && a.stdinTerminal() }
 
 func (a *app) runRepl(ctx context.Context, request string, o replOptions) error {
 	if !a.shellIO() {
@@ -577,14 +567,20 @@ func (s *session) git(ctx context.Context, _ []string) error {
 // shownRuns is how many runs /runs lists: a screenful.
 const shownRuns = 15
 
-func (s *session) runs(context.Context, []string) error {
+// recordedRuns lists the repository's runs, newest first, saying so when
+// there are none.
+func (s *session) recordedRuns() ([]transcript.RunInfo, error) {
 	list, err := transcript.List(s.ws.repo)
-	if err != nil {
-		return err
-	}
-	if len(list) == 0 {
+	if err == nil && len(list) == 0 {
 		fmt.Fprintln(s.streams.Out, "no runs recorded yet in "+config.RunsDir)
-		return nil
+	}
+	return list, err
+}
+
+func (s *session) runs(context.Context, []string) error {
+	list, err := s.recordedRuns()
+	if err != nil || len(list) == 0 {
+		return err
 	}
 	tw := tabwriter.NewWriter(s.streams.Out, 0, 4, 2, ' ', 0)
 	for _, r := range list[:min(len(list), shownRuns)] {
@@ -600,13 +596,9 @@ func (s *session) runs(context.Context, []string) error {
 }
 
 func (s *session) last(context.Context, []string) error {
-	list, err := transcript.List(s.ws.repo)
-	if err != nil {
+	list, err := s.recordedRuns()
+	if err != nil || len(list) == 0 {
 		return err
-	}
-	if len(list) == 0 {
-		fmt.Fprintln(s.streams.Out, "no runs recorded yet in "+config.RunsDir)
-		return nil
 	}
 	r := list[0]
 	data, err := os.ReadFile(filepath.Join(r.Dir, transcript.SummaryFile))

@@ -48,18 +48,9 @@ type fixture struct {
 	before map[string]string
 }
 
-func gitIdentity(t *testing.T) {
-	t.Setenv("GIT_AUTHOR_NAME", "test")
-	t.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
-	t.Setenv("GIT_COMMITTER_NAME", "test")
-	t.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-}
-
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	gitIdentity(t)
+	testkit.GitIdentity(t)
 	f := &fixture{t: t, repo: toolstest.CopyFixture(t)}
 	f.git("init", "-q", "-b", "main")
 	f.git("add", "-A")

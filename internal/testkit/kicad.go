@@ -113,3 +113,15 @@ func WriteFile(t testing.TB, root, rel, body string, perm os.FileMode) string {
 	}
 	return p
 }
+
+// GitIdentity makes commits work in a test's temporary repositories without
+// touching the user's git configuration: a fixed author and committer, no
+// global or system config.
+func GitIdentity(t testing.TB) {
+	t.Setenv("GIT_AUTHOR_NAME", "test")
+	t.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "test")
+	t.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+}
