@@ -42,6 +42,13 @@ type diffIn struct {
 	Head string `json:"head,omitempty" jsonschema:"the git revision to compare to (default: the working tree)"`
 }
 
+// CheckOut is the check tool's answer: check --json's object, the gates'
+// result with the "error" line a failing check adds.
+type CheckOut struct {
+	*verify.Result
+	Error string `json:"error,omitempty" jsonschema:"which gates failed, as check --json says it: check failed: drift"`
+}
+
 // JSONObject is a command's --json object, passed through unchanged.
 type JSONObject map[string]any
 
@@ -50,12 +57,16 @@ func (s *Server) addReadTools() {
 	if s.opts.Check != nil {
 		mcp.AddTool(s.sdk, &mcp.Tool{Name: "check", Annotations: ro,
 			Description: "Run every gate `copperhead check` runs (ERC, DRC, doc drift, constraints, OpenSpec, sourcing) and return the same JSON as `check --json`. Changes nothing."},
-			func(ctx context.Context, _ *mcp.CallToolRequest, in checkIn) (*mcp.CallToolResult, *verify.Result, error) {
+			func(ctx context.Context, _ *mcp.CallToolRequest, in checkIn) (*mcp.CallToolResult, *CheckOut, error) {
 				res, err := s.opts.Check(ctx, in.Strict)
 				if err != nil {
 					return nil, nil, fmt.Errorf("check: %w", err)
 				}
-				return textOf(res, checkLine(res)), res, nil
+				out := &CheckOut{Result: res}
+				if !res.OK {
+					out.Error = checkLine(res) // as check --json says it
+				}
+				return textOf(out, checkLine(res)), out, nil
 			})
 		mcp.AddTool(s.sdk, &mcp.Tool{Name: "drift", Annotations: ro,
 			Description: "The drift gate of `copperhead check`: docs/BOM.md and docs/PINOUT.md against the schematic and KiCad's netlist, and the datasheet citations of VERIFIED(datasheet) rows. Changes nothing."},
