@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"copperhead/internal/procgroup"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -106,8 +106,7 @@ func Build(ctx context.Context, dir string, m MCU) BuildStatus {
 	runCtx, cancel := context.WithTimeout(ctx, buildTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, "make", "--no-print-directory", "-C", dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	procgroup.Own(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -1,7 +1,6 @@
 package kicadcli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,9 +10,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"copperhead/internal/procgroup"
 	"copperhead/internal/tempdir"
 	"copperhead/internal/textfmt"
 )
@@ -207,17 +206,13 @@ func (t *Tool) executeFile(ctx context.Context, timeout time.Duration, label, ou
 	cmd := exec.CommandContext(runCtx, t.Path, argv...)
 	cmd.Dir = dir
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		// A negative pid signals the whole process group kicad-cli leads.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	procgroup.Own(cmd)
 	cmd.WaitDelay = waitDelay
-	var stdout, stderr capped
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
+	stdout, stderr := &procgroup.Capped{Max: maxCaptured}, &procgroup.Capped{Max: maxCaptured}
+	cmd.Stdout = stdout
+	cmd.Stderr = stderr
 	runErr := cmd.Run()
-	out := output{stdout: stdout.buf.Bytes(), stderr: stderr.buf.Bytes()}
+	out := output{stdout: stdout.Bytes(), stderr: stderr.Bytes()}
 
 	if ctxErr := runCtx.Err(); ctxErr != nil {
 		said := quoteOutput(out.stdout, out.stderr)
@@ -262,14 +257,3 @@ func quoteOutput(stdout, stderr []byte) string {
 // maxCaptured caps each captured stream; kicad-cli prints a few lines, so
 // this only guards against a runaway child.
 const maxCaptured = 1 << 20
-
-// capped is an io.Writer that keeps the first maxCaptured bytes and drops
-// the rest (without failing the child's writes).
-type capped struct{ buf bytes.Buffer }
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := maxCaptured - c.buf.Len(); room > 0 {
-		c.buf.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
-}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"copperhead/internal/procgroup"
 	"copperhead/internal/redact"
 	"copperhead/internal/tempdir"
 	"copperhead/internal/textfmt"
@@ -207,11 +208,13 @@ func runCLI(ctx context.Context, path string, env []string, timeout time.Duratio
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, args(dir)...)
+	// Its own group: a timeout ends the node wrapper and the native binary
+	// it runs, not the wrapper alone.
+	procgroup.Own(cmd)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdin = strings.NewReader(stdin)
-	var stdout, stderr cappedBuffer
-	stdout.max, stderr.max = 64<<20, 64<<10
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout, stderr := &procgroup.Capped{Max: 64 << 20}, &procgroup.Capped{Max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = 2 * time.Second
 	runErr := cmd.Run()
 	r := cliRun{stdout: stdout.Bytes(), stderr: stderr.Bytes()}
@@ -227,19 +230,6 @@ func runCLI(ctx context.Context, path string, env []string, timeout time.Duratio
 		return r, fmt.Errorf("run %s: %w", path, runErr)
 	}
 	return r, nil
-}
-
-// cappedBuffer keeps the first max bytes written and discards the rest.
-type cappedBuffer struct {
-	bytes.Buffer
-	max int
-}
-
-func (b *cappedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); room > 0 {
-		b.Buffer.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
 }
 
 // quoteStderr is a CLI's stderr as an error quotes it: redacted, one line,

@@ -7,14 +7,13 @@
 package poppler
 
 import (
-	"bytes"
 	"context"
+	"copperhead/internal/procgroup"
 	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -41,13 +40,9 @@ func Run(ctx context.Context, timeout time.Duration, maxOut int, bin string, arg
 	// stable.
 	cmd.Env = []string{"LC_ALL=C.UTF-8", "PATH=/usr/bin:/bin"}
 	cmd.Dir = os.TempDir()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		// A negative pid signals the whole process group poppler leads.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	procgroup.Own(cmd)
 	cmd.WaitDelay = waitDelay
-	out, errb := &capped{max: maxOut}, &capped{max: maxStderr}
+	out, errb := &procgroup.Capped{Max: maxOut}, &procgroup.Capped{Max: maxStderr}
 	cmd.Stdout, cmd.Stderr = out, errb
 	runErr := cmd.Run()
 	stdout, stderr = out.Bytes(), errb.Bytes()
@@ -58,7 +53,7 @@ func Run(ctx context.Context, timeout time.Duration, maxOut int, bin string, arg
 		return stdout, stderr, fmt.Errorf("%s: %w", label, ctx.Err())
 	case runErr != nil:
 		return stdout, stderr, fmt.Errorf("%s: %v: %s", label, runErr, Quote(stderr))
-	case out.over:
+	case out.Over():
 		return stdout, stderr, fmt.Errorf("%s: output exceeds %d bytes", label, maxOut)
 	}
 	return stdout, stderr, nil
@@ -88,25 +83,3 @@ func Quote(stderr []byte) string {
 	}
 	return strconv.Quote(s)
 }
-
-// capped keeps at most max bytes and notes whether more arrived. The
-// buffer is a field, not embedded: an embedded bytes.Buffer would promote
-// ReadFrom, and io.Copy (which exec uses) would fill it past the cap.
-type capped struct {
-	buf  bytes.Buffer
-	max  int
-	over bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - c.buf.Len(); len(p) > room {
-		c.over = true
-		if room > 0 {
-			c.buf.Write(p[:room])
-		}
-		return len(p), nil
-	}
-	return c.buf.Write(p)
-}
-
-func (c *capped) Bytes() []byte { return c.buf.Bytes() }
