@@ -77,7 +77,7 @@ func ParseIntent(md []byte) Intent {
 
 // heading returns the text of a level-2 Markdown heading.
 func heading(line string) (string, bool) {
-	rest, ok := strings.CutPrefix(line, "## ")
+	rest, ok := strings.CutPrefix(unindent(line), "## ")
 	if !ok {
 		return "", false
 	}
@@ -102,7 +102,7 @@ func ReplaceSection(md []byte, title, body string) []byte {
 			}
 			continue
 		}
-		if strings.HasPrefix(t, "# ") || strings.HasPrefix(t, "## ") {
+		if u := unindent(t); strings.HasPrefix(u, "# ") || strings.HasPrefix(u, "## ") {
 			end = i
 			break
 		}
@@ -140,7 +140,7 @@ func HasDraftQuality(md []byte) bool {
 	in, body := false, false
 	for line := range strings.Lines(string(md)) {
 		t := strings.TrimSpace(line)
-		if h, ok := heading(t); ok || strings.HasPrefix(t, "# ") {
+		if h, ok := heading(strings.TrimRight(line, "\r\n")); ok || strings.HasPrefix(unindent(line), "# ") {
 			if in {
 				break
 			}
@@ -155,6 +155,16 @@ func HasDraftQuality(md []byte) bool {
 		}
 	}
 	return body
+}
+
+// unindent drops the up to three spaces a Markdown heading may be indented
+// by (four make a code block, not a heading), so every reader of LAYOUT.md
+// here agrees on which lines are headings.
+func unindent(line string) string {
+	for i := 0; i < 3 && strings.HasPrefix(line, " "); i++ {
+		line = line[1:]
+	}
+	return line
 }
 
 func splitLines(b []byte) []string {

@@ -92,11 +92,24 @@ func TestHasDraftQuality(t *testing.T) {
 		{"## Draft quality\n\n## Next\nbody\n", false},
 		{"## Other\nbody\n", false},
 		{"", false},
+		{"   ## Draft quality\n\nWhat is fine:\n- DRC clean\n", true}, // up to 3 spaces: still a heading
+		{"    ## Draft quality\n\nWhat is fine:\n", false},             // 4: a code block
 	}
 	for _, tc := range tests {
 		if got := HasDraftQuality([]byte(tc.md)); got != tc.want {
 			t.Errorf("HasDraftQuality(%q) = %v, want %v", tc.md, got, tc.want)
 		}
+	}
+}
+
+// TestReplaceSectionIndentedHeading: a heading indented by up to three
+// spaces is the section (replaced in place, not appended again), as every
+// Markdown reader takes it (a fuzz finding: " ## Draft quality").
+func TestReplaceSectionIndentedHeading(t *testing.T) {
+	md := []byte("# T\n\n  ## Draft quality\n\nold\n\n## Next\nbody\n")
+	got := string(ReplaceSection(md, DraftQualityHeading, "new"))
+	if want := "# T\n\n## Draft quality\n\nnew\n\n## Next\nbody\n"; got != want {
+		t.Errorf("ReplaceSection =\n%q\nwant\n%q", got, want)
 	}
 }
 
