@@ -93,7 +93,7 @@ func TestHasDraftQuality(t *testing.T) {
 		{"## Other\nbody\n", false},
 		{"", false},
 		{"   ## Draft quality\n\nWhat is fine:\n- DRC clean\n", true}, // up to 3 spaces: still a heading
-		{"    ## Draft quality\n\nWhat is fine:\n", false},             // 4: a code block
+		{"    ## Draft quality\n\nWhat is fine:\n", false},            // 4: a code block
 	}
 	for _, tc := range tests {
 		if got := HasDraftQuality([]byte(tc.md)); got != tc.want {
