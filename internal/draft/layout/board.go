@@ -63,6 +63,12 @@ func (bw *boardWriter) netName(name string) string {
 	return prefix + strings.ReplaceAll(name[len(prefix):], "/", "{slash}")
 }
 
+// boardNetName is a netlist net name as the board spells it (see netName).
+func boardNetName(sch *kicad.Schematic, name string) string {
+	bw := boardWriter{sheets: sheetPaths(sch)}
+	return bw.netName(name)
+}
+
 // sheetPaths lists the schematic's human sheet paths, longest first, each
 // ending in '/'.
 func sheetPaths(sch *kicad.Schematic) []string {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"copperhead/internal/fab"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicad/kigen"
 )
@@ -21,6 +22,8 @@ type input struct {
 	libs        Libraries
 	intent      Intent
 	rules       designRules
+	house       fab.House
+	proData     []byte // the drafted .kicad_pro
 	symbolPaths map[string]string
 	// skip lists nets not to route, with why (DRC faulted their tracks).
 	skip map[string]string

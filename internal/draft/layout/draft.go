@@ -3,7 +3,6 @@ package layout
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +13,7 @@ import (
 	"strings"
 
 	"copperhead/internal/config"
+	"copperhead/internal/fab"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/sexpr"
@@ -56,6 +56,9 @@ type Options struct {
 	// after every byte is computed and DRC has run on a scratch copy. ""
 	// is the schematic's folder.
 	Repo string
+	// Fab is the board house whose published rules the .kicad_pro gets and
+	// the draft routes within (internal/fab; "" is fab.Default).
+	Fab string
 	// Record names the board in Repo's .copperhead/config.json ("board") in
 	// the same transaction, so check runs DRC on it, outputs finds it and
 	// init keeps it. A repository without a config.json yet gets none (init
@@ -242,6 +245,9 @@ func prepare(ctx context.Context, kc KiCad, o Options) (*Report, []txn.File, err
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := os.WriteFile(strings.TrimSuffix(board, ".kicad_pcb")+".kicad_pro", in.proData, 0o644); err != nil {
+		return nil, nil, fmt.Errorf("write the scratch copy's project file: %w", err)
+	}
 	var res *draftResult
 	var drc *kicadcli.Report
 	for round := 0; ; round++ {
@@ -277,14 +283,9 @@ func prepare(ctx context.Context, kc KiCad, o Options) (*Report, []txn.File, err
 		drc.Notes[i] = strings.ReplaceAll(n, scratch+string(filepath.Separator), "")
 	}
 	rep := newReport(in, res, drc, o)
-	files := []txn.File{{Path: o.Board, Data: res.board}}
+	pro := strings.TrimSuffix(o.Board, ".kicad_pcb") + ".kicad_pro"
+	files := []txn.File{{Path: o.Board, Data: res.board}, {Path: pro, Data: in.proData}}
 	if o.MarkDraft {
-		pro := strings.TrimSuffix(o.Board, ".kicad_pcb") + ".kicad_pro"
-		data, err := markDraftSeverity(pro)
-		if err != nil {
-			return nil, nil, err
-		}
-		files = append(files, txn.File{Path: pro, Data: data})
 		rep.Redo = append(rep.Redo, fmt.Sprintf("`%s` reports unrouted nets as DRC warnings while the board is a draft: set `board.design_settings.rule_severities.unconnected_items` back to `error` once it is routed, before ordering boards", o.show(pro)))
 	}
 	if o.Record {
@@ -505,8 +506,33 @@ func loadInput(ctx context.Context, kc KiCad, o Options) (input, error) {
 	}
 	dir := filepath.Dir(o.Schematic)
 	in.libs = FindLibraries(dir)
-	if in.rules, err = readDesignRules(filepath.Join(dir, in.project+".kicad_pro")); err != nil {
+	if in.house, err = fab.Lookup(o.Fab); err != nil {
 		return in, err
+	}
+	// The board's project file (beside the board, as KiCad and DRC read it)
+	// with the house's rules; the router works within exactly what DRC
+	// will check.
+	var nets []netInfo
+	for _, n := range in.netlist.Nets {
+		nets = append(nets, netInfo{Name: n.Name, Nodes: n.Nodes})
+	}
+	kinds := classifyNets(nets, sch.PowerNets)
+	var powerNets []string
+	for _, n := range nets {
+		if kinds.power[n.Name] {
+			powerNets = append(powerNets, boardNetName(sch, n.Name))
+		}
+	}
+	proPath := strings.TrimSuffix(o.Board, ".kicad_pcb") + ".kicad_pro"
+	if _, err := os.Stat(proPath); errors.Is(err, fs.ErrNotExist) {
+		// A new board's project starts from the schematic's.
+		proPath = filepath.Join(dir, in.project+".kicad_pro")
+	}
+	if in.proData, err = projectFile(proPath, in.house, o.MarkDraft, powerNets); err != nil {
+		return in, err
+	}
+	if in.rules, err = parseDesignRules(in.proData); err != nil {
+		return in, fmt.Errorf("read design rules: %w", err)
 	}
 	if o.LayoutDoc != "" {
 		md, err := os.ReadFile(o.LayoutDoc)
@@ -643,33 +669,4 @@ func itemsText(v kicadcli.Violation) string {
 		return ""
 	}
 	return " (" + strings.Join(ds, "; ") + ")"
-}
-
-// markDraftSeverity returns a .kicad_pro's bytes (a new one when it is
-// missing) with unconnected_items set to warning, every other setting kept.
-func markDraftSeverity(pro string) ([]byte, error) {
-	doc := map[string]any{}
-	data, err := os.ReadFile(pro)
-	switch {
-	case err == nil:
-		if err := json.Unmarshal(data, &doc); err != nil {
-			return nil, fmt.Errorf("%s: %w", pro, err)
-		}
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("read %s: %w", pro, err)
-	}
-	obj := func(m map[string]any, k string) map[string]any {
-		if v, ok := m[k].(map[string]any); ok {
-			return v
-		}
-		v := map[string]any{}
-		m[k] = v
-		return v
-	}
-	obj(obj(obj(doc, "board"), "design_settings"), "rule_severities")["unconnected_items"] = "warning"
-	out, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(out, '\n'), nil
 }
