@@ -11,6 +11,7 @@ import (
 	"copperhead/internal/fab"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicad/kigen"
+	"copperhead/internal/sexpr"
 )
 
 // input is everything a draft is computed from; build does no I/O beyond
@@ -31,15 +32,23 @@ type input struct {
 
 // draftResult is a board and the facts the report is made of.
 type draftResult struct {
-	board    []byte
-	parts    []*part
-	w, h     float64
-	stated   bool
-	routes   []netRoute
-	tracks   []track
-	nets     []netInfo
-	kinds    netKinds
-	keepouts []KeepoutNote
+	board  []byte
+	parts  []*part
+	w, h   float64
+	stated bool
+	routes []netRoute
+	tracks []track
+	vias   []via
+	nets   []netInfo
+	// pourNet is the ground net poured on B.Cu ("" for none); pourFill its
+	// filled polygons when the zone filler ran.
+	pourNet  string
+	pourFill []sexpr.Node
+	pourNote string // why the pour is unfilled, "" when filled
+	// padsByNet are the copper pads of each net, as the router saw them.
+	padsByNet map[string][]routePad
+	kinds     netKinds
+	keepouts  []KeepoutNote
 }
 
 // build computes the draft: parts and footprints, the outline, placement,
@@ -133,8 +142,10 @@ func build(in input) (*draftResult, error) {
 	}
 	// Pads that share a spot (a module's ground tab array) still count once
 	// per pad; the spanning tree skips overlapping pairs.
+	res.padsByNet = padsByNet
+	res.pourNet = pourNet(nets, kinds, padsByNet)
 	res.routes = r.routeNets(padsByNet, kinds, in.skip)
-	res.tracks = r.tracks
+	res.tracks, res.vias = r.tracks, r.vias
 	res.board = emit(in, res, r.tracks)
 	return res, nil
 }
@@ -372,6 +383,10 @@ func emit(in input, res *draftResult, tracks []track) []byte {
 		kigen.N("start", x0, y0), kigen.N("end", x1, y1),
 		kigen.N("stroke", kigen.N("width", 0.05), kigen.N("type", kigen.Sym("default"))),
 		kigen.N("fill", kigen.Sym("no")), kigen.N("layer", "Edge.Cuts"), bw.uuid("outline")))
+	if res.pourNet != "" {
+		e := in.rules.EdgeClearance
+		args = append(args, bw.pourZone(res.pourNet, layerNames[1], Rect{X0: e, Y0: e, X1: res.w - e, Y1: res.h - e}, in.rules.Clearance, res.pourFill))
+	}
 	for _, p := range res.parts {
 		if p.role == roleAntenna && p.hasKeepout() {
 			args = append(args, bw.keepoutZone("antenna keepout "+p.Refdes, p.keepout))
@@ -388,7 +403,29 @@ func emit(in input, res *draftResult, tracks []track) []byte {
 			kigen.N("width", t.width), kigen.N("layer", layerNames[t.layer]), kigen.N("net", bw.netID[t.net]),
 			bw.uuid(fmt.Sprintf("seg/%s/%d", t.net, k))))
 	}
+	for i, v := range res.vias {
+		x, y := abs(v.at)
+		args = append(args, kigen.N("via",
+			kigen.N("at", x, y), kigen.N("size", in.rules.ViaDiameter), kigen.N("drill", in.rules.ViaDrill),
+			kigen.N("layers", "F.Cu", "B.Cu"), kigen.N("net", bw.netID[v.net]),
+			bw.uuid(fmt.Sprintf("via/%s/%d", v.net, i))))
+	}
 	args = append(args, kigen.N("embedded_fonts", kigen.Sym("no")))
 	n := kigen.N("kicad_pcb", args...)
 	return []byte(kigen.Format(&n))
+}
+
+// pourNet is the ground net the B.Cu pour carries: the ground net with the
+// most pads (ties by name), "" when no ground net has two pads.
+func pourNet(nets []netInfo, kinds netKinds, padsByNet map[string][]routePad) string {
+	best := ""
+	for _, n := range nets {
+		if !kinds.ground[n.Name] || len(padsByNet[n.Name]) < 2 {
+			continue
+		}
+		if best == "" || len(padsByNet[n.Name]) > len(padsByNet[best]) || len(padsByNet[n.Name]) == len(padsByNet[best]) && n.Name < best {
+			best = n.Name
+		}
+	}
+	return best
 }

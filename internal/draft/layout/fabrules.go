@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"copperhead/internal/fab"
+	"copperhead/internal/kicad/kigen"
 )
 
 // powerClass is the net class the draft puts power nets in: the house's
@@ -127,4 +128,14 @@ func defaultNetClass() map[string]any {
 		"schematic_color": "rgba(0, 0, 0, 0.000)", "track_width": 0.25, "via_diameter": 0.6,
 		"via_drill": 0.3, "wire_width": 6,
 	}
+}
+
+// boardRulesText says a house's rules in one line, for the CLI and the
+// Draft quality section.
+func boardRulesText(h fab.House) string {
+	r := h.Rules
+	n := kigen.Num
+	return fmt.Sprintf("%s (%s): clearance %s mm (minimum %s), tracks %s mm and %s mm for power (minimum %s), vias %s/%s mm (minimum %s/%s, ring %s), holes from %s mm, hole to hole %s mm",
+		h.Label, h.Source, n(r.Clearance), n(r.MinClearance), n(r.TrackWidth), n(r.PowerWidth), n(r.MinTrackWidth),
+		n(r.ViaDiam), n(r.ViaDrill), n(r.MinViaDiameter), n(r.MinViaDrill), n(r.MinAnnularRing), n(r.MinThroughHole), n(r.MinHoleToHole))
 }
