@@ -302,29 +302,58 @@ func (m *maze) pt(n gridNode) Pt {
 	return Pt{X: float64(ix) * gridPitch, Y: float64(iy) * gridPitch}
 }
 
-// padNodes are the grid points a track can run to straight from a pad's
-// centre on layer l, with the length of that run.
-func (r *router) padNodes(m *maze, p routePad, l int, net string, width float64) map[gridNode]float64 {
-	out := map[gridNode]float64{}
+// padNodes are the grid points a track can reach from a pad's centre on
+// layer l, each by its exit: a straight run when the point lies on a
+// horizontal, vertical or 45° line through the centre, else an L of a
+// horizontal and a vertical run (whichever clears first). A track that
+// leaves a rectangular pad at any other angle leaves a thin wedge of pad
+// copper beside it, which DRC reports as a copper sliver.
+func (r *router) padNodes(m *maze, p routePad, l int, net string, width float64) map[gridNode]padExit {
+	out := map[gridNode]padExit{}
 	if !p.layers[l] {
 		return out
 	}
-	reach := padReach
 	b := p.sh.bbox()
-	reach = math.Max(reach, math.Hypot(b.W(), b.H())/2+gridPitch)
+	reach := math.Max(padReach, math.Hypot(b.W(), b.H())/2+gridPitch)
 	x0, x1 := int(math.Ceil((p.at.X-reach)/gridPitch)), int(math.Floor((p.at.X+reach)/gridPitch))
 	y0, y1 := int(math.Ceil((p.at.Y-reach)/gridPitch)), int(math.Floor((p.at.Y+reach)/gridPitch))
 	for iy := max(0, y0); iy <= min(m.ny-1, y1); iy++ {
 		for ix := max(0, x0); ix <= min(m.nx-1, x1); ix++ {
 			q := Pt{X: float64(ix) * gridPitch, Y: float64(iy) * gridPitch}
-			d := q.Dist(p.at)
-			if d > reach || !r.segFree(p.at, q, l, net, width) {
+			if q.Dist(p.at) > reach {
 				continue
 			}
-			out[m.node(ix, iy, l)] = d
+			if e, ok := r.exit(p.at, q, l, net, width); ok {
+				out[m.node(ix, iy, l)] = e
+			}
 		}
 	}
 	return out
+}
+
+// padExit is how a track leaves a pad's centre for a grid point: through
+// corner (the pad centre itself for a straight exit), and its length.
+type padExit struct {
+	corner Pt
+	length float64
+}
+
+// exit finds the way from a pad centre c to grid point q (see padNodes).
+func (r *router) exit(c, q Pt, l int, net string, width float64) (padExit, bool) {
+	d := q.Sub(c)
+	ax, ay := math.Abs(d.X), math.Abs(d.Y)
+	if ax < eps || ay < eps || math.Abs(ax-ay) < eps {
+		if r.segFree(c, q, l, net, width) {
+			return padExit{corner: c, length: q.Dist(c)}, true
+		}
+		return padExit{}, false
+	}
+	for _, k := range []Pt{{X: q.X, Y: c.Y}, {X: c.X, Y: q.Y}} {
+		if r.segFree(c, k, l, net, width) && r.segFree(k, q, l, net, width) {
+			return padExit{corner: k, length: ax + ay}, true
+		}
+	}
+	return padExit{}, false
 }
 
 var dirs = [8][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}}
@@ -332,10 +361,17 @@ var dirs = [8][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {1, -1}, {-1, 1},
 // mazeRoute finds a path for net from pad a to pad b at width, and lays
 // it (tracks and vias). It reports whether it found one.
 func (r *router) mazeRoute(m *maze, a, b routePad, net string, width float64) bool {
-	// A straight track first: the common case for neighbours.
+	// A straight or L-shaped track first (pad exits kept square, as in
+	// exit): the common case for neighbours.
 	for l := range 2 {
-		if a.layers[l] && b.layers[l] && r.segFree(a.at, b.at, l, net, width) {
-			r.addTrack(track{a: a.at, b: b.at, layer: l, net: net, width: width})
+		if !a.layers[l] || !b.layers[l] {
+			continue
+		}
+		if e, ok := r.exit(a.at, b.at, l, net, width); ok {
+			if e.corner.Dist(a.at) > eps {
+				r.addTrack(track{a: a.at, b: e.corner, layer: l, net: net, width: width})
+			}
+			r.addTrack(track{a: e.corner, b: b.at, layer: l, net: net, width: width})
 			return true
 		}
 	}
@@ -343,9 +379,10 @@ func (r *router) mazeRoute(m *maze, a, b routePad, net string, width float64) bo
 	gen := m.gen
 	layerCost := [2]float64{1, backCost}
 	targets := map[gridNode]float64{}
+	targetExit := map[gridNode]padExit{}
 	for l := range 2 {
-		for n, d := range r.padNodes(m, b, l, net, width) {
-			targets[n] = d * layerCost[l]
+		for n, e := range r.padNodes(m, b, l, net, width) {
+			targets[n], targetExit[n] = e.length*layerCost[l], e
 		}
 	}
 	if len(targets) == 0 {
@@ -353,8 +390,11 @@ func (r *router) mazeRoute(m *maze, a, b routePad, net string, width float64) bo
 	}
 	h := func(n gridNode) float64 { return m.pt(n).Dist(b.at) }
 	open := &openHeap{}
+	startExit := map[gridNode]padExit{}
 	for l := range 2 {
-		for n, d := range r.padNodes(m, a, l, net, width) {
+		for n, e := range r.padNodes(m, a, l, net, width) {
+			startExit[n] = e
+			d := e.length
 			if m.seen[n] != gen || d*layerCost[l] < m.g[n] {
 				m.seen[n], m.g[n], m.from[n] = gen, d*layerCost[l], -1
 				heap.Push(open, openItem{n, m.g[n] + h(n)})
@@ -426,13 +466,13 @@ func (r *router) mazeRoute(m *maze, a, b routePad, net string, width float64) bo
 	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
 		path[i], path[j] = path[j], path[i]
 	}
-	r.layPath(m, a, b, path, net, width)
+	r.layPath(m, a, b, path, net, width, startExit[path[0]], targetExit[path[len(path)-1]])
 	return true
 }
 
 // layPath turns a grid path into tracks (each straight run pulled as
 // tight as the copper allows) and vias.
-func (r *router) layPath(m *maze, a, b routePad, path []gridNode, net string, width float64) {
+func (r *router) layPath(m *maze, a, b routePad, path []gridNode, net string, width float64, ea, eb padExit) {
 	type run struct {
 		layer int
 		pts   []Pt
@@ -449,11 +489,15 @@ func (r *router) layPath(m *maze, a, b routePad, path []gridNode, net string, wi
 		}
 		runs[len(runs)-1].pts = append(runs[len(runs)-1].pts, p)
 	}
-	runs[0].pts = append([]Pt{a.at}, runs[0].pts...)
-	last := &runs[len(runs)-1]
-	last.pts = append(last.pts, b.at)
-	for _, rn := range runs {
+	for i, rn := range runs {
 		pts := r.pull(rn.pts, rn.layer, net, width)
+		// The pad exits stay as exit found them: square to the pad.
+		if i == 0 {
+			pts = append(exitPts(a.at, ea), pts...)
+		}
+		if i == len(runs)-1 {
+			pts = append(pts, reverse(exitPts(b.at, eb))...)
+		}
 		for i := 0; i+1 < len(pts); i++ {
 			if pts[i].Dist(pts[i+1]) > eps {
 				r.addTrack(track{a: pts[i], b: pts[i+1], layer: rn.layer, net: net, width: width})
@@ -479,6 +523,23 @@ func (r *router) pull(pts []Pt, layer int, net string, width float64) []Pt {
 		}
 		out = append(out, pts[j])
 		i = j
+	}
+	return out
+}
+
+// exitPts are the points from a pad centre c to its exit's grid point,
+// the grid point left out.
+func exitPts(c Pt, e padExit) []Pt {
+	if e.corner.Dist(c) > eps {
+		return []Pt{c, e.corner}
+	}
+	return []Pt{c}
+}
+
+func reverse(p []Pt) []Pt {
+	out := make([]Pt, len(p))
+	for i := range p {
+		out[len(p)-1-i] = p[i]
 	}
 	return out
 }

@@ -92,6 +92,7 @@ func build(in input) (*draftResult, error) {
 			}
 			res.w, res.h = math.Ceil(res.w*growFactor), math.Ceil(res.h*growFactor)
 		}
+		res.w, res.h = cropToParts(parts, res.w, res.h, inset)
 	}
 
 	r := &router{rules: in.rules, w: res.w, h: res.h}
@@ -289,12 +290,36 @@ func assignRoles(parts []*part, byNet map[string][]*part, kinds netKinds) {
 			if pwr == "" || gnd == "" {
 				continue
 			}
-			var best *part
-			for _, ic := range icOn(pwr) {
-				if !slices.Contains(byNet[gnd], ic) {
-					continue
+			// The IC whose power input the cap filters: among the ICs with
+			// a power-input pin on the cap's net (else any IC on it), the
+			// one with the fewest caps per such pin, so a regulator's
+			// output does not collect the MCU's caps.
+			powerIns := func(ic *part) int {
+				n := 0
+				for _, pn := range ic.pins {
+					if pn.Net == pwr && strings.HasPrefix(pn.PinType, "power_in") {
+						n++
+					}
 				}
-				if best == nil || caps[ic] < caps[best] {
+				return n
+			}
+			var cands []*part
+			for _, ic := range icOn(pwr) {
+				if slices.Contains(byNet[gnd], ic) && powerIns(ic) > 0 {
+					cands = append(cands, ic)
+				}
+			}
+			if len(cands) == 0 {
+				for _, ic := range icOn(pwr) {
+					if slices.Contains(byNet[gnd], ic) {
+						cands = append(cands, ic)
+					}
+				}
+			}
+			var best *part
+			load := func(ic *part) float64 { return float64(caps[ic]) / float64(max(1, powerIns(ic))) }
+			for _, ic := range cands {
+				if best == nil || load(ic) < load(best) {
 					best = ic
 				}
 			}
@@ -327,6 +352,31 @@ func assignRoles(parts []*part, byNet map[string][]*part, kinds netKinds) {
 			}
 		}
 		p.anchor = best
+	}
+	// A crystal's load caps: a capacitor from one of the crystal's signal
+	// pins to ground.
+	for _, p := range parts {
+		if p.role != roleOther || refPrefix(p.Refdes) != "C" {
+			continue
+		}
+		var sig, gnd string
+		for _, pn := range p.pins {
+			switch {
+			case kinds.ground[pn.Net]:
+				gnd = pn.Net
+			case !kinds.power[pn.Net]:
+				sig = pn.Net
+			}
+		}
+		if sig == "" || gnd == "" {
+			continue
+		}
+		for _, q := range byNet[sig] {
+			if q.role == roleCrystal {
+				p.role, p.anchor, p.anchorNet = roleLoadCap, q, sig
+				break
+			}
+		}
 	}
 }
 
@@ -428,4 +478,42 @@ func pourNet(nets []netInfo, kinds netKinds, padsByNet map[string][]routePad) st
 		}
 	}
 	return best
+}
+
+// cropToParts trims a computed outline to the placed parts: the union of
+// their outlines plus the edge inset, in whole millimetres, every part
+// shifted with it. Parts on the right or bottom edge (and corner holes
+// there) move out by the rounding, so edge parts stay on their edges; an
+// added antenna keepout is computed again for the new outline.
+func cropToParts(parts []*part, w, h, inset float64) (float64, float64) {
+	box := emptyRect
+	for _, p := range parts {
+		box = box.Union(p.outline(p.rot).Shift(p.pos))
+	}
+	if box.Empty() {
+		return w, h
+	}
+	dx, dy := box.X0-inset, box.Y0-inset
+	nw := math.Ceil(box.W() + 2*inset - eps)
+	nh := math.Ceil(box.H() + 2*inset - eps)
+	if nw >= w && nh >= h {
+		return w, h
+	}
+	ex, ey := nw-(box.W()+2*inset), nh-(box.H()+2*inset)
+	for _, p := range parts {
+		p.pos = Pt{X: round4(p.pos.X - dx), Y: round4(p.pos.Y - dy)}
+		c := p.outline(p.rot).Shift(p.pos).Center()
+		if p.edge == sideRight || p.role == roleMounting && c.X > nw/2 {
+			p.pos.X = round4(p.pos.X + ex)
+		}
+		if p.edge == sideBottom || p.role == roleMounting && c.Y > nh/2 {
+			p.pos.Y = round4(p.pos.Y + ey)
+		}
+	}
+	for _, p := range parts {
+		if p.hasKeepout() {
+			p.keepout, _ = antennaKeepout(p, nw, nh)
+		}
+	}
+	return nw, nh
 }

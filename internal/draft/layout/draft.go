@@ -715,10 +715,13 @@ func newReport(in input, res *draftResult, drc *kicadcli.Report, o Options) *Rep
 			rep.Rules = append(rep.Rules, AppliedRule{Rule: "antenna end on a board edge, keepout honoured", Refdes: p.Refdes, Detail: p.note, Met: p.edge >= 0})
 		case roleMounting:
 			rep.Rules = append(rep.Rules, AppliedRule{Rule: "mounting hole in a corner", Refdes: p.Refdes, Detail: p.note, Met: true})
-		case roleDecoupling, roleCrystal:
+		case roleDecoupling, roleCrystal, roleLoadCap:
 			rule := "decoupling next to its IC"
-			if p.role == roleCrystal {
+			switch p.role {
+			case roleCrystal:
 				rule = "crystal next to the MCU"
+			case roleLoadCap:
+				rule = "load capacitor beside its crystal"
 			}
 			met := strings.HasPrefix(p.note, "next to")
 			detail := p.note
