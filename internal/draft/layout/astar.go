@@ -450,7 +450,7 @@ func (r *router) mazeRoute(m *maze, a, b routePad, net string, width float64) bo
 			relax(nb, step*layerCost[l])
 		}
 		other := m.node(ix, iy, 1-l)
-		if m.closed[other] != gen && r.viaFree(p, net) {
+		if m.closed[other] != gen && !r.viaBehind(m, n, p) && r.viaFree(p, net) {
 			relax(other, viaCost)
 		}
 	}
@@ -542,4 +542,28 @@ func reverse(p []Pt) []Pt {
 		out[len(p)-1-i] = p[i]
 	}
 	return out
+}
+
+// viaBehind reports whether the path reaching n changed layer (laid a via)
+// so near p that a second via at p would break hole-to-hole: the search
+// checks a via against the copper already laid, not against its own path.
+func (r *router) viaBehind(m *maze, n gridNode, p Pt) bool {
+	near := r.rules.ViaDiameter + r.rules.HoleToHole + routeMargin
+	for k := n; k >= 0; {
+		f := m.from[k]
+		if f < 0 {
+			return false
+		}
+		q := m.pt(k)
+		if q.Dist(p) >= near {
+			return false
+		}
+		_, _, lk := m.split(k)
+		_, _, lf := m.split(f)
+		if lk != lf {
+			return true
+		}
+		k = f
+	}
+	return false
 }

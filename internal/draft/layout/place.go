@@ -420,31 +420,43 @@ func placeAll(parts []*part, w, h, inset float64, nets map[string][]*part, kinds
 		}
 		return cmp.Compare(len(b.fp.Pads), len(a.fp.Pads))
 	})
+	// What serves a part (its crystal, the crystal's load caps, its
+	// decoupling caps) is placed as soon as the part is, so the spots by
+	// its pins are theirs before the next large part takes them.
+	served := map[*part]int{}
+	placeServed := func(anchor *part) {
+		for _, r := range []role{roleCrystal, roleLoadCap, roleDecoupling} {
+			for _, q := range byRole(r) {
+				a := q.anchor
+				if r == roleLoadCap && a != nil {
+					a = a.anchor // the crystal's IC
+				}
+				if q.placed || a != anchor || slices.Contains(unplaced, q) {
+					continue
+				}
+				if !pl.placeServing(q, served, nets, kinds, center) {
+					unplaced = append(unplaced, q)
+				}
+			}
+		}
+	}
+	for _, p := range byRole(roleAntenna) {
+		if p.placed {
+			placeServed(p)
+		}
+	}
 	for _, p := range large {
 		if !pl.placeTurning(p, pullTarget(p, nets, kinds, center), nets, kinds) {
 			unplaced = append(unplaced, p)
+			continue
 		}
+		placeServed(p)
 	}
-	// Crystals and decoupling at the pins they serve, then crystals' load
-	// caps at the crystal's pins.
-	served := map[*part]int{}
-	for _, r := range []role{roleCrystal, roleDecoupling, roleLoadCap} {
-		for _, p := range byRole(r) {
-			t, ok := servedPin(p, served)
-			if !ok {
-				t = pullTarget(p, nets, kinds, center)
-			}
-			if !pl.placeTurning(p, t, nets, kinds) {
-				unplaced = append(unplaced, p)
-				continue
-			}
-			if ok {
-				d := p.pos.Add(p.padCenter(p.rot)).Dist(t)
-				if d <= nearMM {
-					p.note = fmt.Sprintf("next to %s (%.1f mm from its pin)", p.anchor.Refdes, d)
-				} else {
-					p.note = fmt.Sprintf("%.1f mm from %s: no room closer", d, p.anchor.Refdes)
-				}
+	// Served parts whose anchor is elsewhere (or none).
+	for _, r := range []role{roleCrystal, roleLoadCap, roleDecoupling} {
+		for _, q := range byRole(r) {
+			if !q.placed && !slices.Contains(unplaced, q) && !pl.placeServing(q, served, nets, kinds, center) {
+				unplaced = append(unplaced, q)
 			}
 		}
 	}
@@ -469,6 +481,27 @@ func placeAll(parts []*part, w, h, inset float64, nets map[string][]*part, kinds
 		}
 	}
 	return unplaced
+}
+
+// placeServing places a crystal, load cap or decoupling cap at the pin it
+// serves (servedPin), else by connectivity, and notes how near it got.
+func (pl *placer) placeServing(p *part, served map[*part]int, nets map[string][]*part, kinds netKinds, center Pt) bool {
+	t, ok := servedPin(p, served)
+	if !ok {
+		t = pullTarget(p, nets, kinds, center)
+	}
+	if !pl.placeTurning(p, t, nets, kinds) {
+		return false
+	}
+	if ok {
+		d := p.pos.Add(p.padCenter(p.rot)).Dist(t)
+		if d <= nearMM {
+			p.note = fmt.Sprintf("next to %s (%.1f mm from its pin)", p.anchor.Refdes, d)
+		} else {
+			p.note = fmt.Sprintf("%.1f mm from %s: no room closer", d, p.anchor.Refdes)
+		}
+	}
+	return true
 }
 
 // largePartMM2 is the outline area from which a part that is not an IC is
