@@ -77,7 +77,7 @@ const (
 	// grows by growFactor until everything fits (up to maxGrowth attempts),
 	// then is cropped to the placed parts (cropToParts): the two-layer
 	// router needs room between parts, not an empty margin.
-	fillFactor = 1.6
+	fillFactor = 2.2
 	growFactor = 1.08
 	maxGrowth  = 24
 	// nearMM is how close a decoupling cap or crystal must end up to the pin
@@ -240,6 +240,8 @@ type placer struct {
 	inset  float64
 	taken  []Rect // keep-clear areas of placed parts, board coordinates
 	blocks []Rect // areas no footprint may enter (added antenna keepouts)
+	// servedPins are the IC pins (pad indices) a decoupling cap serves.
+	servedPins map[*part]map[int]bool
 }
 
 // fits reports whether a part whose keep-clear area is kc, shifted to at
@@ -484,22 +486,62 @@ func placeAll(parts []*part, w, h, inset float64, nets map[string][]*part, kinds
 }
 
 // placeServing places a crystal, load cap or decoupling cap at the pin it
-// serves (servedPin), else by connectivity, and notes how near it got.
+// serves, else by connectivity, and notes how near it got. A decoupling
+// cap goes to whichever of its IC's pins on its net that no cap serves yet
+// (all of them once each has one) it can get nearest to.
 func (pl *placer) placeServing(p *part, served map[*part]int, nets map[string][]*part, kinds netKinds, center Pt) bool {
-	t, ok := servedPin(p, served)
-	if !ok {
-		t = pullTarget(p, nets, kinds, center)
+	var targets []Pt
+	var pins []int
+	if p.role == roleDecoupling && p.anchor != nil && p.anchor.placed {
+		ic := p.anchor
+		if pl.servedPins == nil {
+			pl.servedPins = map[*part]map[int]bool{}
+		}
+		done := pl.servedPins[ic]
+		if done == nil {
+			done = map[int]bool{}
+			pl.servedPins[ic] = done
+		}
+		for round := 0; round < 2 && len(pins) == 0; round++ {
+			for i := range ic.fp.Pads {
+				if ic.pins[ic.fp.Pads[i].Number].Net == p.anchorNet && (round == 1 || !done[i]) {
+					pins = append(pins, i)
+					targets = append(targets, ic.padAt(i))
+				}
+			}
+			if len(pins) > 0 && round == 1 {
+				clear(done)
+			}
+		}
+	} else if t, ok := servedPin(p, served); ok {
+		targets = []Pt{t}
 	}
+	if len(targets) == 0 {
+		return pl.placeTurning(p, pullTarget(p, nets, kinds, center), nets, kinds)
+	}
+	best, bestD := -1, math.Inf(1)
+	for i, t := range targets {
+		if pos, ok := pl.search(p, 0, t, -1); ok {
+			if d := pos.Add(p.padCenter(0)).Dist(t); d < bestD-1e-9 {
+				best, bestD = i, d
+			}
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	t := targets[best]
 	if !pl.placeTurning(p, t, nets, kinds) {
 		return false
 	}
-	if ok {
-		d := p.pos.Add(p.padCenter(p.rot)).Dist(t)
-		if d <= nearMM {
-			p.note = fmt.Sprintf("next to %s (%.1f mm from its pin)", p.anchor.Refdes, d)
-		} else {
-			p.note = fmt.Sprintf("%.1f mm from %s: no room closer", d, p.anchor.Refdes)
-		}
+	if pins != nil {
+		pl.servedPins[p.anchor][pins[best]] = true
+	}
+	d := p.pos.Add(p.padCenter(p.rot)).Dist(t)
+	if d <= nearMM {
+		p.note = fmt.Sprintf("next to %s (%.1f mm from its pin)", p.anchor.Refdes, d)
+	} else {
+		p.note = fmt.Sprintf("%.1f mm from %s: no room closer", d, p.anchor.Refdes)
 	}
 	return true
 }
