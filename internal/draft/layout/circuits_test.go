@@ -169,4 +169,3 @@ func draftCircuit(t *testing.T, name string) project {
 	stem := strings.TrimSuffix(sch, ".kicad_sch")
 	return project{dir: dir, sch: sch, board: stem + ".kicad_pcb", layout: filepath.Join(filepath.Dir(dir), "docs", "LAYOUT.md")}
 }
-
