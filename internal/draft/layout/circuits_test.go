@@ -169,3 +169,52 @@ func draftCircuit(t *testing.T, name string) project {
 	stem := strings.TrimSuffix(sch, ".kicad_sch")
 	return project{dir: dir, sch: sch, board: stem + ".kicad_pcb", layout: filepath.Join(filepath.Dir(dir), "docs", "LAYOUT.md")}
 }
+
+// TestDraftLargePartsFirst: the NE555 board's 56 x 32 mm 9 V battery
+// holder is placed before the small parts, so it fits a stated 100 x 75 mm
+// board, and on a 45 x 80 mm board (too narrow for it unturned) it is
+// placed turned a quarter.
+func TestDraftLargePartsFirst(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drafts boards through kicad-cli")
+	}
+	tool := kicadTool(t)
+	for _, tc := range []struct {
+		size      string
+		quarter   bool // BT1 must be turned 90 or 270 degrees
+		wantW, wH float64
+	}{
+		{"100 x 75", false, 100, 75},
+		{"45 x 80", true, 45, 80},
+	} {
+		t.Run(tc.size, func(t *testing.T) {
+			pr := draftCircuit(t, "ne555_blinker")
+			if err := os.MkdirAll(filepath.Dir(pr.layout), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			md := "# ne555 — Layout intent\n\n## Board outline\n\n- Board: " + tc.size + " mm, 2 layers.\n"
+			if err := os.WriteFile(pr.layout, []byte(md), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Draft(context.Background(), tool, Options{Schematic: pr.sch, Board: pr.board, LayoutDoc: pr.layout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Outline.WidthMM != tc.wantW || rep.Outline.HeightMM != tc.wH || !rep.Outline.Stated {
+				t.Errorf("outline %+v, want the stated %s", rep.Outline, tc.size)
+			}
+			for _, p := range rep.Parts {
+				if p.Refdes != "BT1" {
+					continue
+				}
+				turned := p.Rotation == 90 || p.Rotation == 270
+				if turned != tc.quarter {
+					t.Errorf("BT1 at %v degrees, want a quarter turn %v", p.Rotation, tc.quarter)
+				}
+			}
+			if !rep.OK() || rep.RoutedShare < 0.8 {
+				t.Errorf("gate %v, routed %.2f", rep.Gate, rep.RoutedShare)
+			}
+		})
+	}
+}
