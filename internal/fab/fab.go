@@ -50,11 +50,12 @@ type House struct {
 // capabilities; where a draft value differs from the minimum it is larger,
 // never smaller.
 //
-//   - JLCPCB (jlcpcb.com/capabilities/Capabilities, "Drill/Hole Size" and
-//     "Minimum Trace Width and Spacing"): drill 0.20–6.30 mm (so a module's
+//   - JLCPCB (jlcpcb.com/capabilities/Capabilities, "Drill/Hole Size"): drill 0.20–6.30 mm (so a module's
 //     0.2 mm thermal vias are made); single/double layer via hole 0.3 mm and
 //     via diameter 0.6 mm (0.15 mm ring; multilayer boards go to 0.2/0.45);
-//     track and spacing 5 mil (0.127 mm) on 1–2 layer 1 oz boards; pad
+//     track and spacing: jlcpcb.com/capabilities/pcb-capabilities gives
+//     0.10 mm for 1 oz copper; the table keeps 0.127 mm (5 mil), the older
+//     and more conservative 1–2 layer figure, not re-verified here; pad
 //     hole-to-hole 0.45 mm (jlcpcb.com/capabilities/pcb-capabilities,
 //     "Drilling"). PTH annular rings are "enlarged to 0.15 mm in
 //     production", so a smaller ring is made, not refused: DRC's minimum
@@ -63,9 +64,9 @@ type House struct {
 //     vias have 0.15 mm.
 //   - PCBWay (pcbway.com/capabilities.html, "Quick-turn PCB"): min trace and
 //     spacing 4 mil (0.1 mm), 6 mil (0.15 mm) strongly suggested; min drill
-//     0.2 mm (holes under 0.3 mm cost extra); via 0.3 mm hole / 0.6 mm pad
-//     as the standard-price via (0.15 mm ring); DRC's minimum ring is
-//     KiCad's 0.1 mm, as for JLCPCB.
+//     0.2 mm, holes under 0.3 mm at extra cost, so the draft's vias drill
+//     0.3 mm in 0.6 mm pads (0.15 mm ring) and the via minimum is the same;
+//     DRC's minimum ring is KiCad's 0.1 mm, as for JLCPCB.
 //
 // Hole clearance (0.25 mm) and copper to edge (0.5 mm) are KiCad 9's
 // defaults, kept: neither house publishes a tighter figure we rely on.
