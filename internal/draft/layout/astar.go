@@ -32,6 +32,10 @@ const (
 	maxExpand = 300000
 	// padReach is how far from a pad's centre the search may join the grid.
 	padReach = 1.2
+	// ripCost is what passing through another net's routed copper costs a
+	// soft (rip-up) search per step, in millimetres of track: high enough
+	// that it rips up only what it must.
+	ripCost = 3.0
 )
 
 // copperIndex buckets obstacles and tracks by area for the router's checks.
@@ -159,6 +163,9 @@ func (r *router) segFree(a, b Pt, layer int, net string, width float64) bool {
 					need = math.Max(r.rules.Clearance, o.clearance) + half + routeMargin
 				}
 				if o.sh.segDist(a, b) < need {
+					if r.softOK(int(oi), o.net) {
+						continue
+					}
 					return false
 				}
 			}
@@ -172,6 +179,9 @@ func (r *router) segFree(a, b Pt, layer int, net string, width float64) bool {
 					continue
 				}
 				if segSegDist(a, b, t.a, t.b) < r.rules.Clearance+half+t.width/2+routeMargin {
+					if r.softOK(r.routedFrom, t.net) {
+						continue
+					}
 					return false
 				}
 			}
@@ -213,10 +223,10 @@ func (r *router) viaFree(p Pt, net string) bool {
 					}
 				case o.hole:
 					// Hole to hole, whatever the nets; copper to a foreign hole.
-					if d < drill+r.rules.HoleToHole+routeMargin {
-						return false
-					}
-					if o.net != net && d < rad+r.rules.HoleClearance+routeMargin {
+					if d < drill+r.rules.HoleToHole+routeMargin || o.net != net && d < rad+r.rules.HoleClearance+routeMargin {
+						if o.net != net && r.softOK(int(oi), o.net) {
+							continue
+						}
 						return false
 					}
 				default:
@@ -224,6 +234,9 @@ func (r *router) viaFree(p Pt, net string) bool {
 						continue
 					}
 					if d < rad+math.Max(r.rules.Clearance, o.clearance)+routeMargin {
+						if r.softOK(int(oi), o.net) {
+							continue
+						}
 						return false
 					}
 				}
@@ -238,6 +251,9 @@ func (r *router) viaFree(p Pt, net string) bool {
 					continue
 				}
 				if pointSegDist(p, t.a, t.b) < rad+r.rules.Clearance+t.width/2+routeMargin {
+					if r.softOK(r.routedFrom, t.net) {
+						continue
+					}
 					return false
 				}
 			}
@@ -375,6 +391,17 @@ func (r *router) mazeRoute(m *maze, a, b routePad, net string, width float64) bo
 			return true
 		}
 	}
+	path, ea, eb, ok := r.search(m, a, b, net, width)
+	if !ok {
+		return false
+	}
+	r.layPath(m, a, b, path, net, width, ea, eb)
+	return true
+}
+
+// search is mazeRoute's A*: the grid path from a pad exit of a to one of
+// b, and both exits.
+func (r *router) search(m *maze, a, b routePad, net string, width float64) ([]gridNode, padExit, padExit, bool) {
 	m.gen++
 	gen := m.gen
 	layerCost := [2]float64{1, backCost}
@@ -386,7 +413,7 @@ func (r *router) mazeRoute(m *maze, a, b routePad, net string, width float64) bo
 		}
 	}
 	if len(targets) == 0 {
-		return false
+		return nil, padExit{}, padExit{}, false
 	}
 	h := func(n gridNode) float64 { return m.pt(n).Dist(b.at) }
 	open := &openHeap{}
@@ -440,6 +467,7 @@ func (r *router) mazeRoute(m *maze, a, b routePad, net string, width float64) bo
 				continue
 			}
 			q := Pt{X: float64(jx) * gridPitch, Y: float64(jy) * gridPitch}
+			r.hit = false
 			if !r.segFree(p, q, l, net, width) {
 				continue
 			}
@@ -447,15 +475,24 @@ func (r *router) mazeRoute(m *maze, a, b routePad, net string, width float64) bo
 			if d[0] != 0 && d[1] != 0 {
 				step *= math.Sqrt2
 			}
-			relax(nb, step*layerCost[l])
+			cost := step * layerCost[l]
+			if r.hit {
+				cost += ripCost
+			}
+			relax(nb, cost)
 		}
 		other := m.node(ix, iy, 1-l)
+		r.hit = false
 		if m.closed[other] != gen && !r.viaBehind(m, n, p) && r.viaFree(p, net) {
-			relax(other, viaCost)
+			cost := viaCost
+			if r.hit {
+				cost += ripCost
+			}
+			relax(other, cost)
 		}
 	}
 	if best < 0 {
-		return false
+		return nil, padExit{}, padExit{}, false
 	}
 	// Walk back: grid points, a via wherever the layer changes.
 	var path []gridNode
@@ -466,8 +503,62 @@ func (r *router) mazeRoute(m *maze, a, b routePad, net string, width float64) bo
 	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
 		path[i], path[j] = path[j], path[i]
 	}
-	r.layPath(m, a, b, path, net, width, startExit[path[0]], targetExit[path[len(path)-1]])
+	return path, startExit[path[0]], targetExit[path[len(path)-1]], true
+}
+
+// softOK, in a soft search (rip-up), lets a path through another net's
+// routed copper (a track, or an obstacle at index routedFrom or later: a
+// via) and notes it: hit for the step's cost, conflicts for the nets to rip
+// up. Pads, holes of footprints and keepouts stay hard.
+func (r *router) softOK(obstacleIndex int, net string) bool {
+	if !r.soft || obstacleIndex < r.routedFrom {
+		return false
+	}
+	r.hit = true
+	if r.conflicts != nil {
+		r.conflicts[net] = true
+	}
 	return true
+}
+
+// conflictNets is the soft search's path from a to b for net, and the
+// other nets whose routed copper it passes (to be ripped up); ok is false
+// when even that finds no way.
+func (r *router) conflictNets(m *maze, a, b routePad, net string, width float64) (map[string]bool, bool) {
+	r.soft = true
+	defer func() { r.soft, r.conflicts = false, nil }()
+	path, ea, eb, ok := r.search(m, a, b, net, width)
+	if !ok {
+		return nil, false
+	}
+	r.conflicts = map[string]bool{}
+	pt := func(i int) (Pt, int) {
+		_, _, l := m.split(path[i])
+		return m.pt(path[i]), l
+	}
+	p0, l0 := pt(0)
+	r.exitFree(a.at, ea, p0, l0, net, width)
+	for i := 0; i+1 < len(path); i++ {
+		p, l := pt(i)
+		q, lq := pt(i + 1)
+		if l != lq {
+			r.viaFree(p, net)
+		} else {
+			r.segFree(p, q, l, net, width)
+		}
+	}
+	pn, ln := pt(len(path) - 1)
+	r.exitFree(b.at, eb, pn, ln, net, width)
+	delete(r.conflicts, net)
+	return r.conflicts, true
+}
+
+// exitFree checks a pad exit's legs (recording conflicts in a soft search).
+func (r *router) exitFree(c Pt, e padExit, q Pt, l int, net string, width float64) {
+	if e.corner.Dist(c) > eps {
+		r.segFree(c, e.corner, l, net, width)
+	}
+	r.segFree(e.corner, q, l, net, width)
 }
 
 // layPath turns a grid path into tracks (each straight run pulled as

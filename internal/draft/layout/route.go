@@ -59,6 +59,14 @@ type router struct {
 	maxTrackWidth float64
 	vias          []via
 	idx           *copperIndex
+	// routedFrom is the index of the first obstacle the router laid (a
+	// via's copper or hole); those before are the footprints'.
+	routedFrom int
+	// A soft search (rip-up) passes through other nets' routed copper:
+	// hit says the step just checked did, conflicts collects their nets.
+	soft      bool
+	hit       bool
+	conflicts map[string]bool
 }
 
 // netRoute is the outcome for one net the engine tried.
@@ -152,6 +160,7 @@ func (r *router) routeNets(padsByNet map[string][]routePad, kinds netKinds, skip
 		return cmp.Compare(round4(x.length), round4(y.length))
 	})
 	baseObstacles := len(r.obstacles)
+	r.routedFrom = baseObstacles
 	r.maxTrackWidth = math.Max(r.rules.PowerWidth, r.rules.SignalWidth)
 	m := r.newMaze()
 	type outcome struct {
@@ -172,17 +181,9 @@ func (r *router) routeNets(padsByNet map[string][]routePad, kinds netKinds, skip
 		ok := make([]bool, len(jobs))
 		n := 0
 		for _, i := range order {
-			j := jobs[i]
-			widths := []float64{r.rules.SignalWidth}
-			if j.rank > 0 && r.rules.PowerWidth > r.rules.SignalWidth {
-				widths = []float64{r.rules.PowerWidth, r.rules.SignalWidth}
-			}
-			for _, w := range widths {
-				if r.mazeRoute(m, j.a, j.b, j.net, w) {
-					ok[i] = true
-					n++
-					break
-				}
+			if r.routeJob(m, jobs[i]) {
+				ok[i] = true
+				n++
 			}
 		}
 		if best == nil || n > best.n {
@@ -204,6 +205,7 @@ func (r *router) routeNets(padsByNet map[string][]routePad, kinds netKinds, skip
 	}
 	r.tracks, r.vias, r.obstacles = best.tracks, best.vias, best.obstacles
 	r.buildIndex()
+	r.ripUp(m, jobs, best.ok, baseObstacles)
 	byNet := map[string]*netRoute{}
 	var out []netRoute
 	for i, j := range jobs {
@@ -223,6 +225,96 @@ func (r *router) routeNets(padsByNet map[string][]routePad, kinds netKinds, skip
 		}
 	}
 	return out
+}
+
+// routeJob routes one connection: at the power width first for power
+// nets, then the signal width.
+func (r *router) routeJob(m *maze, j connJob) bool {
+	widths := []float64{r.rules.SignalWidth}
+	if j.rank > 0 && r.rules.PowerWidth > r.rules.SignalWidth {
+		widths = []float64{r.rules.PowerWidth, r.rules.SignalWidth}
+	}
+	for _, w := range widths {
+		if r.mazeRoute(m, j.a, j.b, j.net, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxRipUps bounds the rip-up attempts after the passes.
+const maxRipUps = 40
+
+// ripUp tries each connection still unrouted once: a soft search finds its
+// way through other nets' routed copper, those nets are ripped up, the
+// connection is routed, then the ripped nets' connections again. The
+// attempt is kept only when more connections end up routed than before;
+// else every track and via is put back. ok is updated in place.
+func (r *router) ripUp(m *maze, jobs []connJob, ok []bool, base int) {
+	count := func() int {
+		n := 0
+		for _, v := range ok {
+			if v {
+				n++
+			}
+		}
+		return n
+	}
+	attempts := 0
+	for i, j := range jobs {
+		if ok[i] || attempts >= maxRipUps {
+			continue
+		}
+		attempts++
+		rip, found := r.conflictNets(m, j.a, j.b, j.net, r.rules.SignalWidth)
+		if !found || len(rip) == 0 {
+			continue
+		}
+		before := count()
+		saved := struct {
+			tracks    []track
+			vias      []via
+			obstacles []obstacle
+			ok        []bool
+		}{slices.Clone(r.tracks), slices.Clone(r.vias), slices.Clone(r.obstacles), slices.Clone(ok)}
+		r.removeNets(rip, base)
+		for k := range jobs {
+			if rip[jobs[k].net] {
+				ok[k] = false
+			}
+		}
+		ok[i] = r.routeJob(m, j)
+		for k := range jobs {
+			if !ok[k] && rip[jobs[k].net] {
+				ok[k] = r.routeJob(m, jobs[k])
+			}
+		}
+		if count() <= before {
+			r.tracks, r.vias, r.obstacles = saved.tracks, saved.vias, saved.obstacles
+			copy(ok, saved.ok)
+			r.buildIndex()
+		}
+	}
+}
+
+// removeNets takes every track and via of nets off the board (obstacles
+// from base on are the vias' copper and holes) and re-indexes.
+func (r *router) removeNets(nets map[string]bool, base int) {
+	var tracks []track
+	for _, t := range r.tracks {
+		if !nets[t.net] {
+			tracks = append(tracks, t)
+		}
+	}
+	vias := r.vias
+	r.tracks, r.vias, r.obstacles = tracks, nil, r.obstacles[:base:base]
+	r.idx = nil
+	for _, v := range vias {
+		if !nets[v.net] {
+			r.addVia(v.at, v.net)
+		}
+	}
+	r.buildIndex()
 }
 
 // padShape is a placed pad's copper in board coordinates. Pads at angles
