@@ -34,8 +34,11 @@ placed by rule (connectors on edges, decoupling caps next to their IC,
 crystals next to the MCU, antenna ends on an edge behind a keepout), then
 every net routed on F.Cu and B.Cu by a grid maze router with vias (signal
 nets shortest first, power nets at the Power class width, ground last; up to
-three rip-up-and-retry passes, the best kept), what it cannot reach left as
-ratsnest. DRC runs on the result and any net whose tracks it faults is
+three passes, each routing the last one's failures first; then rip-up and
+retry: a connection still unrouted may take the way of other nets' tracks,
+which are ripped up and routed again, kept only when more connections end up
+routed), a GND pour on B.Cu with thermal reliefs filled by KiCad's zone
+filler, what the router cannot reach left as ratsnest. DRC runs on the result and any net whose tracks it faults is
 unrouted again. The ## Draft quality section of
 LAYOUT.md is rewritten with exactly what is fine and what a human or an
 autorouter must redo.

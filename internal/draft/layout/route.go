@@ -132,8 +132,8 @@ type connJob struct {
 // alone) as the pad-to-pad connections of its spanning tree, on both
 // layers with vias (mazeRoute): signal nets shortest first, then power
 // nets at the power width (the signal width where that does not fit),
-// ground last (the pour serves it too). Rip-up and retry: up to maxPasses
-// passes, each routing the best pass's failures first; the best is kept.
+// ground last (the pour serves it too). Up to maxPasses passes, each
+// routing the best pass's failures first, the best kept; then ripUp.
 func (r *router) routeNets(padsByNet map[string][]routePad, kinds netKinds, skip map[string]string) []netRoute {
 	var jobs []connJob
 	nets := sortedKeys(padsByNet)
