@@ -183,3 +183,68 @@ func TestProjectFileRules(t *testing.T) {
 		t.Errorf("rules read back %+v, want %+v", got, want)
 	}
 }
+
+// TestRipUpReroutes: on one layer (no via fits), net A is routed first,
+// straight from the top edge to the bottom, cutting the board in two, so
+// net B, whose pads lie on both sides, finds no way. ripUp routes B
+// through A's track, rips A up and routes it again around B's right pad:
+// both end routed, clear of each other. When B's right pad is walled in by
+// footprint copper nothing can help, and ripUp leaves the board exactly as
+// it was.
+func TestRipUpReroutes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		wall bool
+	}{
+		{"rip-up helps", false},
+		{"rip-up cannot help", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := testRouter()
+			r.rules.ViaDiameter = 50 // no via fits: one layer
+			if tc.wall {
+				for _, b := range []Rect{{X0: 14.9, Y0: 3.6, X1: 17.1, Y1: 3.9}, {X0: 14.9, Y0: 6.1, X1: 17.1, Y1: 6.4},
+					{X0: 14.6, Y0: 3.6, X1: 14.9, Y1: 6.4}, {X0: 17.1, Y0: 3.6, X1: 17.4, Y1: 6.4}} {
+					r.obstacles = append(r.obstacles, obstacle{sh: shape{kind: shapeRect, box: b}, net: "WALL", layers: [2]bool{true, true}})
+				}
+			}
+			r.routedFrom = len(r.obstacles)
+			r.maxTrackWidth = r.rules.PowerWidth
+			r.buildIndex()
+			m := r.newMaze()
+			jobs := []connJob{
+				{net: "A", a: smdPad(10, 1), b: smdPad(10, 9)},
+				{net: "B", a: smdPad(4, 5), b: smdPad(16, 5)},
+			}
+			ok := []bool{r.routeJob(m, jobs[0]), r.routeJob(m, jobs[1])}
+			if !ok[0] || ok[1] {
+				t.Fatalf("before rip-up: routed %v, want A only", ok)
+			}
+			before := slices.Clone(r.tracks)
+			r.ripUp(m, jobs, ok, r.routedFrom)
+			if tc.wall {
+				if !ok[0] || ok[1] || !slices.Equal(r.tracks, before) {
+					t.Errorf("a rip-up that cannot help changed the board: routed %v, tracks %v, were %v", ok, r.tracks, before)
+				}
+				return
+			}
+			if !ok[0] || !ok[1] {
+				t.Fatalf("after rip-up: routed %v, want both", ok)
+			}
+			check := testRouter()
+			check.rules.ViaDiameter = 50
+			check.obstacles = r.obstacles[:r.routedFrom]
+			check.tracks = r.tracks
+			check.maxTrackWidth = r.maxTrackWidth
+			check.buildIndex()
+			for _, tr := range r.tracks {
+				if !check.segFree(tr.a, tr.b, tr.layer, tr.net, tr.width) {
+					t.Errorf("track %s %v-%v does not clear the rest", tr.net, tr.a, tr.b)
+				}
+			}
+			if len(r.vias) != 0 {
+				t.Errorf("%d vias on a board where none fits", len(r.vias))
+			}
+		})
+	}
+}
