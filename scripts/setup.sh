@@ -155,4 +155,10 @@ if [ "$have_codex" != "$CODEX_VERSION" ]; then
 		say "warning: @openai/codex did not install; the codex backend's real-CLI test will be skipped"
 fi
 
+# draft layout fills its ground pour with KiCad's zone filler: the pcbnew
+# module the kicad package installs for the system python3 (a dependency of
+# kicad). scripts/render_boards.sh turns plots into PNGs with rsvg-convert.
+/usr/bin/python3 -c 'import pcbnew' >/dev/null 2>&1 || { say "KiCad's pcbnew module does not import in /usr/bin/python3 (reinstall the kicad package)"; exit 2; }
+command -v rsvg-convert >/dev/null 2>&1 || apt_install librsvg2-bin
+
 say "ready: $(kicad-cli version | head -n1) kicad-cli, openspec $(openspec --version), sarif-multitool $SARIF_MULTITOOL_VERSION, mcp-inspector $MCP_INSPECTOR_VERSION, $(git --version), node $(node --version), $(pdftotext -v 2>&1 | head -n1)"

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"copperhead/internal/config"
 	"copperhead/internal/design"
 	"copperhead/internal/draft/layout"
+	"copperhead/internal/fab"
 	"copperhead/internal/kicad/kigen"
 	"copperhead/internal/project"
 	"copperhead/internal/textfmt"
@@ -19,7 +21,7 @@ import (
 // newDraftLayoutCmd is `copperhead draft layout`: the deterministic layout
 // draft engine (create stage 5) run directly, with no model.
 func newDraftLayoutCmd(a *app) *cobra.Command {
-	var board string
+	var board, fabName string
 	var force, strict bool
 	cmd := &cobra.Command{
 		Use:   "layout",
@@ -29,10 +31,15 @@ symbols name (the project's fp-lib-table, then KiCad's installed libraries) and
 docs/LAYOUT.md: an Edge.Cuts rectangle (the size LAYOUT.md states, e.g.
 "Board: 40 x 25 mm", else one computed from footprint area), every footprint
 placed by rule (connectors on edges, decoupling caps next to their IC,
-crystals next to the MCU, antenna ends on an edge behind a keepout), power
-nets and short two-pin nets routed where a straight or L-shaped track on one
-layer crosses nothing, the rest left as ratsnest. DRC runs on the result and
-any track it faults is unrouted again. The ## Draft quality section of
+crystals next to the MCU, antenna ends on an edge behind a keepout), then
+every net routed on F.Cu and B.Cu by a grid maze router with vias (signal
+nets shortest first, power nets at the Power class width, ground last; up to
+three passes, each routing the last one's failures first; then rip-up and
+retry: a connection still unrouted may take the way of other nets' tracks,
+which are ripped up and routed again, kept only when more connections end up
+routed), a GND pour on B.Cu with thermal reliefs filled by KiCad's zone
+filler, what the router cannot reach left as ratsnest. DRC runs on the result and any net whose tracks it faults is
+unrouted again. The ## Draft quality section of
 LAYOUT.md is rewritten with exactly what is fine and what a human or an
 autorouter must redo.
 
@@ -49,6 +56,12 @@ unrouted nets are DRC warnings (the project's .kicad_pro sets
 unconnected_items to warning, and the redo list says to set it back);
 --strict leaves them errors.
 
+--fab names the board house (jlcpcb, the default, or pcbway): its published
+standard 2-layer capabilities become the .kicad_pro's design rules
+(clearance, track width, via diameter and drill, minimum hole, annular ring,
+hole-to-hole) and the Default and Power net classes the draft routes with, so
+DRC checks the board against what that house can make.
+
 The same schematic and LAYOUT.md always give the same board, byte for byte.
 An existing board copperhead did not draft (no draft mark in its title
 block: a hand layout, KiCad 5 (module ...) syntax, an empty or unreadable
@@ -60,6 +73,9 @@ overwritten, or footprints are missing; 2 usage or environment (kicad-cli).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			if _, err := fab.Lookup(fabName); err != nil {
+				return withHint(usagef("--fab: %v", err), "see 'copperhead draft layout --help'")
+			}
 			w, boardPath, err := a.openForLayout()
 			if err == nil {
 				var unlock func()
@@ -89,6 +105,7 @@ overwritten, or footprints are missing; 2 usage or environment (kicad-cli).`,
 				MarkDraft: !strict,
 				Repo:      w.repo,
 				Record:    true,
+				Fab:       fabName,
 			}
 			if !w.cfgFound {
 				// Before init: a LAYOUT.md the draft creates is the one init
@@ -135,6 +152,7 @@ overwritten, or footprints are missing; 2 usage or environment (kicad-cli).`,
 	}
 	cmd.Flags().StringVar(&board, "board", "", "the .kicad_pcb `file` to write (default: the project's board)")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite a board copperhead did not draft")
+	cmd.Flags().StringVar(&fabName, "fab", fab.Default, "the board `house` whose published rules the .kicad_pro gets and the draft routes within: "+strings.Join(fab.Names(), ", "))
 	cmd.Flags().BoolVar(&strict, "strict", false, "leave unconnected items DRC errors in the .kicad_pro (by default a draft's unrouted nets are warnings, listed in Draft quality)")
 	return cmd
 }
@@ -201,7 +219,15 @@ func printDraftLayout(a *app, rep *layout.Report) {
 	for _, k := range rep.Keepouts {
 		fmt.Fprintf(out, "antenna %s on the %s edge: keepout from %s\n", k.Refdes, k.Edge, k.Source)
 	}
-	fmt.Fprintf(out, "routed %s (%s)", textfmt.Count(len(rep.Routed), "net"), textfmt.Count(rep.Tracks, "track"))
+	fmt.Fprintf(out, "board rules: %s\n", rep.BoardRules)
+	switch {
+	case rep.Pour.Net != "" && rep.Pour.Filled:
+		fmt.Fprintf(out, "ground pour: %s on %s, thermal reliefs, filled by KiCad's zone filler\n", rep.Pour.Net, rep.Pour.Layer)
+	case rep.Pour.Net != "":
+		fmt.Fprintf(out, "ground pour: %s on %s, unfilled (%s): fill zones in KiCad before plotting\n", rep.Pour.Net, rep.Pour.Layer, rep.Pour.Unfilled)
+	}
+	fmt.Fprintf(out, "routed %d of %d connections (%d%%): %s (%s, %s)", rep.RoutedConnections, rep.Connections, int(math.Floor(rep.RoutedShare*100)),
+		textfmt.Count(len(rep.Routed), "net"), textfmt.Count(rep.Tracks, "track"), textfmt.Count(rep.Vias, "via"))
 	if len(rep.Partial) > 0 {
 		fmt.Fprintf(out, ", %d partly", len(rep.Partial))
 	}

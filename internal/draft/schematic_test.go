@@ -24,12 +24,19 @@ func needLibraries(t *testing.T) {
 // returns the sheet's path.
 func draftFile(t *testing.T, name string) (string, *Report) {
 	t.Helper()
+	return draftPath(t, filepath.Join("testdata", name+".json"))
+}
+
+// draftPath validates and draws the intent at path into a temp dir, twice
+// to hold the engine to the same bytes, and returns the sheet's path.
+func draftPath(t *testing.T, intent string) (string, *Report) {
+	t.Helper()
 	needLibraries(t)
-	in, err := ReadIntent(filepath.Join("testdata", name+".json"))
+	in, err := ReadIntent(intent)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Validate(in, name+".json", Options{})
+	r, err := Validate(in, filepath.Base(intent), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,9 @@
 //   - normalizing ERC and DRC JSON reports into one Violation type, with
 //     host-library noise ("environment") kept apart from design violations;
 //   - exporting the netlist (parsed by kicad.ParseNetlistXML);
+//   - filling a board's zones with KiCad's own zone filler (FillZones: the
+//     pcbnew Python module, since kicad-cli 9 neither fills nor refills
+//     zones), the one KiCad program it runs besides kicad-cli;
 //   - caching results keyed by the content of every input file.
 //
 // It builds on kicad for the netlist model and must never import design, llm

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
+	"copperhead/internal/fab"
 	"copperhead/internal/kicadcli"
 )
 
@@ -59,17 +59,20 @@ var Profiles = map[string]FabProfile{
 	},
 }
 
-// FabNames lists the profiles, sorted: what --fab accepts.
+// FabNames lists the profiles, sorted: what --fab accepts. The houses are
+// internal/fab's table (the one the layout engine takes its board rules
+// from); Profiles holds a recipe for each of them (TestProfilesAreFabHouses).
 func FabNames() []string { return slices.Sorted(maps.Keys(Profiles)) }
 
-// Profile returns the named fab profile ("" is jlcpcb).
+// Profile returns the named fab profile ("" is fab.Default).
 func Profile(name string) (FabProfile, error) {
-	if name == "" {
-		name = "jlcpcb"
+	h, err := fab.Lookup(name)
+	if err != nil {
+		return FabProfile{}, err
 	}
-	p, ok := Profiles[strings.ToLower(name)]
+	p, ok := Profiles[h.Name]
 	if !ok {
-		return FabProfile{}, fmt.Errorf("unknown fab %q: want one of %s", name, strings.Join(FabNames(), ", "))
+		return FabProfile{}, fmt.Errorf("no Gerber recipe for fab %q", h.Name)
 	}
 	return p, nil
 }

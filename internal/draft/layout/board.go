@@ -63,6 +63,12 @@ func (bw *boardWriter) netName(name string) string {
 	return prefix + strings.ReplaceAll(name[len(prefix):], "/", "{slash}")
 }
 
+// boardNetName is a netlist net name as the board spells it (see netName).
+func boardNetName(sch *kicad.Schematic, name string) string {
+	bw := boardWriter{sheets: sheetPaths(sch)}
+	return bw.netName(name)
+}
+
 // sheetPaths lists the schematic's human sheet paths, longest first, each
 // ending in '/'.
 func sheetPaths(sch *kicad.Schematic) []string {
@@ -108,6 +114,49 @@ func (bw *boardWriter) footprintNode(p *part) sexpr.Node {
 		Link: link,
 	})
 }
+
+// pourZone is the ground pour: a zone of net on layer covering r, pads
+// joined by thermal reliefs (spokes thermalBridge wide across a thermalGap
+// gap), islands removed. filled holds the filled polygons when known (the
+// zone filler's, see fillZones); none leaves KiCad to fill it.
+func (bw *boardWriter) pourZone(net, layer string, r Rect, clearance float64, filled []sexpr.Node) sexpr.Node {
+	x0, y0 := abs(Pt{X: r.X0, Y: r.Y0})
+	x1, y1 := abs(Pt{X: r.X1, Y: r.Y1})
+	args := []any{
+		kigen.N("net", bw.netID[net]), kigen.N("net_name", bw.netName(net)),
+		kigen.N("layer", layer),
+		bw.uuid("pour/" + net + "/" + layer),
+		kigen.N("name", net+" pour"),
+		kigen.N("hatch", kigen.Sym("edge"), 0.5),
+		kigen.N("connect_pads", kigen.N("clearance", clearance)),
+		kigen.N("min_thickness", 0.25),
+		kigen.N("filled_areas_thickness", kigen.Sym("no")),
+		fillNode(len(filled) > 0),
+		kigen.N("polygon", kigen.N("pts",
+			kigen.N("xy", x0, y0), kigen.N("xy", x1, y0), kigen.N("xy", x1, y1), kigen.N("xy", x0, y1))),
+	}
+	for _, f := range filled {
+		args = append(args, f)
+	}
+	return kigen.N("zone", args...)
+}
+
+func fillNode(filled bool) sexpr.Node {
+	args := []any{}
+	if filled {
+		args = append(args, kigen.Sym("yes"))
+	}
+	args = append(args, kigen.N("thermal_gap", thermalGap), kigen.N("thermal_bridge_width", thermalBridge), kigen.N("island_removal_mode", 0))
+	return kigen.N("fill", args...)
+}
+
+// Thermal relief of the ground pour: a 0.5 mm gap round each pad, crossed
+// by 0.5 mm spokes (KiCad's defaults; wide enough to carry a pad's current,
+// narrow enough to solder).
+const (
+	thermalGap    = 0.5
+	thermalBridge = 0.5
+)
 
 // keepoutZone is a board-level rule area: no tracks, vias or copper pour,
 // footprints allowed (the module it protects overlaps it).

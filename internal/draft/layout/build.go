@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strings"
 
+	"copperhead/internal/fab"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicad/kigen"
+	"copperhead/internal/sexpr"
 )
 
 // input is everything a draft is computed from; build does no I/O beyond
@@ -21,6 +23,8 @@ type input struct {
 	libs        Libraries
 	intent      Intent
 	rules       designRules
+	house       fab.House
+	proData     []byte // the drafted .kicad_pro
 	symbolPaths map[string]string
 	// skip lists nets not to route, with why (DRC faulted their tracks).
 	skip map[string]string
@@ -28,15 +32,23 @@ type input struct {
 
 // draftResult is a board and the facts the report is made of.
 type draftResult struct {
-	board    []byte
-	parts    []*part
-	w, h     float64
-	stated   bool
-	routes   []netRoute
-	tracks   []track
-	nets     []netInfo
-	kinds    netKinds
-	keepouts []KeepoutNote
+	board  []byte
+	parts  []*part
+	w, h   float64
+	stated bool
+	routes []netRoute
+	tracks []track
+	vias   []via
+	nets   []netInfo
+	// pourNet is the ground net poured on B.Cu ("" for none); pourFill its
+	// filled polygons when the zone filler ran.
+	pourNet  string
+	pourFill []sexpr.Node
+	pourNote string // why the pour is unfilled, "" when filled
+	// padsByNet are the copper pads of each net, as the router saw them.
+	padsByNet map[string][]routePad
+	kinds     netKinds
+	keepouts  []KeepoutNote
 }
 
 // build computes the draft: parts and footprints, the outline, placement,
@@ -80,6 +92,7 @@ func build(in input) (*draftResult, error) {
 			}
 			res.w, res.h = math.Ceil(res.w*growFactor), math.Ceil(res.h*growFactor)
 		}
+		res.w, res.h = cropToParts(parts, res.w, res.h, inset)
 	}
 
 	r := &router{rules: in.rules, w: res.w, h: res.h}
@@ -130,8 +143,10 @@ func build(in input) (*draftResult, error) {
 	}
 	// Pads that share a spot (a module's ground tab array) still count once
 	// per pad; the spanning tree skips overlapping pairs.
+	res.padsByNet = padsByNet
+	res.pourNet = pourNet(nets, kinds, padsByNet)
 	res.routes = r.routeNets(padsByNet, kinds, in.skip)
-	res.tracks = r.tracks
+	res.tracks, res.vias = r.tracks, r.vias
 	res.board = emit(in, res, r.tracks)
 	return res, nil
 }
@@ -275,12 +290,36 @@ func assignRoles(parts []*part, byNet map[string][]*part, kinds netKinds) {
 			if pwr == "" || gnd == "" {
 				continue
 			}
-			var best *part
-			for _, ic := range icOn(pwr) {
-				if !slices.Contains(byNet[gnd], ic) {
-					continue
+			// The IC whose power input the cap filters: among the ICs with
+			// a power-input pin on the cap's net (else any IC on it), the
+			// one with the fewest caps per such pin, so a regulator's
+			// output does not collect the MCU's caps.
+			powerIns := func(ic *part) int {
+				n := 0
+				for _, pn := range ic.pins {
+					if pn.Net == pwr && strings.HasPrefix(pn.PinType, "power_in") {
+						n++
+					}
 				}
-				if best == nil || caps[ic] < caps[best] {
+				return n
+			}
+			var cands []*part
+			for _, ic := range icOn(pwr) {
+				if slices.Contains(byNet[gnd], ic) && powerIns(ic) > 0 {
+					cands = append(cands, ic)
+				}
+			}
+			if len(cands) == 0 {
+				for _, ic := range icOn(pwr) {
+					if slices.Contains(byNet[gnd], ic) {
+						cands = append(cands, ic)
+					}
+				}
+			}
+			var best *part
+			load := func(ic *part) float64 { return float64(caps[ic]) / float64(max(1, powerIns(ic))) }
+			for _, ic := range cands {
+				if best == nil || load(ic) < load(best) {
 					best = ic
 				}
 			}
@@ -313,6 +352,31 @@ func assignRoles(parts []*part, byNet map[string][]*part, kinds netKinds) {
 			}
 		}
 		p.anchor = best
+	}
+	// A crystal's load caps: a capacitor from one of the crystal's signal
+	// pins to ground.
+	for _, p := range parts {
+		if p.role != roleOther || refPrefix(p.Refdes) != "C" {
+			continue
+		}
+		var sig, gnd string
+		for _, pn := range p.pins {
+			switch {
+			case kinds.ground[pn.Net]:
+				gnd = pn.Net
+			case !kinds.power[pn.Net]:
+				sig = pn.Net
+			}
+		}
+		if sig == "" || gnd == "" {
+			continue
+		}
+		for _, q := range byNet[sig] {
+			if q.role == roleCrystal {
+				p.role, p.anchor, p.anchorNet = roleLoadCap, q, sig
+				break
+			}
+		}
 	}
 }
 
@@ -369,6 +433,10 @@ func emit(in input, res *draftResult, tracks []track) []byte {
 		kigen.N("start", x0, y0), kigen.N("end", x1, y1),
 		kigen.N("stroke", kigen.N("width", 0.05), kigen.N("type", kigen.Sym("default"))),
 		kigen.N("fill", kigen.Sym("no")), kigen.N("layer", "Edge.Cuts"), bw.uuid("outline")))
+	if res.pourNet != "" {
+		e := in.rules.EdgeClearance
+		args = append(args, bw.pourZone(res.pourNet, layerNames[1], Rect{X0: e, Y0: e, X1: res.w - e, Y1: res.h - e}, in.rules.Clearance, res.pourFill))
+	}
 	for _, p := range res.parts {
 		if p.role == roleAntenna && p.hasKeepout() {
 			args = append(args, bw.keepoutZone("antenna keepout "+p.Refdes, p.keepout))
@@ -385,7 +453,67 @@ func emit(in input, res *draftResult, tracks []track) []byte {
 			kigen.N("width", t.width), kigen.N("layer", layerNames[t.layer]), kigen.N("net", bw.netID[t.net]),
 			bw.uuid(fmt.Sprintf("seg/%s/%d", t.net, k))))
 	}
+	for i, v := range res.vias {
+		x, y := abs(v.at)
+		args = append(args, kigen.N("via",
+			kigen.N("at", x, y), kigen.N("size", in.rules.ViaDiameter), kigen.N("drill", in.rules.ViaDrill),
+			kigen.N("layers", "F.Cu", "B.Cu"), kigen.N("net", bw.netID[v.net]),
+			bw.uuid(fmt.Sprintf("via/%s/%d", v.net, i))))
+	}
 	args = append(args, kigen.N("embedded_fonts", kigen.Sym("no")))
 	n := kigen.N("kicad_pcb", args...)
 	return []byte(kigen.Format(&n))
+}
+
+// pourNet is the ground net the B.Cu pour carries: the ground net with the
+// most pads (ties by name), "" when no ground net has two pads.
+func pourNet(nets []netInfo, kinds netKinds, padsByNet map[string][]routePad) string {
+	best := ""
+	for _, n := range nets {
+		if !kinds.ground[n.Name] || len(padsByNet[n.Name]) < 2 {
+			continue
+		}
+		if best == "" || len(padsByNet[n.Name]) > len(padsByNet[best]) || len(padsByNet[n.Name]) == len(padsByNet[best]) && n.Name < best {
+			best = n.Name
+		}
+	}
+	return best
+}
+
+// cropToParts trims a computed outline to the placed parts: the union of
+// their outlines plus the edge inset, in whole millimetres, every part
+// shifted with it. Parts on the right or bottom edge (and corner holes
+// there) move out by the rounding, so edge parts stay on their edges; an
+// added antenna keepout is computed again for the new outline.
+func cropToParts(parts []*part, w, h, inset float64) (float64, float64) {
+	box := emptyRect
+	for _, p := range parts {
+		box = box.Union(p.outline(p.rot).Shift(p.pos))
+	}
+	if box.Empty() {
+		return w, h
+	}
+	dx, dy := box.X0-inset, box.Y0-inset
+	nw := math.Ceil(box.W() + 2*inset - eps)
+	nh := math.Ceil(box.H() + 2*inset - eps)
+	if nw >= w && nh >= h {
+		return w, h
+	}
+	ex, ey := nw-(box.W()+2*inset), nh-(box.H()+2*inset)
+	for _, p := range parts {
+		p.pos = Pt{X: round4(p.pos.X - dx), Y: round4(p.pos.Y - dy)}
+		c := p.outline(p.rot).Shift(p.pos).Center()
+		if p.edge == sideRight || p.role == roleMounting && c.X > nw/2 {
+			p.pos.X = round4(p.pos.X + ex)
+		}
+		if p.edge == sideBottom || p.role == roleMounting && c.Y > nh/2 {
+			p.pos.Y = round4(p.pos.Y + ey)
+		}
+	}
+	for _, p := range parts {
+		if p.hasKeepout() {
+			p.keepout, _ = antennaKeepout(p, nw, nh)
+		}
+	}
+	return nw, nh
 }

@@ -3,9 +3,14 @@
 // footprints its symbols name and the LAYOUT.md intent, it writes a KiCad 9
 // .kicad_pcb with an Edge.Cuts outline, every footprint placed by rule
 // (connectors on edges, decoupling next to its IC, crystals next to the MCU,
-// antenna ends at an edge behind a keepout), the power nets and short
-// two-pin nets routed where a straight or L-shaped track on one layer
-// crosses nothing, and the rest left as ratsnest. It then rewrites the
+// antenna ends at an edge behind a keepout; ICs and large parts largest
+// first at their best rotation, each IC's crystal, load caps and decoupling
+// caps at its pins right after it), every net routed on F.Cu and B.Cu by a
+// grid A* maze router with vias (astar.go: exact clearance checks, power
+// nets at the Power class width, rip-up and retry), a GND pour on B.Cu with
+// thermal reliefs filled by KiCad's zone filler, and what the router cannot
+// reach left as ratsnest. The .kicad_pro gets the board house's published
+// rules (internal/fab), which the router works within. It then rewrites the
 // `## Draft quality` section of LAYOUT.md with exactly what is fine and what
 // a human or an autorouter must redo.
 //
@@ -18,6 +23,6 @@
 // DRC is the judge: a routed net that DRC faults is unrouted again before the
 // draft is reported, so every track that remains passes DRC.
 //
-// It builds on sexpr, kicad, kicad/kigen and kicadcli, and must never import
-// llm, agent, research or cli.
+// It builds on sexpr, kicad, kicad/kigen, kicadcli and fab, and must never
+// import llm, agent, research or cli.
 package layout

@@ -3,10 +3,10 @@ package layout
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"copperhead/internal/config"
+	"copperhead/internal/fab"
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/sexpr"
@@ -26,6 +27,53 @@ import (
 type KiCad interface {
 	Netlist(ctx context.Context, schPath string) (*kicad.Netlist, error)
 	DRC(ctx context.Context, pcbPath string) (*kicadcli.Report, error)
+}
+
+// ZoneFiller fills a board's zones with KiCad's filler and returns the
+// board as KiCad saved it (*kicadcli.Tool.FillZones). A KiCad that is not
+// one leaves the ground pour unfilled, and the report says so.
+type ZoneFiller interface {
+	FillZones(ctx context.Context, board string) ([]byte, error)
+}
+
+// fillPour fills the scratch board's ground pour with KiCad's zone filler,
+// takes the filled polygons into the draft and rewrites the scratch copy,
+// so DRC judges the pour's connections and the Gerbers carry it. Without a
+// filler the pour stays unfilled (res.pourNote says why).
+func fillPour(ctx context.Context, kc KiCad, in input, res *draftResult, board string) error {
+	zf, ok := kc.(ZoneFiller)
+	if !ok {
+		res.pourNote = "no zone filler"
+		return nil
+	}
+	data, err := zf.FillZones(ctx, board)
+	if errors.Is(err, kicadcli.ErrNoZoneFiller) {
+		res.pourNote = err.Error()
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	root, err := sexpr.Parse("filled board", data)
+	if err != nil {
+		return fmt.Errorf("read the filled board: %w", err)
+	}
+	name := res.pourNet + " pour"
+	var polys []sexpr.Node
+	for z := range root.All("zone") {
+		if z.Value1("name") != name {
+			continue
+		}
+		for fp := range z.All("filled_polygon") {
+			polys = append(polys, *fp)
+		}
+	}
+	res.pourFill, res.pourNote = polys, ""
+	if len(polys) == 0 {
+		res.pourNote = "the zone filler left the pour empty"
+	}
+	res.board = emit(in, res, res.tracks)
+	return os.WriteFile(board, res.board, 0o644)
 }
 
 // Options says what to draft and where.
@@ -56,6 +104,9 @@ type Options struct {
 	// after every byte is computed and DRC has run on a scratch copy. ""
 	// is the schematic's folder.
 	Repo string
+	// Fab is the board house whose published rules the .kicad_pro gets and
+	// the draft routes within (internal/fab; "" is fab.Default).
+	Fab string
 	// Record names the board in Repo's .copperhead/config.json ("board") in
 	// the same transaction, so check runs DRC on it, outputs finds it and
 	// init keeps it. A repository without a config.json yet gets none (init
@@ -86,14 +137,29 @@ type Report struct {
 	Outline   Outline       `json:"outline"`
 	Parts     []PlacedPart  `json:"parts"`
 	Rules     []AppliedRule `json:"rules"`
-	Keepouts  []KeepoutNote `json:"keepouts"`
-	Routed    []string      `json:"routed_nets"`
-	Partial   []PartialNet  `json:"partly_routed_nets"`
-	Unrouted  []string      `json:"unrouted_nets"`
-	Tracks    int           `json:"tracks"`
-	DRC       DRCSummary    `json:"drc"`
-	Fine      []string      `json:"fine"`
-	Redo      []string      `json:"redo"`
+	// Fab is the board house (internal/fab) whose rules the .kicad_pro got;
+	// BoardRules says them in one line.
+	Fab        string        `json:"fab"`
+	BoardRules string        `json:"board_rules"`
+	Keepouts   []KeepoutNote `json:"keepouts"`
+	Routed     []string      `json:"routed_nets"`
+	Partial    []PartialNet  `json:"partly_routed_nets"`
+	Unrouted   []string      `json:"unrouted_nets"`
+	Tracks     int           `json:"tracks"`
+	Pour       Pour          `json:"pour"`
+	Vias       int           `json:"vias"`
+	// Connections are the pad-to-pad connections the routed nets' spanning
+	// trees need; RoutedConnections of them are tracks. RoutedShare is
+	// their ratio (1 when there is nothing to route).
+	Connections       int     `json:"connections"`
+	RoutedConnections int     `json:"routed_connections"`
+	RoutedShare       float64 `json:"routed_share"`
+	// Utilisation is the parts' own area (courtyards, pads, silkscreen) over
+	// the board's area.
+	Utilisation float64    `json:"utilisation"`
+	DRC         DRCSummary `json:"drc"`
+	Fine        []string   `json:"fine"`
+	Redo        []string   `json:"redo"`
 	// Gate is empty when the stage gate passes: DRC shows nothing but
 	// unconnected items and LAYOUT.md holds the Draft quality section.
 	Gate []string `json:"gate_problems"`
@@ -135,6 +201,14 @@ type AppliedRule struct {
 	Refdes string `json:"refdes"`
 	Detail string `json:"detail"`
 	Met    bool   `json:"met"`
+}
+
+// Pour is the ground pour the draft wrote.
+type Pour struct {
+	Net      string `json:"net"` // "" for none
+	Layer    string `json:"layer,omitempty"`
+	Filled   bool   `json:"filled"`
+	Unfilled string `json:"unfilled_because,omitempty"`
 }
 
 // PartialNet is a net with some of its connections routed.
@@ -242,6 +316,9 @@ func prepare(ctx context.Context, kc KiCad, o Options) (*Report, []txn.File, err
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := os.WriteFile(strings.TrimSuffix(board, ".kicad_pcb")+".kicad_pro", in.proData, 0o644); err != nil {
+		return nil, nil, fmt.Errorf("write the scratch copy's project file: %w", err)
+	}
 	var res *draftResult
 	var drc *kicadcli.Report
 	for round := 0; ; round++ {
@@ -250,6 +327,11 @@ func prepare(ctx context.Context, kc KiCad, o Options) (*Report, []txn.File, err
 		}
 		if err := os.WriteFile(board, res.board, 0o644); err != nil {
 			return nil, nil, fmt.Errorf("write the scratch copy of %s: %w", o.show(o.Board), err)
+		}
+		if res.pourNet != "" {
+			if err := fillPour(ctx, kc, in, res, board); err != nil {
+				return nil, nil, fmt.Errorf("fill the ground pour of %s: %w", o.show(o.Board), err)
+			}
 		}
 		if drc, err = kc.DRC(ctx, board); err != nil {
 			return nil, nil, fmt.Errorf("check the drafted board: %s", strings.ReplaceAll(err.Error(), board, o.show(o.Board)))
@@ -277,14 +359,9 @@ func prepare(ctx context.Context, kc KiCad, o Options) (*Report, []txn.File, err
 		drc.Notes[i] = strings.ReplaceAll(n, scratch+string(filepath.Separator), "")
 	}
 	rep := newReport(in, res, drc, o)
-	files := []txn.File{{Path: o.Board, Data: res.board}}
+	pro := strings.TrimSuffix(o.Board, ".kicad_pcb") + ".kicad_pro"
+	files := []txn.File{{Path: o.Board, Data: res.board}, {Path: pro, Data: in.proData}}
 	if o.MarkDraft {
-		pro := strings.TrimSuffix(o.Board, ".kicad_pcb") + ".kicad_pro"
-		data, err := markDraftSeverity(pro)
-		if err != nil {
-			return nil, nil, err
-		}
-		files = append(files, txn.File{Path: pro, Data: data})
 		rep.Redo = append(rep.Redo, fmt.Sprintf("`%s` reports unrouted nets as DRC warnings while the board is a draft: set `board.design_settings.rule_severities.unconnected_items` back to `error` once it is routed, before ordering boards", o.show(pro)))
 	}
 	if o.Record {
@@ -505,8 +582,33 @@ func loadInput(ctx context.Context, kc KiCad, o Options) (input, error) {
 	}
 	dir := filepath.Dir(o.Schematic)
 	in.libs = FindLibraries(dir)
-	if in.rules, err = readDesignRules(filepath.Join(dir, in.project+".kicad_pro")); err != nil {
+	if in.house, err = fab.Lookup(o.Fab); err != nil {
 		return in, err
+	}
+	// The board's project file (beside the board, as KiCad and DRC read it)
+	// with the house's rules; the router works within exactly what DRC
+	// will check.
+	var nets []netInfo
+	for _, n := range in.netlist.Nets {
+		nets = append(nets, netInfo{Name: n.Name, Nodes: n.Nodes})
+	}
+	kinds := classifyNets(nets, sch.PowerNets)
+	var powerNets []string
+	for _, n := range nets {
+		if kinds.power[n.Name] {
+			powerNets = append(powerNets, boardNetName(sch, n.Name))
+		}
+	}
+	proPath := strings.TrimSuffix(o.Board, ".kicad_pcb") + ".kicad_pro"
+	if _, err := os.Stat(proPath); errors.Is(err, fs.ErrNotExist) {
+		// A new board's project starts from the schematic's.
+		proPath = filepath.Join(dir, in.project+".kicad_pro")
+	}
+	if in.proData, err = projectFile(proPath, in.house, o.MarkDraft, powerNets); err != nil {
+		return in, err
+	}
+	if in.rules, err = parseDesignRules(in.proData); err != nil {
+		return in, fmt.Errorf("read design rules: %w", err)
 	}
 	if o.LayoutDoc != "" {
 		md, err := os.ReadFile(o.LayoutDoc)
@@ -534,6 +636,17 @@ func faultedNets(drc *kicadcli.Report, res *draftResult) map[string]string {
 	}
 	out := map[string]string{}
 	for _, v := range drc.Violations {
+		if v.Type == "copper_sliver" && len(v.Items) == 0 {
+			// kicad-cli reports a sliver with neither item nor position:
+			// the suspects are the nets whose tracks meet at an acute angle
+			// on that layer (the wedge between them is the sliver).
+			for _, n := range acuteNets(res, v.Description) {
+				if routed[n] {
+					out[n] = "DRC " + v.Type + " (tracks meeting at an acute angle)"
+				}
+			}
+			continue
+		}
 		for _, it := range v.Items {
 			if !strings.HasPrefix(it.Description, "Track ") && !strings.HasPrefix(it.Description, "Via ") {
 				continue
@@ -560,7 +673,31 @@ func newReport(in input, res *draftResult, drc *kicadcli.Report, o Options) *Rep
 		Rules:    []AppliedRule{},
 		Keepouts: append([]KeepoutNote{}, res.keepouts...),
 		Routed:   []string{}, Partial: []PartialNet{}, Unrouted: []string{},
-		Tracks: len(res.tracks),
+		Tracks: len(res.tracks), Vias: len(res.vias),
+		Fab: in.house.Name, BoardRules: boardRulesText(in.house),
+	}
+	if res.pourNet != "" {
+		rep.Pour = Pour{Net: res.pourNet, Layer: layerNames[1], Filled: len(res.pourFill) > 0, Unfilled: res.pourNote}
+	}
+	partArea := 0.0
+	for _, p := range res.parts {
+		o := p.outline(0)
+		partArea += o.W() * o.H()
+	}
+	if res.w > 0 && res.h > 0 {
+		rep.Utilisation = round4(partArea / (res.w * res.h))
+	}
+	for _, r := range res.routes {
+		rep.Connections += r.Connections
+		rep.RoutedConnections += r.Routed
+	}
+	// Nets DRC made the draft skip still count: their connections are unrouted.
+	for _, n := range sortedKeys(in.skip) {
+		rep.Connections += skippedConnections(res, n)
+	}
+	rep.RoutedShare = 1
+	if rep.Connections > 0 {
+		rep.RoutedShare = round4(float64(rep.RoutedConnections) / float64(rep.Connections))
 	}
 	if res.stated {
 		rep.Outline.Source = "LAYOUT.md: " + in.intent.Source
@@ -578,10 +715,13 @@ func newReport(in input, res *draftResult, drc *kicadcli.Report, o Options) *Rep
 			rep.Rules = append(rep.Rules, AppliedRule{Rule: "antenna end on a board edge, keepout honoured", Refdes: p.Refdes, Detail: p.note, Met: p.edge >= 0})
 		case roleMounting:
 			rep.Rules = append(rep.Rules, AppliedRule{Rule: "mounting hole in a corner", Refdes: p.Refdes, Detail: p.note, Met: true})
-		case roleDecoupling, roleCrystal:
+		case roleDecoupling, roleCrystal, roleLoadCap:
 			rule := "decoupling next to its IC"
-			if p.role == roleCrystal {
+			switch p.role {
+			case roleCrystal:
 				rule = "crystal next to the MCU"
+			case roleLoadCap:
+				rule = "load capacitor beside its crystal"
 			}
 			met := strings.HasPrefix(p.note, "next to")
 			detail := p.note
@@ -645,31 +785,71 @@ func itemsText(v kicadcli.Violation) string {
 	return " (" + strings.Join(ds, "; ") + ")"
 }
 
-// markDraftSeverity returns a .kicad_pro's bytes (a new one when it is
-// missing) with unconnected_items set to warning, every other setting kept.
-func markDraftSeverity(pro string) ([]byte, error) {
-	doc := map[string]any{}
-	data, err := os.ReadFile(pro)
-	switch {
-	case err == nil:
-		if err := json.Unmarshal(data, &doc); err != nil {
-			return nil, fmt.Errorf("%s: %w", pro, err)
+// skippedConnections is the number of connections a net left unrouted on
+// purpose needs: the edges of its pads' spanning tree.
+func skippedConnections(res *draftResult, net string) int {
+	return len(spanningTree(res.padsByNet[net]))
+}
+
+// sliverAngle is the angle below which two tracks of one net that touch
+// are taken for a copper sliver's cause.
+const sliverAngle = 40.0
+
+// acuteNets are the nets with two tracks on the layer named in desc
+// ("Copper sliver (F.Cu)") that touch at an angle below sliverAngle.
+func acuteNets(res *draftResult, desc string) []string {
+	layer := -1
+	for i, l := range layerNames {
+		if strings.Contains(desc, "("+l+")") {
+			layer = i
 		}
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("read %s: %w", pro, err)
 	}
-	obj := func(m map[string]any, k string) map[string]any {
-		if v, ok := m[k].(map[string]any); ok {
-			return v
+	hit := map[string]bool{}
+	ts := res.tracks
+	for i := range ts {
+		for j := i + 1; j < len(ts); j++ {
+			a, b := ts[i], ts[j]
+			if a.net != b.net || a.layer != b.layer || (layer >= 0 && a.layer != layer) || hit[a.net] {
+				continue
+			}
+			if segSegDist(a.a, a.b, b.a, b.b) > (a.width+b.width)/2 {
+				continue
+			}
+			if ang, ok := meetAngle(a, b); ok && ang < sliverAngle {
+				hit[a.net] = true
+			}
 		}
-		v := map[string]any{}
-		m[k] = v
-		return v
 	}
-	obj(obj(obj(doc, "board"), "design_settings"), "rule_severities")["unconnected_items"] = "warning"
-	out, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return nil, err
+	return sortedKeys(hit)
+}
+
+// meetAngle is the angle of the wedge between two touching tracks: at a
+// shared end, between the rays to their other ends; elsewhere (a crossing
+// or an end on the other's side), between the lines. ok is false for a
+// zero-length track.
+func meetAngle(a, b track) (float64, bool) {
+	ang := func(u, v Pt) (float64, bool) {
+		lu, lv := math.Hypot(u.X, u.Y), math.Hypot(v.X, v.Y)
+		if lu < eps || lv < eps {
+			return 0, false
+		}
+		c := (u.X*v.X + u.Y*v.Y) / (lu * lv)
+		return math.Acos(math.Max(-1, math.Min(1, c))) * 180 / math.Pi, true
 	}
-	return append(out, '\n'), nil
+	for _, p := range []Pt{a.a, a.b} {
+		for _, q := range []Pt{b.a, b.b} {
+			if p.Dist(q) < eps {
+				oa, ob := a.a, b.a
+				if oa.Dist(p) < eps {
+					oa = a.b
+				}
+				if ob.Dist(q) < eps {
+					ob = b.b
+				}
+				return ang(oa.Sub(p), ob.Sub(q))
+			}
+		}
+	}
+	d, ok := ang(a.b.Sub(a.a), b.b.Sub(b.a))
+	return math.Min(d, 180-d), ok
 }

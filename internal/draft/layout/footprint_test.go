@@ -195,8 +195,8 @@ func TestReadDesignRules(t *testing.T) {
 		path string
 		want designRules
 	}{
-		{filepath.Join(dir, "missing.kicad_pro"), designRules{Clearance: 0.2, HoleClearance: 0.25, EdgeClearance: 0.5, SignalWidth: 0.25, PowerWidth: 0.5}},
-		{pro, designRules{Clearance: 0.6, HoleClearance: 0.25, EdgeClearance: 0.8, SignalWidth: 0.3, PowerWidth: 0.5}},
+		{filepath.Join(dir, "missing.kicad_pro"), designRules{Clearance: 0.2, HoleClearance: 0.25, EdgeClearance: 0.5, HoleToHole: 0.25, SignalWidth: 0.25, PowerWidth: 0.5, ViaDiameter: 0.6, ViaDrill: 0.3}},
+		{pro, designRules{Clearance: 0.6, HoleClearance: 0.25, EdgeClearance: 0.8, HoleToHole: 0.25, SignalWidth: 0.3, PowerWidth: 0.5, ViaDiameter: 0.6, ViaDrill: 0.3}},
 	}
 	for _, tc := range tests {
 		got, err := readDesignRules(tc.path)

@@ -72,13 +72,14 @@ const (
 	// placeGrid is the step of candidate positions: fine enough to pack
 	// 0402 parts, coarse enough to keep the search fast.
 	placeGrid = 0.5
-	// fillFactor is the board area per unit of part area when LAYOUT.md
-	// states no size: about 45% density, room for a first routing pass.
+	// fillFactor is the board area per unit of part area a computed board
+	// starts from when LAYOUT.md states no size (about 60% density); it
+	// grows by growFactor until everything fits (up to maxGrowth attempts),
+	// then is cropped to the placed parts (cropToParts): the two-layer
+	// router needs room between parts, not an empty margin.
 	fillFactor = 2.2
-	// growFactor enlarges a computed board that did not fit, up to
-	// maxGrowth attempts.
-	growFactor = 1.15
-	maxGrowth  = 12
+	growFactor = 1.08
+	maxGrowth  = 24
 	// nearMM is how close a decoupling cap or crystal must end up to the pin
 	// it serves for the rule to count as honoured.
 	nearMM = 6.0
@@ -239,6 +240,8 @@ type placer struct {
 	inset  float64
 	taken  []Rect // keep-clear areas of placed parts, board coordinates
 	blocks []Rect // areas no footprint may enter (added antenna keepouts)
+	// servedPins are the IC pins (pad indices) a decoupling cap serves.
+	servedPins map[*part]map[int]bool
 }
 
 // fits reports whether a part whose keep-clear area is kc, shifted to at
@@ -405,43 +408,67 @@ func placeAll(parts []*part, w, h, inset float64, nets map[string][]*part, kinds
 			unplaced = append(unplaced, p)
 		}
 	}
-	// ICs, largest first, near what they connect to.
-	ics := byRole(roleIC)
-	slices.SortStableFunc(ics, func(a, b *part) int { return cmp.Compare(len(b.fp.Pads), len(a.fp.Pads)) })
-	for _, p := range ics {
-		t := pullTarget(p, nets, kinds, center)
-		if pos, ok := pl.search(p, 0, t, -1); ok {
-			pl.commit(p, pos, 0, -1)
-		} else {
-			unplaced = append(unplaced, p)
+	// ICs and large parts, largest first, each at the rotation that brings
+	// its pads nearest what they connect to.
+	var large []*part
+	for _, p := range parts {
+		if p.role == roleIC || p.role == roleOther && p.area() >= largePartMM2 {
+			large = append(large, p)
 		}
 	}
-	// Crystals and decoupling at the pins they serve.
+	slices.SortStableFunc(large, func(a, b *part) int {
+		if c := cmp.Compare(round4(b.area()), round4(a.area())); c != 0 {
+			return c
+		}
+		return cmp.Compare(len(b.fp.Pads), len(a.fp.Pads))
+	})
+	// What serves a part (its crystal, the crystal's load caps, its
+	// decoupling caps) is placed as soon as the part is, so the spots by
+	// its pins are theirs before the next large part takes them.
 	served := map[*part]int{}
-	for _, r := range []role{roleCrystal, roleDecoupling} {
-		for _, p := range byRole(r) {
-			t, ok := servedPin(p, served)
-			if !ok {
-				t = pullTarget(p, nets, kinds, center)
-			}
-			pos, found := pl.search(p, 0, t, -1)
-			if !found {
-				unplaced = append(unplaced, p)
-				continue
-			}
-			pl.commit(p, pos, 0, -1)
-			if ok {
-				d := pos.Add(p.padCenter(0)).Dist(t)
-				if d <= nearMM {
-					p.note = fmt.Sprintf("next to %s (%.1f mm from its pin)", p.anchor.Refdes, d)
-				} else {
-					p.note = fmt.Sprintf("%.1f mm from %s: no room closer", d, p.anchor.Refdes)
+	placeServed := func(anchor *part) {
+		for _, r := range []role{roleCrystal, roleLoadCap, roleDecoupling} {
+			for _, q := range byRole(r) {
+				a := q.anchor
+				if r == roleLoadCap && a != nil {
+					a = a.anchor // the crystal's IC
+				}
+				if q.placed || a != anchor || slices.Contains(unplaced, q) {
+					continue
+				}
+				if !pl.placeServing(q, served, nets, kinds, center) {
+					unplaced = append(unplaced, q)
 				}
 			}
 		}
 	}
+	for _, p := range byRole(roleAntenna) {
+		if p.placed {
+			placeServed(p)
+		}
+	}
+	for _, p := range large {
+		if !pl.placeTurning(p, pullTarget(p, nets, kinds, center), nets, kinds) {
+			unplaced = append(unplaced, p)
+			continue
+		}
+		placeServed(p)
+	}
+	// Served parts whose anchor is elsewhere (or none).
+	for _, r := range []role{roleCrystal, roleLoadCap, roleDecoupling} {
+		for _, q := range byRole(r) {
+			if !q.placed && !slices.Contains(unplaced, q) && !pl.placeServing(q, served, nets, kinds, center) {
+				unplaced = append(unplaced, q)
+			}
+		}
+	}
 	// The rest, most connected to what is placed first.
-	rest := byRole(roleOther)
+	var rest []*part
+	for _, p := range byRole(roleOther) {
+		if !p.placed && !slices.Contains(unplaced, p) {
+			rest = append(rest, p)
+		}
+	}
 	for len(rest) > 0 {
 		best, bestScore := 0, -1
 		for i, p := range rest {
@@ -451,14 +478,154 @@ func placeAll(parts []*part, w, h, inset float64, nets map[string][]*part, kinds
 		}
 		p := rest[best]
 		rest = slices.Delete(rest, best, best+1)
-		t := pullTarget(p, nets, kinds, center)
-		if pos, ok := pl.search(p, 0, t, -1); ok {
-			pl.commit(p, pos, 0, -1)
-		} else {
+		if !pl.placeTurning(p, pullTarget(p, nets, kinds, center), nets, kinds) {
 			unplaced = append(unplaced, p)
 		}
 	}
 	return unplaced
+}
+
+// placeServing places a crystal, load cap or decoupling cap at the pin it
+// serves, else by connectivity, and notes how near it got. A decoupling
+// cap goes to whichever of its IC's pins on its net that no cap serves yet
+// (all of them once each has one) it can get nearest to.
+func (pl *placer) placeServing(p *part, served map[*part]int, nets map[string][]*part, kinds netKinds, center Pt) bool {
+	var targets []Pt
+	var pins []int
+	if p.role == roleDecoupling && p.anchor != nil && p.anchor.placed {
+		ic := p.anchor
+		if pl.servedPins == nil {
+			pl.servedPins = map[*part]map[int]bool{}
+		}
+		done := pl.servedPins[ic]
+		if done == nil {
+			done = map[int]bool{}
+			pl.servedPins[ic] = done
+		}
+		for round := 0; round < 2 && len(pins) == 0; round++ {
+			for i := range ic.fp.Pads {
+				if ic.pins[ic.fp.Pads[i].Number].Net == p.anchorNet && (round == 1 || !done[i]) {
+					pins = append(pins, i)
+					targets = append(targets, ic.padAt(i))
+				}
+			}
+			if len(pins) > 0 && round == 1 {
+				clear(done)
+			}
+		}
+	} else if t, ok := servedPin(p, served); ok {
+		targets = []Pt{t}
+	}
+	if len(targets) == 0 {
+		return pl.placeTurning(p, pullTarget(p, nets, kinds, center), nets, kinds)
+	}
+	best, bestD := -1, math.Inf(1)
+	for i, t := range targets {
+		if pos, ok := pl.search(p, 0, t, -1); ok {
+			if d := pos.Add(p.padCenter(0)).Dist(t); d < bestD-1e-9 {
+				best, bestD = i, d
+			}
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	t := targets[best]
+	if !pl.placeTurning(p, t, nets, kinds) {
+		return false
+	}
+	if pins != nil {
+		pl.servedPins[p.anchor][pins[best]] = true
+	}
+	d := p.pos.Add(p.padCenter(p.rot)).Dist(t)
+	if d <= nearMM {
+		p.note = fmt.Sprintf("next to %s (%.1f mm from its pin)", p.anchor.Refdes, d)
+	} else {
+		p.note = fmt.Sprintf("%.1f mm from %s: no room closer", d, p.anchor.Refdes)
+	}
+	return true
+}
+
+// largePartMM2 is the outline area from which a part that is not an IC is
+// placed with the ICs, largest first (a battery holder, a relay, an
+// inductor), before the small parts fill in around them: a DIP-8 is about
+// 100 mm², an 0603 resistor 5 mm².
+const largePartMM2 = 60.0
+
+// area is the part's outline area.
+func (p *part) area() float64 {
+	o := p.outline(0)
+	return o.W() * o.H()
+}
+
+// rotations are the turns a part not bound to an edge may take.
+var rotations = [4]float64{0, 90, 180, 270}
+
+// placeTurning places p at the free spot nearest target at each of the four
+// rotations, and keeps the one whose pads lie nearest the placed pads they
+// share nets with (ties: nearest target, then the smaller rotation). It
+// reports whether any rotation fit.
+func (pl *placer) placeTurning(p *part, target Pt, nets map[string][]*part, kinds netKinds) bool {
+	bestRot, bestCost := -1.0, math.Inf(1)
+	var bestPos Pt
+	turns := rotations[:]
+	if p.role != roleIC && p.area() < largePartMM2 {
+		// Small parts keep the library's orientation: KiCad draws a turned
+		// reference upright, which moves it onto the part's own silkscreen
+		// on tight footprints (an 0805 LED's), a DRC silk overlap.
+		turns = []float64{0}
+	}
+	for _, rot := range turns {
+		pos, ok := pl.search(p, rot, target, -1)
+		if !ok {
+			continue
+		}
+		c := wireCost(p, pos, rot, nets, kinds) + 1e-3*pos.Add(p.padCenter(rot)).Dist(target)
+		if c < bestCost-1e-9 {
+			bestRot, bestCost, bestPos = rot, c, pos
+		}
+	}
+	if bestRot < 0 {
+		return false
+	}
+	pl.commit(p, bestPos, bestRot, -1)
+	return true
+}
+
+// wireCost is the summed distance from each of p's pads (p at pos, rot) to
+// the centroid of the placed pads on the same net: ground and power count
+// too, a decoupling cap's two pads each want their own pin.
+func wireCost(p *part, pos Pt, rot float64, nets map[string][]*part, kinds netKinds) float64 {
+	cost := 0.0
+	for i := range p.fp.Pads {
+		net := p.pins[p.fp.Pads[i].Number].Net
+		if net == "" || strings.HasPrefix(net, "unconnected-(") {
+			continue
+		}
+		var sum Pt
+		n := 0
+		for _, q := range nets[net] {
+			if q == p || !q.placed {
+				continue
+			}
+			for k := range q.fp.Pads {
+				if q.pins[q.fp.Pads[k].Number].Net == net {
+					sum = sum.Add(q.padAt(k))
+					n++
+				}
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		w := 1.0
+		if kinds.ground[net] {
+			w = 0.3 // the pour reaches ground pads anywhere
+		}
+		at := pos.Add(rotate(p.fp.Pads[i].At, rot))
+		cost += w * at.Dist(sum.Scale(1/float64(n)))
+	}
+	return cost
 }
 
 // signalNets are the nets of p that pull it towards other parts: every net
@@ -532,6 +699,10 @@ func servedPin(p *part, served map[*part]int) (Pt, bool) {
 			if n == p.anchorNet {
 				pins = append(pins, i)
 			}
+		case roleLoadCap:
+			if n == p.anchorNet {
+				pins = append(pins, i)
+			}
 		case roleCrystal:
 			for _, pn := range p.pins {
 				if pn.Net == n && n != "" {
@@ -543,6 +714,9 @@ func servedPin(p *part, served map[*part]int) (Pt, bool) {
 	}
 	if len(pins) == 0 {
 		return Pt{}, false
+	}
+	if p.role == roleLoadCap {
+		return ic.padAt(pins[0]), true
 	}
 	if p.role == roleDecoupling {
 		k := served[ic]

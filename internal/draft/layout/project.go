@@ -14,14 +14,18 @@ import (
 )
 
 // designRules are the numbers from the project's .kicad_pro that decide
-// whether a track passes DRC. Checks use the largest clearance any net class
-// asks for, so a draft never depends on which class a net falls into.
+// whether a track or via passes DRC. Checks use the largest clearance any
+// net class asks for, so a draft never depends on which class a net falls
+// into.
 type designRules struct {
 	Clearance     float64 // copper to copper
 	HoleClearance float64 // copper to a hole of another net
 	EdgeClearance float64 // copper to the board edge
+	HoleToHole    float64 // hole edge to hole edge
 	SignalWidth   float64
 	PowerWidth    float64
+	ViaDiameter   float64
+	ViaDrill      float64
 }
 
 // KiCad 9's defaults for a project without a .kicad_pro (or one that leaves
@@ -30,10 +34,14 @@ const (
 	defaultClearance     = 0.2
 	defaultHoleClearance = 0.25
 	defaultEdgeClearance = 0.5
+	defaultHoleToHole    = 0.25
 	defaultTrackWidth    = 0.25
-	// powerTrackWidth is the draft's width for power nets: twice a signal
-	// track, comfortably above 1 A on outer 1 oz copper for short runs. A
-	// human sizes it properly (the Draft quality section says so).
+	defaultViaDiameter   = 0.6
+	defaultViaDrill      = 0.3
+	// powerTrackWidth is the draft's width for power nets when the project
+	// has no Power class: twice a signal track, comfortably above 1 A on
+	// outer 1 oz copper for short runs. A human sizes it properly (the
+	// Draft quality section says so).
 	powerTrackWidth = 0.5
 )
 
@@ -46,9 +54,11 @@ type proFile struct {
 	} `json:"board"`
 	NetSettings struct {
 		Classes []struct {
-			Name       string  `json:"name"`
-			Clearance  float64 `json:"clearance"`
-			TrackWidth float64 `json:"track_width"`
+			Name        string  `json:"name"`
+			Clearance   float64 `json:"clearance"`
+			TrackWidth  float64 `json:"track_width"`
+			ViaDiameter float64 `json:"via_diameter"`
+			ViaDrill    float64 `json:"via_drill"`
 		} `json:"classes"`
 	} `json:"net_settings"`
 }
@@ -56,44 +66,88 @@ type proFile struct {
 // readDesignRules reads the design rules from the .kicad_pro at path; a
 // missing file gives KiCad's defaults.
 func readDesignRules(path string) (designRules, error) {
-	r := designRules{
-		Clearance: defaultClearance, HoleClearance: defaultHoleClearance, EdgeClearance: defaultEdgeClearance,
-		SignalWidth: defaultTrackWidth,
-	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		r.PowerWidth = powerTrackWidth
-		return r, nil
+		data, err = nil, nil
 	}
 	if err != nil {
-		return r, fmt.Errorf("read design rules: %w", err)
+		return designRules{}, fmt.Errorf("read design rules: %w", err)
+	}
+	r, err := parseDesignRules(data)
+	if err != nil {
+		return r, fmt.Errorf("read design rules from %s: %w", filepath.Base(path), err)
+	}
+	return r, nil
+}
+
+// parseDesignRules reads the design rules from a .kicad_pro's bytes; nil
+// gives KiCad's defaults. The Default class sets the clearance when there
+// is one (else KiCad's default), every other class and min_clearance can
+// only raise it.
+func parseDesignRules(data []byte) (designRules, error) {
+	r := designRules{
+		Clearance: defaultClearance, HoleClearance: defaultHoleClearance, EdgeClearance: defaultEdgeClearance,
+		HoleToHole: defaultHoleToHole, SignalWidth: defaultTrackWidth, PowerWidth: powerTrackWidth,
+		ViaDiameter: defaultViaDiameter, ViaDrill: defaultViaDrill,
+	}
+	if data == nil {
+		return r, nil
 	}
 	var pro proFile
 	if err := json.Unmarshal(data, &pro); err != nil {
-		return r, fmt.Errorf("read design rules from %s: %w", filepath.Base(path), err)
+		return r, err
 	}
-	num := func(key string) float64 {
-		if v, ok := pro.Board.DesignSettings.Rules[key].(float64); ok && v >= 0 && v < 100 {
-			return v
+	num := func(key string) (float64, bool) {
+		v, ok := pro.Board.DesignSettings.Rules[key].(float64)
+		return v, ok && v >= 0 && v < 100
+	}
+	sane := func(v float64) bool { return v > 0 && v < 100 }
+	clearance := 0.0
+	powerWidth := 0.0
+	for _, c := range pro.NetSettings.Classes {
+		if sane(c.Clearance) {
+			clearance = math.Max(clearance, c.Clearance)
 		}
-		return 0
+		switch c.Name {
+		case "Default":
+			if sane(c.TrackWidth) {
+				r.SignalWidth = c.TrackWidth
+			}
+			if sane(c.ViaDiameter) && sane(c.ViaDrill) && c.ViaDrill < c.ViaDiameter {
+				r.ViaDiameter, r.ViaDrill = c.ViaDiameter, c.ViaDrill
+			}
+		case powerClass:
+			if sane(c.TrackWidth) {
+				powerWidth = c.TrackWidth
+			}
+		}
 	}
-	minTrack := num("min_track_width")
-	r.Clearance = math.Max(r.Clearance, num("min_clearance"))
-	r.HoleClearance = math.Max(r.HoleClearance, num("min_hole_clearance"))
-	if v, ok := pro.Board.DesignSettings.Rules["min_copper_edge_clearance"].(float64); ok && v >= 0 && v < 100 {
+	if clearance > 0 {
+		r.Clearance = clearance
+	}
+	if v, ok := num("min_clearance"); ok {
+		r.Clearance = math.Max(r.Clearance, v)
+	}
+	if v, ok := num("min_hole_clearance"); ok {
+		r.HoleClearance = math.Max(r.HoleClearance, v)
+	}
+	if v, ok := num("min_hole_to_hole"); ok {
+		r.HoleToHole = math.Max(r.HoleToHole, v)
+	}
+	if v, ok := num("min_copper_edge_clearance"); ok {
 		r.EdgeClearance = math.Max(v, defaultEdgeClearance)
 	}
-	for _, c := range pro.NetSettings.Classes {
-		if c.Clearance > 0 && c.Clearance < 100 {
-			r.Clearance = math.Max(r.Clearance, c.Clearance)
-		}
-		if c.Name == "Default" && c.TrackWidth > 0 && c.TrackWidth < 100 {
-			r.SignalWidth = c.TrackWidth
-		}
+	if v, ok := num("min_track_width"); ok {
+		r.SignalWidth = math.Max(r.SignalWidth, v)
 	}
-	r.SignalWidth = math.Max(r.SignalWidth, minTrack)
-	r.PowerWidth = math.Max(powerTrackWidth, r.SignalWidth)
+	if v, ok := num("min_via_diameter"); ok {
+		r.ViaDiameter = math.Max(r.ViaDiameter, v)
+	}
+	if powerWidth > 0 {
+		r.PowerWidth = math.Max(powerWidth, r.SignalWidth)
+	} else {
+		r.PowerWidth = math.Max(powerTrackWidth, r.SignalWidth)
+	}
 	return r, nil
 }
 

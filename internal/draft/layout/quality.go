@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"regexp"
 	"strings"
@@ -55,12 +56,17 @@ func assess(rep *Report, res *draftResult, rules designRules) (fine, redo []stri
 		}
 		fine = append(fine, fmt.Sprintf("Keepout: %s antenna end on the %s edge; keepout from %s, no part or track inside it.", k.Refdes, k.Edge, k.Source))
 	}
+	fine = append(fine, "Board rules: "+rep.BoardRules+"; written to the project's .kicad_pro (DRC's constraints, Default and Power net classes).")
+	fine = append(fine, fmt.Sprintf("Area utilisation: %d%% of the board is parts (courtyards, pads, silkscreen).", int(math.Round(rep.Utilisation*100))))
+	fine = append(fine, fmt.Sprintf("Routed %d of %d connections (%d%%) on F.Cu and B.Cu by the grid maze router (%d tracks, %d vias, %s mm grid, power nets at their class width).",
+		rep.RoutedConnections, rep.Connections, int(math.Floor(rep.RoutedShare*100)), rep.Tracks, rep.Vias, kigen.Num(gridPitch)))
 	if len(rep.Routed) > 0 {
-		fine = append(fine, fmt.Sprintf("Routed by rule (%d nets, %d straight or L-shaped tracks on one layer, no vias): %s.", len(rep.Routed), rep.Tracks, strings.Join(rep.Routed, ", ")))
+		fine = append(fine, fmt.Sprintf("Fully routed nets (%d): %s.", len(rep.Routed), strings.Join(rep.Routed, ", ")))
 	}
 	if len(rep.Unrouted) > 0 {
 		redo = append(redo, fmt.Sprintf("Route the %d unrouted nets (by hand or with an autorouter such as Freerouting): %s.", len(rep.Unrouted), strings.Join(rep.Unrouted, ", ")))
 	}
+	redo = append(redo, "Review the draft's routing: the router finds a path for each connection in turn and knows nothing of current return paths, crosstalk or length; tidy or reroute what matters.")
 	if len(rep.Partial) > 0 {
 		var ps []string
 		for _, p := range rep.Partial {
@@ -80,14 +86,15 @@ func assess(rep *Report, res *draftResult, rules designRules) (fine, redo []stri
 	if len(pairs) > 0 {
 		redo = append(redo, "Route "+strings.Join(pairs, ", ")+" as length-matched differential pairs with controlled impedance: the draft does not.")
 	}
-	if len(res.kinds.ground) > 0 {
-		var g []string
-		for _, n := range res.nets {
-			if res.kinds.ground[n.Name] {
-				g = append(g, n.Name)
-			}
-		}
-		redo = append(redo, "Add a ground pour ("+strings.Join(g, ", ")+" on B.Cu) with stitching vias, then refill zones: the draft has no copper zones.")
+	switch {
+	case rep.Pour.Net == "" && len(res.kinds.ground) > 0:
+		redo = append(redo, "Add a ground pour on B.Cu: no ground net has two pads on the board, so the draft poured none.")
+	case rep.Pour.Net != "" && rep.Pour.Filled:
+		fine = append(fine, fmt.Sprintf("Ground pour: %s on %s over the whole board, pads joined by thermal reliefs (%s mm gap, %s mm spokes), filled by KiCad's zone filler and checked by DRC.",
+			rep.Pour.Net, rep.Pour.Layer, kigen.Num(thermalGap), kigen.Num(thermalBridge)))
+		redo = append(redo, "Add stitching vias to the ground pour where F.Cu ground copper is large, and refill zones (B) after any edit.")
+	case rep.Pour.Net != "":
+		redo = append(redo, fmt.Sprintf("Fill the %s pour on %s in KiCad (B) before plotting: the draft wrote it unfilled (%s), and kicad-cli plots zones as saved.", rep.Pour.Net, rep.Pour.Layer, rep.Pour.Unfilled))
 	}
 	redo = append(redo, fmt.Sprintf("Size track widths for current (the draft uses %s mm for power, %s mm for signals) and review thermal, mechanical (mounting, enclosure, connector overhang) and signal-integrity placement: the rules above know none of them.",
 		kigen.Num(rules.PowerWidth), kigen.Num(rules.SignalWidth)))

@@ -9,10 +9,6 @@ import (
 
 // Routing constants.
 const (
-	// shortNetMM is the longest two-pin net the engine routes by rule when
-	// it is not a power net: beyond it a straight or L-shaped track is rarely
-	// the track a human would draw.
-	shortNetMM = 15.0
 	// routeMargin is added to every clearance the router checks, so a track
 	// that passes here passes DRC's exact geometry after coordinates are
 	// rounded to four decimals.
@@ -56,98 +52,21 @@ type router struct {
 	w, h      float64
 	obstacles []obstacle
 	tracks    []track
-	// maxObstacleClearance is the largest obstacle clearance, which bounds
-	// how far the bounding-box prefilter must look.
+	// maxObstacleClearance is the largest obstacle clearance.
 	maxObstacleClearance float64
-}
-
-// segOK reports whether a track a-b of width on layer for net clears
-// everything: the board edge, other nets' pads and tracks, holes and
-// keepouts.
-func (r *router) segOK(a, b Pt, layer int, net string, width float64) bool {
-	half := width / 2
-	e := r.rules.EdgeClearance + half + routeMargin
-	for _, p := range []Pt{a, b} {
-		if p.X < e || p.Y < e || p.X > r.w-e || p.Y > r.h-e {
-			return false
-		}
-	}
-	seg := emptyRect.AddPt(a).AddPt(b)
-	reach := math.Max(r.rules.Clearance, r.rules.HoleClearance) + half + routeMargin + 1
-	if r.maxObstacleClearance > reach {
-		reach = r.maxObstacleClearance + half + routeMargin + 1
-	}
-	for i := range r.obstacles {
-		o := &r.obstacles[i]
-		if !o.layers[layer] {
-			continue
-		}
-		var need float64
-		switch {
-		case o.keep:
-			need = routeMargin
-		case o.hole:
-			if o.net == net && !o.npth {
-				continue
-			}
-			need = r.rules.HoleClearance + half + routeMargin
-		default:
-			if o.net == net && net != "" {
-				continue
-			}
-			need = math.Max(r.rules.Clearance, o.clearance) + half + routeMargin
-		}
-		if !o.sh.bbox().Inflate(reach).Overlaps(seg) {
-			continue
-		}
-		if o.sh.segDist(a, b) < need {
-			return false
-		}
-	}
-	for i := range r.tracks {
-		t := &r.tracks[i]
-		if t.layer != layer || t.net == net {
-			continue
-		}
-		if segSegDist(a, b, t.a, t.b) < r.rules.Clearance+half+t.width/2+routeMargin {
-			return false
-		}
-	}
-	return true
-}
-
-// connect tries a straight track from a to b, then the two L-shaped ones,
-// on each layer both pads reach (front first), at each width in turn. It
-// records the first that clears everything.
-func (r *router) connect(pa, pb routePad, net string, widths []float64) bool {
-	a, b := pa.at, pb.at
-	paths := [][]Pt{{a, b}}
-	if math.Abs(a.X-b.X) > eps && math.Abs(a.Y-b.Y) > eps {
-		paths = append(paths, []Pt{a, {X: b.X, Y: a.Y}, b}, []Pt{a, {X: a.X, Y: b.Y}, b})
-	}
-	for l := range 2 {
-		if !pa.layers[l] || !pb.layers[l] {
-			continue
-		}
-		for _, w := range widths {
-			for _, path := range paths {
-				ok := true
-				for i := 0; i+1 < len(path) && ok; i++ {
-					ok = r.segOK(path[i], path[i+1], l, net, w)
-				}
-				if !ok {
-					continue
-				}
-				for i := 0; i+1 < len(path); i++ {
-					if path[i].Dist(path[i+1]) > eps {
-						r.tracks = append(r.tracks, track{a: path[i], b: path[i+1], layer: l, net: net, width: w})
-					}
-				}
-				return true
-			}
-		}
-	}
-	return false
+	// maxTrackWidth is the widest track the router lays, which bounds how
+	// far the index lookups must look.
+	maxTrackWidth float64
+	vias          []via
+	idx           *copperIndex
+	// routedFrom is the index of the first obstacle the router laid (a
+	// via's copper or hole); those before are the footprints'.
+	routedFrom int
+	// A soft search (rip-up) passes through other nets' routed copper:
+	// hit says the step just checked did, conflicts collects their nets.
+	soft      bool
+	hit       bool
+	conflicts map[string]bool
 }
 
 // netRoute is the outcome for one net the engine tried.
@@ -196,58 +115,206 @@ func spanningTree(pads []routePad) [][2]int {
 	return edges
 }
 
-// routeNets routes, in order, the nets worth a rule-based track: two-pin
-// nets shorter than shortNetMM (shortest first), then power nets, ground
-// last (ground is better served by a pour, and its tracks would block the
-// others). Nets in skip are left alone.
+// maxPasses bounds rip-up and retry: each pass after the first rips up
+// every track and routes the connections the best pass so far failed
+// first, then the rest; the pass that routed the most is kept.
+const maxPasses = 3
+
+// connJob is one pad-to-pad connection of a net's spanning tree.
+type connJob struct {
+	net    string
+	a, b   routePad
+	rank   int // 0 signal, 1 power, 2 ground
+	length float64
+}
+
+// routeNets routes every net with two or more pads (those in skip left
+// alone) as the pad-to-pad connections of its spanning tree, on both
+// layers with vias (mazeRoute): signal nets shortest first, then power
+// nets at the power width (the signal width where that does not fit),
+// ground last (the pour serves it too). Up to maxPasses passes, each
+// routing the best pass's failures first, the best kept; then ripUp.
 func (r *router) routeNets(padsByNet map[string][]routePad, kinds netKinds, skip map[string]string) []netRoute {
-	type job struct {
-		net   string
-		rank  int
-		score float64
-	}
-	var jobs []job
-	for net, pads := range padsByNet {
+	var jobs []connJob
+	nets := sortedKeys(padsByNet)
+	for _, net := range nets {
+		pads := padsByNet[net]
 		if _, ok := skip[net]; ok || len(pads) < 2 || strings.HasPrefix(net, "unconnected-(") {
 			continue
 		}
+		rank := 0
 		switch {
 		case kinds.ground[net]:
-			jobs = append(jobs, job{net, 2, float64(len(pads))})
+			rank = 2
 		case kinds.power[net]:
-			jobs = append(jobs, job{net, 1, float64(len(pads))})
-		case len(pads) == 2 && pads[0].at.Dist(pads[1].at) <= shortNetMM:
-			jobs = append(jobs, job{net, 0, pads[0].at.Dist(pads[1].at)})
+			rank = 1
+		}
+		for _, e := range spanningTree(pads) {
+			jobs = append(jobs, connJob{net: net, a: pads[e[0]], b: pads[e[1]], rank: rank, length: pads[e[0]].at.Dist(pads[e[1]].at)})
 		}
 	}
-	slices.SortFunc(jobs, func(a, b job) int {
-		if c := cmp.Compare(a.rank, b.rank); c != 0 {
+	slices.SortStableFunc(jobs, func(x, y connJob) int {
+		if c := cmp.Compare(x.rank, y.rank); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(round4(a.score), round4(b.score)); c != 0 {
-			return c
-		}
-		return strings.Compare(a.net, b.net)
+		return cmp.Compare(round4(x.length), round4(y.length))
 	})
-	var out []netRoute
-	for _, j := range jobs {
-		pads := padsByNet[j.net]
-		widths := []float64{r.rules.SignalWidth}
-		if kinds.power[j.net] && r.rules.PowerWidth > r.rules.SignalWidth {
-			widths = []float64{r.rules.PowerWidth, r.rules.SignalWidth}
-		}
-		res := netRoute{Net: j.net}
-		for _, e := range spanningTree(pads) {
-			res.Connections++
-			if r.connect(pads[e[0]], pads[e[1]], j.net, widths) {
-				res.Routed++
+	baseObstacles := len(r.obstacles)
+	r.routedFrom = baseObstacles
+	r.maxTrackWidth = math.Max(r.rules.PowerWidth, r.rules.SignalWidth)
+	m := r.newMaze()
+	type outcome struct {
+		ok        []bool
+		n         int
+		tracks    []track
+		vias      []via
+		obstacles []obstacle
+	}
+	var best *outcome
+	order := make([]int, len(jobs))
+	for i := range order {
+		order[i] = i
+	}
+	for pass := 0; pass < maxPasses; pass++ {
+		r.tracks, r.vias, r.obstacles = nil, nil, r.obstacles[:baseObstacles:baseObstacles]
+		r.buildIndex()
+		ok := make([]bool, len(jobs))
+		n := 0
+		for _, i := range order {
+			if r.routeJob(m, jobs[i]) {
+				ok[i] = true
+				n++
 			}
 		}
-		if res.Connections > 0 {
-			out = append(out, res)
+		if best == nil || n > best.n {
+			best = &outcome{ok: ok, n: n, tracks: r.tracks, vias: r.vias, obstacles: slices.Clone(r.obstacles)}
+		}
+		if best.n == len(jobs) {
+			break
+		}
+		// Next pass: the best pass's failures first, in their order.
+		var failed, rest []int
+		for i := range jobs {
+			if best.ok[i] {
+				rest = append(rest, i)
+			} else {
+				failed = append(failed, i)
+			}
+		}
+		order = append(failed, rest...)
+	}
+	r.tracks, r.vias, r.obstacles = best.tracks, best.vias, best.obstacles
+	r.buildIndex()
+	r.ripUp(m, jobs, best.ok, baseObstacles)
+	byNet := map[string]*netRoute{}
+	var out []netRoute
+	for i, j := range jobs {
+		nr := byNet[j.net]
+		if nr == nil {
+			nr = &netRoute{Net: j.net}
+			byNet[j.net] = nr
+		}
+		nr.Connections++
+		if best.ok[i] {
+			nr.Routed++
+		}
+	}
+	for _, net := range nets {
+		if nr := byNet[net]; nr != nil {
+			out = append(out, *nr)
 		}
 	}
 	return out
+}
+
+// routeJob routes one connection: at the power width first for power
+// nets, then the signal width.
+func (r *router) routeJob(m *maze, j connJob) bool {
+	widths := []float64{r.rules.SignalWidth}
+	if j.rank > 0 && r.rules.PowerWidth > r.rules.SignalWidth {
+		widths = []float64{r.rules.PowerWidth, r.rules.SignalWidth}
+	}
+	for _, w := range widths {
+		if r.mazeRoute(m, j.a, j.b, j.net, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxRipUps bounds the rip-up attempts after the passes.
+const maxRipUps = 40
+
+// ripUp tries each connection still unrouted once: a soft search finds its
+// way through other nets' routed copper, those nets are ripped up, the
+// connection is routed, then the ripped nets' connections again. The
+// attempt is kept only when more connections end up routed than before;
+// else every track and via is put back. ok is updated in place.
+func (r *router) ripUp(m *maze, jobs []connJob, ok []bool, base int) {
+	count := func() int {
+		n := 0
+		for _, v := range ok {
+			if v {
+				n++
+			}
+		}
+		return n
+	}
+	attempts := 0
+	for i, j := range jobs {
+		if ok[i] || attempts >= maxRipUps {
+			continue
+		}
+		attempts++
+		rip, found := r.conflictNets(m, j.a, j.b, j.net, r.rules.SignalWidth)
+		if !found || len(rip) == 0 {
+			continue
+		}
+		before := count()
+		saved := struct {
+			tracks    []track
+			vias      []via
+			obstacles []obstacle
+			ok        []bool
+		}{slices.Clone(r.tracks), slices.Clone(r.vias), slices.Clone(r.obstacles), slices.Clone(ok)}
+		r.removeNets(rip, base)
+		for k := range jobs {
+			if rip[jobs[k].net] {
+				ok[k] = false
+			}
+		}
+		ok[i] = r.routeJob(m, j)
+		for k := range jobs {
+			if !ok[k] && rip[jobs[k].net] {
+				ok[k] = r.routeJob(m, jobs[k])
+			}
+		}
+		if count() <= before {
+			r.tracks, r.vias, r.obstacles = saved.tracks, saved.vias, saved.obstacles
+			copy(ok, saved.ok)
+			r.buildIndex()
+		}
+	}
+}
+
+// removeNets takes every track and via of nets off the board (obstacles
+// from base on are the vias' copper and holes) and re-indexes.
+func (r *router) removeNets(nets map[string]bool, base int) {
+	var tracks []track
+	for _, t := range r.tracks {
+		if !nets[t.net] {
+			tracks = append(tracks, t)
+		}
+	}
+	vias := r.vias
+	r.tracks, r.vias, r.obstacles = tracks, nil, r.obstacles[:base:base]
+	r.idx = nil
+	for _, v := range vias {
+		if !nets[v.net] {
+			r.addVia(v.at, v.net)
+		}
+	}
+	r.buildIndex()
 }
 
 // padShape is a placed pad's copper in board coordinates. Pads at angles

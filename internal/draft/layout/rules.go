@@ -18,10 +18,11 @@ const (
 	roleIC              // an integrated circuit: anchors its decoupling and crystal
 	roleCrystal         // next to the IC it clocks
 	roleDecoupling      // a capacitor between a power net and ground shared with an IC
+	roleLoadCap         // a crystal's load capacitor: beside the crystal pin it loads
 )
 
 func (r role) String() string {
-	return [...]string{"other", "antenna", "connector", "mounting hole", "IC", "crystal", "decoupling"}[r]
+	return [...]string{"other", "antenna", "connector", "mounting hole", "IC", "crystal", "decoupling", "load capacitor"}[r]
 }
 
 // refPrefix is a reference's letters: "J" for J12, "IC" for IC3.

@@ -1,0 +1,94 @@
+package draft
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"copperhead/internal/kicad"
+	"copperhead/internal/kicadcli"
+)
+
+// circuits are the six test boards of testdata/circuits (issue 19): an
+// ESP32-S3 module on USB-C with an LDO, an RP2040 with QSPI flash and a
+// crystal, an NE555 blinker, an STM32F103 with SWD, a split-supply TL074
+// filter and a 58-part relay board. The layout engine's tests draft the
+// same files.
+var circuits = []string{"esp32s3_usbc_ldo", "rp2040_min", "ne555_blinker", "stm32f103_swd", "opamp_filter", "relay_board"}
+
+// TestCircuits drafts each test circuit and holds the sheet to what KiCad
+// says: ERC is clean and kicad-cli's netlist has exactly the intent's
+// nets, no pin missing and none extra.
+func TestCircuits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drafts six boards through kicad-cli")
+	}
+	needLibraries(t)
+	tool, err := kicadcli.Find(context.Background())
+	if err != nil {
+		t.Skipf("kicad-cli: %v", err)
+	}
+	tool.CacheDir = t.TempDir()
+	for _, name := range circuits {
+		t.Run(name, func(t *testing.T) {
+			file := filepath.Join("testdata", "circuits", name+".json")
+			path, rep := draftPath(t, file)
+			t.Logf("%s: %d parts on %s", name, rep.Parts, rep.Paper)
+			ctx := context.Background()
+			erc, err := tool.ERC(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range erc.Violations {
+				t.Errorf("ERC: %s: %s", v.Type, v.Description)
+			}
+			nl, err := tool.Netlist(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, err := ReadIntent(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exactNets(t, in, nl)
+		})
+	}
+}
+
+// exactNets compares kicad-cli's netlist with the intent net by net: each
+// intent net exists under its name with exactly its pins, and every other
+// net in the netlist is one pin KiCad names unconnected-(...) (a
+// no-connect pin).
+func exactNets(t *testing.T, in *Intent, nl *kicad.Netlist) {
+	t.Helper()
+	r, err := Validate(in, "intent", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, n := range nl.Nets {
+		name := strings.TrimPrefix(n.Name, "/")
+		for _, nd := range n.Nodes {
+			got[name] = append(got[name], nd.Refdes+"."+nd.Pin)
+		}
+	}
+	want := map[string]bool{}
+	for _, n := range r.nets {
+		want[n.Name] = true
+		g := slices.Sorted(slices.Values(got[n.Name]))
+		w := slices.Sorted(slices.Values(n.Pins))
+		if !slices.Equal(g, w) {
+			t.Errorf("net %s:\n kicad-cli %v\n intent    %v", n.Name, g, w)
+		}
+	}
+	for name, pins := range got {
+		if want[name] {
+			continue
+		}
+		if !strings.HasPrefix(name, "unconnected-(") || len(pins) != 1 {
+			t.Errorf("kicad-cli has net %s %v the intent does not", name, pins)
+		}
+	}
+}
