@@ -514,6 +514,7 @@ var readmeScenarios = []scenario{
 	{cmd: "mcp", code: 1, why: "no .kicad_sch in the repository", repo: "empty", args: []string{"mcp"}},
 	{cmd: "mcp", code: 2, why: "--json does not apply", repo: "fixture", args: []string{"--json", "mcp"}},
 	{cmd: "mcp", code: 2, why: "bad usage", repo: "fixture", args: []string{"mcp", "extra"}},
+	{cmd: "draft layout", code: 2, why: "an unknown --fab", repo: "fixture", args: []string{"draft", "layout", "--fab", "oshpark"}, stderr: "unknown fab"},
 	{cmd: "repl", code: 2, why: "off a terminal without a request", repo: "fixture", args: []string{"repl"}, stderr: "needs a terminal"},
 	{cmd: "watch", code: 1, why: "no schematic is found", repo: "empty", args: []string{"watch", "--port", "0"}},
 	{cmd: "watch", code: 2, why: "--port outside 0-65535", repo: "fixture", args: []string{"watch", "--port", "70000"}},
