@@ -69,7 +69,7 @@ command is printed), 2 for bad usage or a broken environment.`,
 	f.StringVar(&o.model, "model", "", "the model, as for 'do'")
 	f.BoolVar(&o.interactive, "interactive", false, "ask for approval of the spec and before the exports")
 	f.BoolVar(&o.force, "force", false, "start over from a brief that differs from docs/BRIEF.md")
-	f.StringVar(&o.fab, "fab", "jlcpcb", "fab profile for the gerbers: jlcpcb or pcbway")
+	f.StringVar(&o.fab, "fab", "jlcpcb", "the board house: its rules for the drafted board, its profile for the gerbers (jlcpcb or pcbway)")
 	f.BoolVar(&o.noStep, "no-step", false, "skip the STEP export")
 	f.BoolVar(&o.noRender, "no-render", false, "skip the 3D render")
 	f.BoolVar(&o.status, "status", false, "print each stage's gate and run nothing")

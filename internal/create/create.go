@@ -11,6 +11,7 @@
 package create
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"encoding/json"
@@ -30,6 +31,7 @@ import (
 	"copperhead/internal/devplan"
 	"copperhead/internal/draft"
 	"copperhead/internal/draft/layout"
+	"copperhead/internal/fab"
 	"copperhead/internal/firmware"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/kicad"
@@ -339,6 +341,9 @@ func runEngineStage(ctx context.Context, in Input, st Stage, sr *StageReport) ([
 			// The board is recorded in config.json in the draft's own
 			// transaction, as `draft layout` records it.
 			Repo: in.Repo, Record: true,
+			// The board is drawn to the rules of the house --fab orders
+			// it from, the same one the outputs stage packages it for.
+			Fab: in.Fab,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("layout draft: %w", err)
@@ -391,18 +396,15 @@ func boardPath(pr *project.Project) string {
 const outputsDir = "outputs"
 
 func generateOutputs(ctx context.Context, in Input, pr *project.Project) (string, error) {
-	fab := in.Fab
-	if fab == "" {
-		fab = "jlcpcb"
-	}
+	house := cmp.Or(in.Fab, fab.Default)
 	res, err := outputs.Generate(ctx, in.KiCad, outputs.Input{
 		Name: pr.Name, Schematic: pr.Schematic, Board: boardPath(pr),
 		BOMDoc: in.docPath(design.BOMDoc), Repo: pr.Repo,
-	}, filepath.Join(in.Repo, outputsDir), outputs.Options{Fab: fab, SkipSTEP: in.SkipSTEP, SkipRender: in.SkipRender})
+	}, filepath.Join(in.Repo, outputsDir), outputs.Options{Fab: house, SkipSTEP: in.SkipSTEP, SkipRender: in.SkipRender})
 	if err != nil {
 		return "", fmt.Errorf("outputs: %w", err)
 	}
-	return fmt.Sprintf("%d files for %s", len(res.Manifest.Files), fab), nil
+	return fmt.Sprintf("%d files for %s", len(res.Manifest.Files), house), nil
 }
 
 // firmwareStatus records the firmware build line for the dev plan, so a
