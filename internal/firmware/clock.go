@@ -93,14 +93,47 @@ type Core struct {
 	Driver string `json:"driver,omitempty"`
 
 	// STM32F1: PLL multiplier (2-16) of HSE, FLASH_ACR latency and whether
-	// APB1 (36 MHz at most) runs at SYSCLK/2.
+	// APB1 (36 MHz at most) runs at SYSCLK/2. Latency is SAMD21's
+	// NVMCTRL CTRLB.RWS (flash read wait states) too.
 	PLLMul   int  `json:"-"`
 	Latency  int  `json:"-"`
 	APB1Div2 bool `json:"-"`
-	// RP2040: XOSC_STARTUP's DELAY, in units of 256 crystal cycles.
+	// RP2040: XOSC_STARTUP's DELAY, in units of 256 crystal cycles, and
+	// PLL_SYS's feedback divider and post dividers when clk_sys runs from
+	// it (FBDiv 0: it does not).
 	XoscDelay int `json:"-"`
-	// SAMD: the PORT peripheral's base address.
+	FBDiv     int `json:"-"`
+	PostDiv1  int `json:"-"`
+	PostDiv2  int `json:"-"`
+	// SAMD: the PORT peripheral's base address; SAMD21's SYSCTRL XOSC GAIN
+	// (0-4, by crystal frequency) when board_init starts the crystal.
 	PortBase uint32 `json:"-"`
+	XoscGain int    `json:"-"`
+}
+
+// rp2040PLL is the Pico SDK's default PLL_SYS setting for its 12 MHz
+// crystal (RP2040 datasheet §2.18.2, "PLL_SYS 125 MHz"): REFDIV 1, FBDIV 125
+// (VCO 1500 MHz), POSTDIV1 6, POSTDIV2 2.
+var rp2040PLL = struct{ xtal, fbdiv, pd1, pd2 int64 }{12_000_000, 125, 6, 2}
+
+// samdGain is SAM D21's SYSCTRL XOSC GAIN for a crystal of hz (datasheet
+// §17.8.5, sysctrl.h SYSCTRL_XOSC_GAIN_0..4: 2, 4, 8, 16, 30 MHz): the
+// smallest setting whose frequency is at least the crystal's.
+func samdGain(hz int64) int {
+	for g, top := range []int64{2_000_000, 4_000_000, 8_000_000, 16_000_000} {
+		if hz <= top {
+			return g
+		}
+	}
+	return 4
+}
+
+// samdWaitStates is SAM D21's NVM read wait states for a core clock of hz:
+// the datasheet's maximum-operating-frequency table, its 1.62-2.7 V row
+// (0 WS up to 14 MHz, 1 up to 28, 2 up to 42, 3 up to 48), which holds at
+// any supply the part runs on.
+func samdWaitStates(hz int64) int {
+	return int(min(3, (hz-1)/14_000_000))
 }
 
 // PLLMulBits is RCC_CFGR's PLLMUL field for PLLMul (0 is x2, 7 is x9).
@@ -113,8 +146,9 @@ func mhz(hz int64) string {
 
 // PlanCore plans how board_init clocks m's core from m.Clock: the crystal
 // when there is one the part can use (STM32F1 HSE 4-16 MHz through the PLL
-// to at most 72 MHz; RP2040 XOSC 1-15 MHz as clk_ref and clk_sys; nRF52's
-// 32 MHz HFXO started), else the reset clock, Assumed. Parts without a
+// to at most 72 MHz; RP2040 XOSC 1-15 MHz as clk_ref and clk_sys, a 12 MHz
+// one through PLL_SYS to 125 MHz; nRF52's 32 MHz HFXO started; SAM D1x/D2x
+// XOSC 0.4-32 MHz as GCLK0), else the reset clock, Assumed. Parts without a
 // driver get Hz 0 (their board.c is stubs).
 func PlanCore(m MCU) Core {
 	drv := driverOf(m)
@@ -159,7 +193,14 @@ func PlanCore(m MCU) Core {
 			c.XoscDelay = int((m.Clock.Hz/1000 + 128) / 256)
 			c.Hz = m.Clock.Hz
 			c.Crystal, c.Assumed = true, false
-			c.Setup = fmt.Sprintf("XOSC from the %s crystal (startup delay %d x 256 cycles, about 1 ms) as clk_ref and clk_sys; PLL_SYS not used", mhz(m.Clock.Hz), c.XoscDelay)
+			xosc := fmt.Sprintf("XOSC from the %s crystal (startup delay %d x 256 cycles, about 1 ms)", mhz(m.Clock.Hz), c.XoscDelay)
+			if m.Clock.Hz != rp2040PLL.xtal {
+				c.Setup = fmt.Sprintf("%s as clk_ref and clk_sys; PLL_SYS not used (its 125 MHz setting, FBDIV %d, POSTDIV %d x %d, is for a 12 MHz crystal)", xosc, rp2040PLL.fbdiv, rp2040PLL.pd1, rp2040PLL.pd2)
+				return c
+			}
+			c.FBDiv, c.PostDiv1, c.PostDiv2 = int(rp2040PLL.fbdiv), int(rp2040PLL.pd1), int(rp2040PLL.pd2)
+			c.Hz = m.Clock.Hz * rp2040PLL.fbdiv / (rp2040PLL.pd1 * rp2040PLL.pd2)
+			c.Setup = fmt.Sprintf("%s as clk_ref, PLL_SYS x%d = %s VCO, /%d /%d = %s clk_sys", xosc, c.FBDiv, mhz(m.Clock.Hz*rp2040PLL.fbdiv), c.PostDiv1, c.PostDiv2, mhz(c.Hz))
 			return c
 		}
 		if xtal {
@@ -184,8 +225,22 @@ func PlanCore(m MCU) Core {
 		if sam5x(m) {
 			c.PortBase = 0x41008000 // SAM D5x/E5x datasheet §32.7
 		}
-		if xtal {
-			why = fmt.Sprintf("the %s crystal is not switched to yet (TODO: XOSC into GCLK0)", mhz(m.Clock.Hz))
+		switch {
+		case !xtal:
+		case sam5x(m):
+			why = fmt.Sprintf("the %s crystal is not started: board_init clocks SAM D5x/E5x from DFLL48M only", mhz(m.Clock.Hz))
+		case m.Clock.Hz >= 400_000 && m.Clock.Hz <= 32_000_000:
+			// SAM D21 datasheet §17.6.3: XOSC takes a 0.4-32 MHz crystal
+			// on XIN/XOUT (PA14/PA15); GCLK generator 0 clocks the CPU
+			// (PM CPUSEL divides by 1 out of reset).
+			c.Hz = m.Clock.Hz
+			c.XoscGain = samdGain(m.Clock.Hz)
+			c.Latency = samdWaitStates(m.Clock.Hz)
+			c.Crystal, c.Assumed = true, false
+			c.Setup = fmt.Sprintf("XOSC from the %s crystal (GAIN %d, startup about 1 ms) as GCLK0, flash wait states %d", mhz(m.Clock.Hz), c.XoscGain, c.Latency)
+			return c
+		default:
+			why = fmt.Sprintf("the %s crystal is outside XOSC's 0.4-32 MHz", mhz(m.Clock.Hz))
 		}
 	}
 	switch {

@@ -383,7 +383,9 @@ func TestGenerateBuildsAndDrifts(t *testing.T) {
 		{
 			// A 12 MHz crystal on XIN/XOUT: XOSC started (STARTUP 47 =
 			// (12000 + 128) / 256, CTRL 0xfabaa0 at 0x40024000), clk_ref
-			// from it (CLK_REF_CTRL 0x40008030); SysTick reload 11999.
+			// from it (CLK_REF_CTRL 0x40008030), PLL_SYS (0x40028000)
+			// FBDIV 125, PRIM 6 << 16 | 2 << 12 = 0x62000, clk_sys from it;
+			// SysTick reload 124999 (0x1e847).
 			name:      "Cortex-M RP2040 with a 12 MHz crystal",
 			mcu:       withClock(MCU{Refdes: "U3", Value: "RP2040", Family: FamilyCortexM, Target: "rp2040", CPU: "cortex-m0plus", FlashOrigin: 0x10000000, FlashKB: 2048, RAMKB: 264}, rp2040CrystalNetlist()),
 			pinout:    "| Refdes | Pin | Name | Net |\n|---|---|---|---|\n| U3 | 2 | GPIO0 | BTN_BOOT |\n| U3 | 37 | GPIO25 | LED |\n",
@@ -391,11 +393,12 @@ func TestGenerateBuildsAndDrifts(t *testing.T) {
 			edit:      [2]string{"| GPIO25 | LED |", "| GPIO24 | LED |"},
 			wantStale: "PIN_LED 25 -> 24",
 			files: map[string][]string{
-				"src/board.h": {"#define CPU_HZ 12000000u"},
-				"src/board.c": {"	XOSC_STARTUP = 47u;"},
+				"src/board.h": {"#define CPU_HZ 125000000u"},
+				"src/board.c": {"	XOSC_STARTUP = 47u;", "	PLL_SYS_FBDIV_INT = 125u;", "	PLL_SYS_PRIM = (6u << 16) | (2u << 12);"},
 			},
 			objdump: "arm-none-eabi-objdump",
-			disasm:  []string{`\.word\s+0x40024000`, `\.word\s+0x00fabaa0`, `\.word\s+0x40008030`, `\.word\s+0x00002edf`, `movs\s+r[0-9], #47`},
+			disasm: []string{`\.word\s+0x40024000`, `\.word\s+0x00fabaa0`, `\.word\s+0x40008030`, `\.word\s+0x0001e847`, `movs\s+r[0-9], #47`,
+				`\.word\s+0x40028000`, `movs\s+r[0-9], #125`},
 		},
 		{
 			// nRF52832: LED on P0.17 and a button on P0.13 through GPIO P0
@@ -828,13 +831,19 @@ func TestPlanCore(t *testing.T) {
 		{"STM32F1 4 MHz: x16 = 64 MHz", xtal(stm, 4_000_000), 64_000_000, true, false, 16, 2, true, 0, "PLL x16 = 64 MHz"},
 		{"STM32F1 25 MHz: outside HSE", xtal(stm, 25_000_000), 8_000_000, false, true, 0, 0, false, 0, "ASSUMED: the 8 MHz HSI it starts on (the 25 MHz crystal is outside HSE's 4-16 MHz)"},
 		{"STM32F1 no crystal: HSI", reset(stm), 8_000_000, false, true, 0, 0, false, 0, "ASSUMED: the 8 MHz HSI it starts on (no netlist)"},
-		{"RP2040 12 MHz: XOSC", xtal(rp, 12_000_000), 12_000_000, true, false, 0, 0, false, 47, "XOSC from the 12 MHz crystal (startup delay 47 x 256 cycles"},
+		{"RP2040 12 MHz: XOSC, PLL_SYS to 125 MHz", xtal(rp, 12_000_000), 125_000_000, true, false, 0, 0, false, 47, "XOSC from the 12 MHz crystal (startup delay 47 x 256 cycles, about 1 ms) as clk_ref, PLL_SYS x125 = 1500 MHz VCO, /6 /2 = 125 MHz clk_sys"},
+		{"RP2040 10 MHz: XOSC, no PLL", xtal(rp, 10_000_000), 10_000_000, true, false, 0, 0, false, 39, "as clk_ref and clk_sys; PLL_SYS not used (its 125 MHz setting, FBDIV 125, POSTDIV 6 x 2, is for a 12 MHz crystal)"},
 		{"RP2040 16 MHz: outside XOSC", xtal(rp, 16_000_000), 6_000_000, false, true, 0, 0, false, 0, "outside XOSC's 1-15 MHz"},
 		{"RP2040 no crystal: ROSC", reset(rp), 6_000_000, false, true, 0, 0, false, 0, "ASSUMED: the ring oscillator"},
 		{"nRF52 32 MHz: HFXO", xtal(nrf, 32_000_000), 64_000_000, true, false, 0, 0, false, 0, "HFXO started from the 32 MHz crystal"},
 		{"nRF52 no crystal: HFINT", reset(nrf), 64_000_000, false, false, 0, 0, false, 0, "the 64 MHz HFINT"},
-		{"SAMD21 crystal not used yet", xtal(samd, 16_000_000), 1_000_000, false, true, 0, 0, false, 0, "not switched to yet (TODO: XOSC into GCLK0)"},
+		{"SAMD21 16 MHz: XOSC as GCLK0", xtal(samd, 16_000_000), 16_000_000, true, false, 0, 1, false, 0, "XOSC from the 16 MHz crystal (GAIN 3, startup about 1 ms) as GCLK0, flash wait states 1"},
+		{"SAMD21 8 MHz: GAIN 2, no wait state", xtal(samd, 8_000_000), 8_000_000, true, false, 0, 0, false, 0, "(GAIN 2, startup about 1 ms) as GCLK0, flash wait states 0"},
+		{"SAMD21 32 MHz: GAIN 4, 2 wait states", xtal(samd, 32_000_000), 32_000_000, true, false, 0, 2, false, 0, "(GAIN 4, startup about 1 ms) as GCLK0, flash wait states 2"},
+		{"SAMD21 40 MHz: outside XOSC", xtal(samd, 40_000_000), 1_000_000, false, true, 0, 0, false, 0, "ASSUMED: OSC8M divided by 8 (1 MHz), what it starts on (the 40 MHz crystal is outside XOSC's 0.4-32 MHz)"},
+		{"SAMD21 no crystal: OSC8M/8", reset(samd), 1_000_000, false, true, 0, 0, false, 0, "ASSUMED: OSC8M divided by 8"},
 		{"SAMD51 reset clock", reset(samd51), 48_000_000, false, true, 0, 0, false, 0, "DFLL48M"},
+		{"SAMD51 crystal: DFLL48M still", xtal(samd51, 12_000_000), 48_000_000, false, true, 0, 0, false, 0, "(the 12 MHz crystal is not started: board_init clocks SAM D5x/E5x from DFLL48M only)"},
 		{"STM32G0: stubs, no CPU_HZ", xtal(g0, 8_000_000), 0, false, true, 0, 0, false, 0, "board_init is a stub"},
 	}
 	for _, tc := range tests {

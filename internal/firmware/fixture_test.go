@@ -25,7 +25,7 @@ import (
 // for and the GPIO writes and reads of the happy path.
 func TestFamilyFixtures(t *testing.T) {
 	if testing.Short() {
-		t.Skip("drafts and builds four boards")
+		t.Skip("drafts and builds five boards")
 	}
 	tool, err := kicadcli.Find(context.Background())
 	if err != nil {
@@ -52,10 +52,13 @@ func TestFamilyFixtures(t *testing.T) {
 				`movs\s+r0, #45.*\n.*bl\s+[0-9a-f]+ <gpio_output>`, `movs\s+r0, #28.*\n.*bl\s+[0-9a-f]+ <gpio_input_pullup>`},
 		},
 		{
-			fixture: "rp2040", target: "rp2040", clockHz: 12_000_000, coreHz: 12_000_000,
-			setup:  "XOSC from the 12 MHz crystal",
+			fixture: "rp2040", target: "rp2040", clockHz: 12_000_000, coreHz: 125_000_000,
+			setup:  "XOSC from the 12 MHz crystal (startup delay 47 x 256 cycles, about 1 ms) as clk_ref, PLL_SYS x125 = 1500 MHz VCO, /6 /2 = 125 MHz clk_sys",
 			header: []string{"#define PIN_LED_STATUS 25", "#define PIN_BTN_USER 2"},
+			// XOSC CTRL, clk_ref from it, PLL_SYS FBDIV 125 and PRIM
+			// POSTDIV1 6 / POSTDIV2 2, SysTick reload 124999 (0x1e847).
 			disasm: []string{`\.word\s+0x40024000`, `\.word\s+0x00fabaa0`, `\.word\s+0x40008030`, `movs\s+r[0-9], #47`,
+				`\.word\s+0x40028000`, `movs\s+r[0-9], #125`, `\.word\s+0x0001e847`,
 				`movs\s+r0, #25.*\n.*bl\s+[0-9a-f]+ <gpio_output>`, `movs\s+r0, #2\n.*bl\s+[0-9a-f]+ <gpio_input_pullup>`, `\.word\s+0xd0000014`},
 		},
 		{
@@ -72,6 +75,19 @@ func TestFamilyFixtures(t *testing.T) {
 			header: []string{"#define PIN_LED 35 /* PB3: port B * 32 + 3 */", "#define PIN_BTN_USER 15 /* PA15: port A * 32 + 15 */"},
 			disasm: []string{`\.word\s+0x(41004400|00820088)`, `\.word\s+0x000003e7`,
 				`movs\s+r0, #35.*\n.*bl\s+[0-9a-f]+ <gpio_output>`, `movs\s+r0, #15.*\n.*bl\s+[0-9a-f]+ <gpio_input_pullup>`},
+		},
+		{
+			// A 16 MHz crystal on XIN/XOUT (PA14/PA15): NVMCTRL CTRLB
+			// (0x41004004) RWS 1, SYSCTRL XOSC (0x40000810) = STARTUP 5 |
+			// GAIN 3 | XTALEN | ENABLE = 0x5306, XOSCRDY polled in PCLKSR
+			// (0x4000080c), GCLK GENCTRL (0x40000c04) = GENEN | SRC XOSC |
+			// ID 0 = 0x10000 (built as 0x80 << 9); the RWS field's mask
+			// 0xF << 1 = 30; SysTick reload 15999 (0x3e7f).
+			fixture: "samd21_xtal", target: "samd21", clockHz: 16_000_000, coreHz: 16_000_000,
+			setup:  "XOSC from the 16 MHz crystal (GAIN 3, startup about 1 ms) as GCLK0, flash wait states 1",
+			header: []string{"#define PIN_LED 35 /* PB3: port B * 32 + 3 */", "#define PIN_BTN_USER 16 /* PA16: port A * 32 + 16 */"},
+			disasm: []string{`\.word\s+0x41004004`, `\.word\s+0x40000810`, `\.word\s+0x00005306`, `\.word\s+0x4000080c`, `\.word\s+0x40000c04`,
+				`movs\s+(r[0-9]), #128.*\n.*\n.*lsls\s+r[0-9], r[0-9], #9\n`, `movs\s+r[0-9], #30\n`, `\.word\s+0x00003e7f`, `movs\s+r0, #35.*\n.*bl\s+[0-9a-f]+ <gpio_output>`, `movs\s+r0, #16.*\n.*bl\s+[0-9a-f]+ <gpio_input_pullup>`},
 		},
 	}
 	for _, tc := range tests {

@@ -99,7 +99,7 @@ int gpio_read(unsigned gpio)
 {{template "systick"}}
 {{- else if eq .Core.Driver "rp2040" -}}
 /* GPIO driver for {{.MCU.Target}}, scaffolded by copperhead: register writes
- * from the RP2040 datasheet (XOSC, CLOCKS, RESETS, IO_BANK0 FUNCSEL=SIO,
+ * from the RP2040 datasheet (XOSC, PLL_SYS, CLOCKS, RESETS, IO_BANK0 FUNCSEL=SIO,
  * PADS_BANK0, SIO).
  * Clock: {{.Core.Setup}}. */
 #include <stdint.h>
@@ -114,8 +114,13 @@ int gpio_read(unsigned gpio)
 #define CLK_REF_SELECTED REG(0x40008038u)
 #define CLK_SYS_CTRL REG(0x4000803cu)
 #define CLK_SYS_SELECTED REG(0x40008044u)
+#define RESETS_RESET_SET REG(0x4000c000u + 0x2000u) /* atomic set alias */
 #define RESETS_RESET_CLR REG(0x4000c000u + 0x3000u) /* atomic clear alias */
 #define RESETS_RESET_DONE REG(0x4000c008u)
+#define PLL_SYS_CS REG(0x40028000u)        /* datasheet §2.18.4 */
+#define PLL_SYS_PWR REG(0x40028004u)
+#define PLL_SYS_FBDIV_INT REG(0x40028008u)
+#define PLL_SYS_PRIM REG(0x4002800cu)
 #define IO_BANK0_CTRL(n) REG(0x40014004u + 8u * (n))
 #define PADS_BANK0_GPIO(n) REG(0x4001c004u + 4u * (n))
 #define SIO_GPIO_IN REG(0xd0000004u)
@@ -126,6 +131,7 @@ int gpio_read(unsigned gpio)
 
 #define RESET_IO_BANK0 (1u << 5)
 #define RESET_PADS_BANK0 (1u << 8)
+#define RESET_PLL_SYS (1u << 12)
 
 void board_init(void)
 {
@@ -144,6 +150,31 @@ void board_init(void)
 	CLK_SYS_CTRL = 0u;
 	while (!(CLK_SYS_SELECTED & 1u)) {
 	}
+{{- if .Core.FBDiv}}
+	/* PLL_SYS (datasheet §2.18, as the Pico SDK's pll_init): out of reset,
+	 * REFDIV 1, FBDIV {{.Core.FBDiv}} (VCO {{.Core.FBDiv}} x the crystal), power the
+	 * PLL and VCO up (PWR PD bit 0, VCOPD bit 5) and wait CS.LOCK, then
+	 * POSTDIV1 {{.Core.PostDiv1}} (bits 18:16), POSTDIV2 {{.Core.PostDiv2}} (bits 14:12) and the
+	 * post dividers powered up (POSTDIVPD bit 3). */
+	RESETS_RESET_SET = RESET_PLL_SYS;
+	RESETS_RESET_CLR = RESET_PLL_SYS;
+	while (!(RESETS_RESET_DONE & RESET_PLL_SYS)) {
+	}
+	PLL_SYS_CS = 1u;
+	PLL_SYS_FBDIV_INT = {{.Core.FBDiv}}u;
+	PLL_SYS_PWR &= ~((1u << 0) | (1u << 5));
+	while (!(PLL_SYS_CS & (1u << 31))) {
+	}
+	PLL_SYS_PRIM = ({{.Core.PostDiv1}}u << 16) | ({{.Core.PostDiv2}}u << 12);
+	PLL_SYS_PWR &= ~(1u << 3);
+	/* clk_sys from clksrc_clk_sys_aux (SRC = 1) with AUXSRC = 0,
+	 * clksrc_pll_sys: AUXSRC (bits 7:5) changes while SRC is clk_ref, then
+	 * the glitchless mux switches; wait for SELECTED to say aux (bit 1). */
+	CLK_SYS_CTRL = 0u << 5;
+	CLK_SYS_CTRL = (0u << 5) | 1u;
+	while (!(CLK_SYS_SELECTED & (1u << 1))) {
+	}
+{{- end}}
 {{- else}}
 	/* The core stays on the ring oscillator: no crystal to switch to
 	 * ({{.Core.Setup}}). */
@@ -270,9 +301,42 @@ int gpio_read(unsigned gpio)
 #define PINCFG_INEN (1u << 1)
 #define PINCFG_PULLEN (1u << 2)
 
+{{- if .Core.Crystal}}
+/* Clock registers of SAM D1x/D2x (Microchip's samd21 CMSIS headers:
+ * instance/sysctrl.h, gclk.h, nvmctrl.h). */
+#define SYSCTRL_PCLKSR REG(0x4000080Cu) /* bit 0 XOSCRDY */
+#define SYSCTRL_XOSC (*(volatile uint16_t *)0x40000810u)
+#define XOSC_ENABLE (1u << 1)
+#define XOSC_XTALEN (1u << 2)  /* a crystal on XIN/XOUT, not a clock in */
+#define XOSC_GAIN_Pos 8u       /* bits 10:8 */
+#define XOSC_STARTUP_Pos 12u   /* bits 15:12: 2^n OSCULP32K cycles */
+#define GCLK_STATUS (*(volatile uint8_t *)0x40000C01u) /* bit 7 SYNCBUSY */
+#define GCLK_GENCTRL REG(0x40000C04u)
+#define GENCTRL_SRC_XOSC (0x00u << 8) /* SRC bits 12:8: XOSC is 0x00 */
+#define GENCTRL_GENEN (1u << 16)
+#define NVMCTRL_CTRLB REG(0x41004004u)
+#define CTRLB_RWS_Pos 1u /* bits 4:1, read wait states */
+{{- end}}
+
 void board_init(void)
 {
+{{- if .Core.Crystal}}
+	/* Flash read wait states for {{.Core.Hz}} Hz before the clock rises. */
+	NVMCTRL_CTRLB = (NVMCTRL_CTRLB & ~(0xFu << CTRLB_RWS_Pos)) | ({{.Core.Latency}}u << CTRLB_RWS_Pos);
+	/* XOSC from the crystal: GAIN {{.Core.XoscGain}} for {{.Core.Hz}} Hz, STARTUP 5
+	 * (32 OSCULP32K cycles, about 1 ms), ONDEMAND off so it runs now;
+	 * wait for XOSCRDY. */
+	SYSCTRL_XOSC = (5u << XOSC_STARTUP_Pos) | ({{.Core.XoscGain}}u << XOSC_GAIN_Pos) | XOSC_XTALEN | XOSC_ENABLE;
+	while (!(SYSCTRL_PCLKSR & 1u)) {
+	}
+	/* GCLK generator 0 (the CPU's, divide by 1) from XOSC, and wait for
+	 * the write to synchronise. */
+	GCLK_GENCTRL = GENCTRL_GENEN | GENCTRL_SRC_XOSC | 0u /* ID = 0 */;
+	while (GCLK_STATUS & 0x80u) {
+	}
+{{- else}}
 	/* The core stays on the clock it starts on ({{.Core.Setup}}). */
+{{- end}}
 }
 
 void gpio_output(unsigned gpio)
