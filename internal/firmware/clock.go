@@ -105,10 +105,30 @@ type Core struct {
 	FBDiv     int `json:"-"`
 	PostDiv1  int `json:"-"`
 	PostDiv2  int `json:"-"`
-	// SAMD: the PORT peripheral's base address; SAMD21's SYSCTRL XOSC GAIN
-	// (0-4, by crystal frequency) when board_init starts the crystal.
-	PortBase uint32 `json:"-"`
-	XoscGain int    `json:"-"`
+	// SAMD: the PORT peripheral's base address; when board_init starts
+	// the crystal, SAM D1x/D2x's SYSCTRL XOSC GAIN (0-4) or SAM D5x/E5x's
+	// OSCCTRL XOSCCTRL0 IMULT and IPTAT (XoscIMult 0 on D1x/D2x), by
+	// crystal frequency.
+	PortBase  uint32 `json:"-"`
+	XoscGain  int    `json:"-"`
+	XoscIMult int    `json:"-"`
+	XoscIPTAT int    `json:"-"`
+}
+
+// sam5xXoscCurrent is SAM D5x/E5x's XOSC current setting for a crystal of
+// hz (datasheet §28.6.3 "XOSC gain settings": 8 MHz IPTAT 2 IMULT 3,
+// 16 MHz 3/4, 24 MHz 3/5, 48 MHz 3/6; oscctrl.h OSCCTRL_XOSCCTRL_IPTAT
+// bits 10:9, IMULT bits 14:11): the first row at or above the crystal.
+func sam5xXoscCurrent(hz int64) (imult, iptat int) {
+	switch {
+	case hz <= 8_000_000:
+		return 3, 2
+	case hz <= 16_000_000:
+		return 4, 3
+	case hz <= 24_000_000:
+		return 5, 3
+	}
+	return 6, 3
 }
 
 // rp2040PLL is the Pico SDK's default PLL_SYS setting for its 12 MHz
@@ -148,7 +168,8 @@ func mhz(hz int64) string {
 // when there is one the part can use (STM32F1 HSE 4-16 MHz through the PLL
 // to at most 72 MHz; RP2040 XOSC 1-15 MHz as clk_ref and clk_sys, a 12 MHz
 // one through PLL_SYS to 125 MHz; nRF52's 32 MHz HFXO started; SAM D1x/D2x
-// XOSC 0.4-32 MHz as GCLK0), else the reset clock, Assumed. Parts without a
+// XOSC 0.4-32 MHz and SAM D5x/E5x XOSC0 8-48 MHz as GCLK0), else the reset
+// clock, Assumed. Parts without a
 // driver get Hz 0 (their board.c is stubs).
 func PlanCore(m MCU) Core {
 	drv := driverOf(m)
@@ -227,8 +248,19 @@ func PlanCore(m MCU) Core {
 		}
 		switch {
 		case !xtal:
+		case sam5x(m) && m.Clock.Hz >= 8_000_000 && m.Clock.Hz <= 48_000_000:
+			// SAM D5x/E5x datasheet §28: XOSC0 takes an 8-48 MHz crystal
+			// on XIN0/XOUT0 (PA14/PA15); GCLK generator 0 is GCLK_MAIN
+			// (MCLK CPUDIV 1 out of reset). NVMCTRL CTRLA.AUTOWS is on out
+			// of reset (nvmctrl.h reset value 0x0004): the wait states
+			// follow the clock, and 48 MHz is what the part starts on.
+			c.Hz = m.Clock.Hz
+			c.XoscIMult, c.XoscIPTAT = sam5xXoscCurrent(m.Clock.Hz)
+			c.Crystal, c.Assumed = true, false
+			c.Setup = fmt.Sprintf("XOSC0 from the %s crystal (IMULT %d, IPTAT %d, startup about 1 ms) as GCLK0, flash wait states by NVMCTRL AUTOWS", mhz(m.Clock.Hz), c.XoscIMult, c.XoscIPTAT)
+			return c
 		case sam5x(m):
-			why = fmt.Sprintf("the %s crystal is not started: board_init clocks SAM D5x/E5x from DFLL48M only", mhz(m.Clock.Hz))
+			why = fmt.Sprintf("the %s crystal is outside XOSC0's 8-48 MHz", mhz(m.Clock.Hz))
 		case m.Clock.Hz >= 400_000 && m.Clock.Hz <= 32_000_000:
 			// SAM D21 datasheet §17.6.3: XOSC takes a 0.4-32 MHz crystal
 			// on XIN/XOUT (PA14/PA15); GCLK generator 0 clocks the CPU

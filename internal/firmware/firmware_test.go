@@ -843,7 +843,10 @@ func TestPlanCore(t *testing.T) {
 		{"SAMD21 40 MHz: outside XOSC", xtal(samd, 40_000_000), 1_000_000, false, true, 0, 0, false, 0, "ASSUMED: OSC8M divided by 8 (1 MHz), what it starts on (the 40 MHz crystal is outside XOSC's 0.4-32 MHz)"},
 		{"SAMD21 no crystal: OSC8M/8", reset(samd), 1_000_000, false, true, 0, 0, false, 0, "ASSUMED: OSC8M divided by 8"},
 		{"SAMD51 reset clock", reset(samd51), 48_000_000, false, true, 0, 0, false, 0, "DFLL48M"},
-		{"SAMD51 crystal: DFLL48M still", xtal(samd51, 12_000_000), 48_000_000, false, true, 0, 0, false, 0, "(the 12 MHz crystal is not started: board_init clocks SAM D5x/E5x from DFLL48M only)"},
+		{"SAMD51 12 MHz: XOSC0 as GCLK0", xtal(samd51, 12_000_000), 12_000_000, true, false, 0, 0, false, 0, "XOSC0 from the 12 MHz crystal (IMULT 4, IPTAT 3, startup about 1 ms) as GCLK0, flash wait states by NVMCTRL AUTOWS"},
+		{"SAMD51 8 MHz: IMULT 3, IPTAT 2", xtal(samd51, 8_000_000), 8_000_000, true, false, 0, 0, false, 0, "(IMULT 3, IPTAT 2,"},
+		{"SAMD51 48 MHz: IMULT 6", xtal(samd51, 48_000_000), 48_000_000, true, false, 0, 0, false, 0, "(IMULT 6, IPTAT 3,"},
+		{"SAMD51 4 MHz: outside XOSC0", xtal(samd51, 4_000_000), 48_000_000, false, true, 0, 0, false, 0, "ASSUMED: the 48 MHz DFLL48M (open loop) it starts on (the 4 MHz crystal is outside XOSC0's 8-48 MHz)"},
 		{"STM32G0: stubs, no CPU_HZ", xtal(g0, 8_000_000), 0, false, true, 0, 0, false, 0, "board_init is a stub"},
 	}
 	for _, tc := range tests {

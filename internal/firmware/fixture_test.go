@@ -25,7 +25,7 @@ import (
 // for and the GPIO writes and reads of the happy path.
 func TestFamilyFixtures(t *testing.T) {
 	if testing.Short() {
-		t.Skip("drafts and builds five boards")
+		t.Skip("drafts and builds six boards")
 	}
 	tool, err := kicadcli.Find(context.Background())
 	if err != nil {
@@ -88,6 +88,20 @@ func TestFamilyFixtures(t *testing.T) {
 			header: []string{"#define PIN_LED 35 /* PB3: port B * 32 + 3 */", "#define PIN_BTN_USER 16 /* PA16: port A * 32 + 16 */"},
 			disasm: []string{`\.word\s+0x41004004`, `\.word\s+0x40000810`, `\.word\s+0x00005306`, `\.word\s+0x4000080c`, `\.word\s+0x40000c04`,
 				`movs\s+(r[0-9]), #128.*\n.*\n.*lsls\s+r[0-9], r[0-9], #9\n`, `movs\s+r[0-9], #30\n`, `\.word\s+0x00003e7f`, `movs\s+r0, #35.*\n.*bl\s+[0-9a-f]+ <gpio_output>`, `movs\s+r0, #16.*\n.*bl\s+[0-9a-f]+ <gpio_input_pullup>`},
+		},
+		{
+			// SAM D51 with a 12 MHz crystal on XIN0/XOUT0 (PA14/PA15),
+			// addressed from OSCCTRL's base 0x40001000: XOSCCTRL0 (+0x14)
+			// = STARTUP 5 | IMULT 4 | IPTAT 3 | XTALEN | ENABLE =
+			// 0x502606, XOSCRDY0 polled in STATUS (+0x10), GCLK GENCTRL0
+			// (+0xc20 = 0x40001c20) = GENEN | SRC XOSC0 = 0x100, its
+			// SYNCBUSY (+0xc04) polled; SysTick reload 11999 (0x2edf).
+			fixture: "samd51_xtal", target: "samd51", clockHz: 12_000_000, coreHz: 12_000_000,
+			setup:  "XOSC0 from the 12 MHz crystal (IMULT 4, IPTAT 3, startup about 1 ms) as GCLK0, flash wait states by NVMCTRL AUTOWS",
+			header: []string{"#define PIN_LED 35 /* PB3: port B * 32 + 3 */", "#define PIN_BTN_USER 16 /* PA16: port A * 32 + 16 */"},
+			disasm: []string{`\.word\s+0x40001000`, `\.word\s+0x00502606`, `str\s+r[0-9], \[r[0-9], #20\]`, `ldr\s+r[0-9], \[r[0-9], #16\]`,
+				`mov\.w\s+r[0-9], #256`, `str\.w\s+r[0-9], \[r[0-9], #3104\]`, `ldr\.w\s+r[0-9], \[r[0-9], #3076\]`, `#11999\s|0x00002edf`,
+				`movs\s+r0, #35.*\n.*bl\s+[0-9a-f]+ <gpio_output>`, `movs\s+r0, #16.*\n.*bl\s+[0-9a-f]+ <gpio_input_pullup>`},
 		},
 	}
 	for _, tc := range tests {

@@ -301,7 +301,21 @@ int gpio_read(unsigned gpio)
 #define PINCFG_INEN (1u << 1)
 #define PINCFG_PULLEN (1u << 2)
 
-{{- if .Core.Crystal}}
+{{- if and .Core.Crystal .Core.XoscIMult}}
+/* Clock registers of SAM D5x/E5x (Microchip's samd51 CMSIS headers:
+ * instance/oscctrl.h, gclk.h; component/oscctrl.h, gclk.h). */
+#define OSCCTRL_STATUS REG(0x40001010u) /* bit 0 XOSCRDY0 */
+#define OSCCTRL_XOSCCTRL0 REG(0x40001014u)
+#define XOSC_ENABLE (1u << 1)
+#define XOSC_XTALEN (1u << 2)   /* a crystal on XIN0/XOUT0, not a clock in */
+#define XOSC_IPTAT_Pos 9u       /* bits 10:9 */
+#define XOSC_IMULT_Pos 11u      /* bits 14:11 */
+#define XOSC_STARTUP_Pos 20u    /* bits 23:20: 2^n OSCULP32K cycles */
+#define GCLK_SYNCBUSY REG(0x40001C04u) /* bit 2 GENCTRL0 */
+#define GCLK_GENCTRL0 REG(0x40001C20u)
+#define GENCTRL_SRC_XOSC0 0x0u /* SRC bits 3:0: XOSC0 is 0x0 */
+#define GENCTRL_GENEN (1u << 8)
+{{- else if .Core.Crystal}}
 /* Clock registers of SAM D1x/D2x (Microchip's samd21 CMSIS headers:
  * instance/sysctrl.h, gclk.h, nvmctrl.h). */
 #define SYSCTRL_PCLKSR REG(0x4000080Cu) /* bit 0 XOSCRDY */
@@ -320,7 +334,21 @@ int gpio_read(unsigned gpio)
 
 void board_init(void)
 {
-{{- if .Core.Crystal}}
+{{- if and .Core.Crystal .Core.XoscIMult}}
+	/* XOSC0 from the crystal: IMULT {{.Core.XoscIMult}}, IPTAT {{.Core.XoscIPTAT}} for {{.Core.Hz}} Hz, STARTUP 5
+	 * (32 OSCULP32K cycles, about 1 ms), ONDEMAND off so it runs now;
+	 * wait for XOSCRDY0. Flash wait states: NVMCTRL AUTOWS, on out of
+	 * reset, follows the clock. */
+	OSCCTRL_XOSCCTRL0 = (5u << XOSC_STARTUP_Pos) | ({{.Core.XoscIMult}}u << XOSC_IMULT_Pos) | ({{.Core.XoscIPTAT}}u << XOSC_IPTAT_Pos) |
+		XOSC_XTALEN | XOSC_ENABLE;
+	while (!(OSCCTRL_STATUS & 1u)) {
+	}
+	/* GCLK generator 0 (GCLK_MAIN, divide by 1) from XOSC0, and wait for
+	 * the write to synchronise. */
+	GCLK_GENCTRL0 = GENCTRL_GENEN | GENCTRL_SRC_XOSC0;
+	while (GCLK_SYNCBUSY & (1u << 2)) {
+	}
+{{- else if .Core.Crystal}}
 	/* Flash read wait states for {{.Core.Hz}} Hz before the clock rises. */
 	NVMCTRL_CTRLB = (NVMCTRL_CTRLB & ~(0xFu << CTRLB_RWS_Pos)) | ({{.Core.Latency}}u << CTRLB_RWS_Pos);
 	/* XOSC from the crystal: GAIN {{.Core.XoscGain}} for {{.Core.Hz}} Hz, STARTUP 5
