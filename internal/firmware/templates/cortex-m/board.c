@@ -167,10 +167,10 @@ void board_init(void)
 	}
 	PLL_SYS_PRIM = ({{.Core.PostDiv1}}u << 16) | ({{.Core.PostDiv2}}u << 12);
 	PLL_SYS_PWR &= ~(1u << 3);
-	/* clk_sys from clksrc_clk_sys_aux (SRC = 1) with AUXSRC = 0,
-	 * clksrc_pll_sys: AUXSRC (bits 7:5) changes while SRC is clk_ref, then
-	 * the glitchless mux switches; wait for SELECTED to say aux (bit 1). */
-	CLK_SYS_CTRL = 0u << 5;
+	/* clk_sys from clksrc_clk_sys_aux (SRC = 1) with AUXSRC (bits 7:5) =
+	 * 0, clksrc_pll_sys: AUXSRC is already 0 from the switch to clk_ref
+	 * above (it may change only while SRC is clk_ref), then the glitchless
+	 * mux switches; wait for SELECTED to say aux (bit 1). */
 	CLK_SYS_CTRL = (0u << 5) | 1u;
 	while (!(CLK_SYS_SELECTED & (1u << 1))) {
 	}
