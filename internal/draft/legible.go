@@ -1,0 +1,106 @@
+package draft
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The legibility check: before a drafted sheet is written, every visible
+// text (labels, power-port values, reference and value fields, pin names
+// and numbers as the library shows them, group titles), every symbol body
+// and every wire is a box, and no text may overlap another text, a wire or
+// a body it does not belong to, no two bodies may overlap, and no wire may
+// cross a body it is not attached to. A failure is the engine's bug, not
+// the intent's: the draft is refused with the two items named.
+
+type itemKind int
+
+const (
+	kindBody itemKind = iota
+	kindText
+	kindWire
+)
+
+// item is one thing drawn on the sheet.
+type item struct {
+	kind  itemKind
+	owner string // the symbol, label or port it belongs to
+	what  string // for the message: "value 10k of R3"
+	b     box
+	// placed marks a text the engine positioned itself (a power port's
+	// value, a label): it is checked against its own owner too, where a
+	// library's own field and pin texts are the library's design.
+	placed bool
+	// attach lists the symbols a wire ends on (its pin stubs start inside
+	// their bodies' extents); the wire may touch those bodies.
+	attach []string
+	net    string // a wire's or label's net: one net's wires meet, a label sits on its wire
+}
+
+// LegibilityError is a failed check: two drawn items overlap.
+type LegibilityError struct {
+	A, B string
+}
+
+func (e *LegibilityError) Error() string {
+	return fmt.Sprintf("legibility check failed (a copperhead bug, nothing written): %s overlaps %s", e.A, e.B)
+}
+
+func (it item) describe() string {
+	return fmt.Sprintf("%s at (%.2f, %.2f)", it.what, (it.b.X0+it.b.X1)/2, (it.b.Y0+it.b.Y1)/2)
+}
+
+// clearance is the least room kept between a text and another text or a
+// wire: closer than that, two names read as one ("GNGND").
+const clearance = 0.3
+
+// checkLegible returns the first overlap among items, in their order.
+func checkLegible(items []item) error {
+	for i := range items {
+		a := &items[i]
+		for j := i + 1; j < len(items); j++ {
+			b := &items[j]
+			if !clash(a, b) {
+				continue
+			}
+			return &LegibilityError{A: a.describe(), B: b.describe()}
+		}
+	}
+	return nil
+}
+
+// clash reports whether a and b overlap where they may not, a text kept
+// clearance away from other texts and wires.
+func clash(a, b *item) bool {
+	ab, bb := a.b, b.b
+	if (a.kind == kindText && b.kind != kindBody) || (b.kind == kindText && a.kind != kindBody) {
+		ab = ab.grow(clearance / 2)
+		bb = bb.grow(clearance / 2)
+	}
+	return ab.overlaps(bb) && !exempt(a, b)
+}
+
+// exempt says whether two overlapping items may overlap.
+func exempt(a, b *item) bool {
+	if a.kind > b.kind {
+		a, b = b, a
+	}
+	same := a.owner == b.owner
+	switch {
+	case a.kind == kindBody && b.kind == kindBody:
+		return same
+	case a.kind == kindBody && b.kind == kindText:
+		return same && !b.placed
+	case a.kind == kindBody && b.kind == kindWire:
+		return slices.Contains(b.attach, a.owner)
+	case a.kind == kindText && b.kind == kindText:
+		return same && !a.placed && !b.placed
+	case a.kind == kindText && b.kind == kindWire:
+		// A label sits on its own net's wire, as KiCad draws it; a pin
+		// number sits on its pin's line, which the stub continues.
+		return (a.net != "" && a.net == b.net) || (!a.placed && slices.Contains(b.attach, a.owner))
+	}
+	// Wire and wire: one net's wires meet at their ends; two nets' wires
+	// never touch, not even crossing.
+	return a.net != "" && a.net == b.net
+}

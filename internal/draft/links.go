@@ -1,0 +1,249 @@
+package draft
+
+import "fmt"
+
+// extent is the union of the items' boxes.
+func extent(items []item) box {
+	b := noBox
+	for _, it := range items {
+		b = b.union(it.b)
+	}
+	if b.empty() {
+		return box{}
+	}
+	return b
+}
+
+// fixFields moves a library field that would cover the unit's own stubs,
+// labels or ports (a field placed beyond a pin end) to above or below the
+// unit's drawn extent.
+func (dr *drawer) fixFields(u *unitDraw) {
+	solo := &cluster{members: []*unitDraw{u}}
+	rel := u.rel
+	u.rel = point{}
+	defer func() { u.rel = rel }()
+	for fi := range u.fields {
+		d := dr.render(solo)
+		if fieldClear(d.items, fieldWhat(u.fields[fi], u)) {
+			continue
+		}
+		var others []item
+		for _, it := range d.items {
+			if it.what != fieldWhat(u.fields[fi], u) || it.kind != kindText {
+				others = append(others, it)
+			}
+		}
+		e := extent(others)
+		f := u.fields[fi]
+		for _, c := range []struct {
+			p      point
+			hj, vj string
+		}{
+			{point{e.X0, e.Y0 - 0.5}, "left", "bottom"},
+			{point{e.X0, e.Y1 + 0.5}, "left", "top"},
+			{point{e.X1, e.Y0 - 0.5}, "right", "bottom"},
+			{point{e.X1, e.Y1 + 0.5}, "right", "top"},
+			{point{e.X0, e.Y0 - 2.5}, "left", "bottom"},
+			{point{e.X0, e.Y1 + 2.5}, "left", "top"},
+		} {
+			u.fields[fi] = fieldDraw{name: f.name, text: f.text, pos: c.p.round(), ang: 0, size: f.size, hj: c.hj, vj: c.vj, moved: true}
+			if fieldClear(dr.render(solo).items, fieldWhat(u.fields[fi], u)) {
+				break
+			}
+			u.fields[fi] = f
+		}
+	}
+}
+
+// fieldClear reports whether the field item named what overlaps nothing it
+// may not.
+func fieldClear(items []item, what string) bool {
+	for i := range items {
+		if items[i].what != what || items[i].kind != kindText {
+			continue
+		}
+		for j := range items {
+			if i != j && clash(&items[i], &items[j]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// clusters groups a group's units: each host (a unit with more than two
+// pins, then the rest in order) takes, pin by pin, an unplaced two-pin part
+// on the same short net (two or three pins) and hangs it off that pin by a
+// straight or L-shaped wire, then does the same from the new part's other
+// pin, as long as the cluster stays legible.
+func (dr *drawer) clusters(units []*unitDraw) []*cluster {
+	var order []*unitDraw
+	for _, u := range units {
+		if !u.is2pin() {
+			order = append(order, u)
+		}
+	}
+	for _, u := range units {
+		if u.is2pin() {
+			order = append(order, u)
+		}
+	}
+	done := map[*unitDraw]bool{}
+	var out []*cluster
+	for _, u := range order {
+		if done[u] {
+			continue
+		}
+		done[u] = true
+		u.rel = point{}
+		cl := &cluster{members: []*unitDraw{u}}
+		for m := 0; m < len(cl.members); m++ {
+			for s := range cl.members[m].spots {
+				sp := cl.members[m].spots[s]
+				if sp.linked || sp.nc || sp.net == "" || dr.ports[sp.net] != nil || dr.netSize[sp.net] > 3 {
+					continue
+				}
+				dr.tryLink(cl, m, s, order, done)
+			}
+		}
+		cl.box = extent(dr.render(cl).items)
+		out = append(out, cl)
+	}
+	return out
+}
+
+// linkOption is one way to wire a pin end to another part's pin: the path
+// from the first pin end (corners included), and either a branch (a stub
+// from a corner to a label, for a net with more pins) or a tag (a label
+// sitting on the path itself, naming a net the wire joins whole).
+type linkOption struct {
+	path   []point
+	branch []point
+	tag    *labelDraw
+}
+
+// linkOptions lists the paths from pin end e (stub direction da) to a pin
+// whose stub direction is db, shortest first: straight when the pins face
+// each other, an L when they are at right angles. tagLen is the length a
+// leg needs to carry the net's name.
+func linkOptions(e, da, db point, branch bool, tagLen float64) []linkOption {
+	var out []linkOption
+	switch {
+	case db.eq(da.neg()):
+		for _, l := range []float64{5.08, 7.62, 10.16, 12.7} {
+			f := e.add(da.scale(l)).round()
+			if !branch {
+				if l >= tagLen {
+					out = append(out, linkOption{path: []point{e, f}, tag: &labelDraw{at: e, out: da}})
+				}
+				continue
+			}
+			m := e.add(da.scale(l / 2)).round()
+			for _, p := range []point{{da.Y, -da.X}, {-da.Y, da.X}} {
+				out = append(out, linkOption{path: []point{e, m, f}, branch: []point{m, m.add(p.scale(stub)).round()}})
+			}
+		}
+	case da.perp(db):
+		for _, k := range []float64{2.54, 5.08, 7.62, 10.16, 12.7} {
+			for _, m := range []float64{2.54, 5.08, 7.62, 10.16} {
+				c := e.add(da.scale(k)).round()
+				f := c.sub(db.scale(m)).round()
+				o := linkOption{path: []point{e, c, f}}
+				switch {
+				case branch:
+					o.branch = []point{c, c.add(da.scale(stub)).round()}
+				case m >= tagLen:
+					o.tag = &labelDraw{at: c, out: db.neg()}
+				case k >= tagLen:
+					o.tag = &labelDraw{at: e, out: da}
+				default:
+					continue
+				}
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+// tryLink hangs the first unplaced two-pin part of the group on spot s of
+// member m that fits, and reports whether one did.
+func (dr *drawer) tryLink(cl *cluster, m, s int, order []*unitDraw, done map[*unitDraw]bool) bool {
+	host := cl.members[m]
+	sp := host.spots[s]
+	e := host.rel.add(sp.off).round()
+	for _, b := range order {
+		if done[b] || !b.is2pin() || b.group != host.group {
+			continue
+		}
+		for t := range b.spots {
+			bs := b.spots[t]
+			if bs.net != sp.net {
+				continue
+			}
+			branch := dr.netSize[sp.net] > len(sp.nums)+len(bs.nums)
+			for _, opt := range linkOptions(e, sp.out, bs.out, branch, textWidth(sp.net, labelSize)+0.8) {
+				f := opt.path[len(opt.path)-1]
+				b.rel = f.sub(bs.off).round()
+				host.spots[s].linked = true // its stub and label give way to the link
+				if !dr.quickClear(cl, b, opt, host.key) {
+					host.spots[s].linked = false
+					continue
+				}
+				cl.members = append(cl.members, b)
+				b.spots[t].linked = true
+				cl.links = append(cl.links, link{from: spotRef{m, s}, to: spotRef{len(cl.members) - 1, t}, net: sp.net,
+					path: opt.path, branch: opt.branch, tag: opt.tag, key: fmt.Sprintf("link/%s/%s", host.key, sp.nums[0])})
+				if checkLegible(dr.render(cl).items) == nil {
+					done[b] = true
+					return true
+				}
+				cl.members = cl.members[:len(cl.members)-1]
+				cl.links = cl.links[:len(cl.links)-1]
+				host.spots[s].linked, b.spots[t].linked = false, false
+			}
+		}
+	}
+	return false
+}
+
+// quickClear rejects a candidate placement cheaply: the new part's drawn
+// extent or the link's wires over anything of the cluster that is not the
+// host's pin being wired.
+func (dr *drawer) quickClear(cl *cluster, b *unitDraw, opt linkOption, hostKey string) bool {
+	items := dr.render(cl).items
+	bb := b.geo.body.move(b.rel)
+	for _, f := range b.fields {
+		bb = bb.union(f.box(b.rel))
+	}
+	for _, t := range b.geo.texts {
+		bb = bb.union(t.b.move(b.rel))
+	}
+	var segs []box
+	for i := 0; i+1 < len(opt.path); i++ {
+		segs = append(segs, segBox(opt.path[i], opt.path[i+1], wireHalf))
+	}
+	if opt.branch != nil {
+		segs = append(segs, segBox(opt.branch[0], opt.branch[1], wireHalf))
+	}
+	if opt.tag != nil {
+		segs = append(segs, labelBox(opt.tag.at, opt.tag.out, "")) // the label's height; its length is the leg's
+	}
+	for _, it := range items {
+		if it.b.overlaps(bb.grow(clearance)) {
+			return false
+		}
+		for i, s := range segs {
+			if !it.b.overlaps(s) {
+				continue
+			}
+			// The first segment leaves the host's pin: it may touch the
+			// host's body there.
+			if i == 0 && it.owner == hostKey && it.kind == kindBody {
+				continue
+			}
+			return false
+		}
+	}
+	return true
+}
