@@ -17,13 +17,12 @@ import (
 // grid.
 const (
 	grid      = 2.54
-	stub      = 2.54  // wire from a pin end to its label or power port
-	gap       = 5.08  // between the clusters of a group, beyond their drawn extent
-	groupGap  = 10.16 // between groups
-	margin    = 15.24 // from the paper edge (KiCad's frame is 10 mm)
-	bottomRes = 40.64 // above the bottom edge: the title block's height
-	titleRoom = 7.62  // above a group, for its name
-	labelSize = 1.27  // label and port value font size
+	stub      = 2.54 // wire from a pin end to its label or power port
+	gap       = 5.08 // between the clusters of a group, beyond their drawn extent
+	groupGap  = 7.62 // between groups
+	margin    = 12.7 // from the paper edge (KiCad's frame is 10 mm)
+	titleRoom = 7.62 // above a group, for its name
+	labelSize = 1.27 // label and port value font size
 )
 
 // papers are the sheet sizes tried, smallest first (landscape, mm).
@@ -202,16 +201,34 @@ func Schematic(r *resolved, project string, opts Options) ([]byte, *Report, erro
 		clusters[g] = d.clusters(byGroup[g])
 	}
 
-	// Place: groups in shelves on the smallest paper that holds them.
+	// Place: groups in shelves on the smallest paper that holds them, clear
+	// of the title block, trying the intent's group order first, then the
+	// tallest groups first, each with groups squarer or wider.
+	byHeight := slices.Clone(groups)
+	sort.SliceStable(byHeight, func(i, j int) bool { return groupHeight(clusters[byHeight[i]]) > groupHeight(clusters[byHeight[j]]) })
 	var paper string
 	var titles []groupTitle
+	fitted := false
 	for _, pp := range papers {
-		var w, h float64
-		titles, w, h = place(groups, clusters, pp.w-2*margin)
-		paper = pp.name
-		if w <= pp.w-2*margin && h <= pp.h-margin-bottomRes {
+		for _, order := range [][]string{groups, byHeight} {
+			for _, aspect := range []float64{1.6, 1, 3} {
+				titles = place(order, clusters, pp.w-2*margin, aspect)
+				paper = pp.name
+				if fits(pp.w, pp.h, titles, groups, clusters) {
+					fitted = true
+					break
+				}
+			}
+			if fitted {
+				break
+			}
+		}
+		if fitted {
 			break
 		}
+	}
+	if !fitted {
+		titles = place(groups, clusters, papers[len(papers)-1].w-2*margin, 1.6)
 	}
 	rep.Paper = paper
 
@@ -445,87 +462,134 @@ type groupTitle struct {
 	at   point
 }
 
-// place lays groups out in shelves no wider than width (each group's
-// clusters in rows no wider than the group's own target width), sets every
-// cluster's origin, and returns the group titles and the width and height
-// used.
-func place(groups []string, byGroup map[string][]*cluster, width float64) ([]groupTitle, float64, float64) {
+// titleBlock is where KiCad's default drawing sheet puts the title block
+// on a paper w by h: the bottom right corner inside the 10 mm frame.
+func titleBlock(w, h float64) box { return box{w - 10 - 112, h - 10 - 36, w - 10, h - 10} }
+
+// fits reports whether the placed clusters and titles lie inside the
+// margins of a w by h paper and clear of its title block.
+func fits(w, h float64, titles []groupTitle, groups []string, byGroup map[string][]*cluster) bool {
+	inner := box{margin, margin, w - margin, h - margin}
+	tb := titleBlock(w, h).grow(2.54)
+	ok := func(b box) bool {
+		return b.X0 >= inner.X0-eps && b.Y0 >= inner.Y0-eps && b.X1 <= inner.X1+eps && b.Y1 <= inner.Y1+eps && !b.overlaps(tb)
+	}
+	for _, t := range titles {
+		if !ok(justified(t.at, titleWidth(t.name), textHeight(2.54), false, "left", "bottom")) {
+			return false
+		}
+	}
+	for _, g := range groups {
+		for _, c := range byGroup[g] {
+			if !ok(c.box.move(c.at)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func groupHeight(cls []*cluster) float64 {
+	h := 0.0
+	for _, c := range cls {
+		h = max(h, c.box.Y1-c.box.Y0)
+	}
+	return h
+}
+
+// place packs each group's clusters (tallest first, bottom-left on a
+// skyline) into a block about as wide as its area times aspect under a
+// square root, then packs the blocks, in the order given, onto a sheet
+// width wide; it sets every cluster's origin and returns the group titles.
+func place(groups []string, byGroup map[string][]*cluster, width, aspect float64) []groupTitle {
 	type block struct {
 		w, h float64
-		rows [][]*cluster
+		cls  []*cluster
+		pos  []point
 	}
 	blocks := map[string]*block{}
 	for _, g := range groups {
-		cls := byGroup[g]
+		cls := slices.Clone(byGroup[g])
+		sort.SliceStable(cls, func(i, j int) bool { return cls[i].box.Y1-cls[i].box.Y0 > cls[j].box.Y1-cls[j].box.Y0 })
+		var sizes []size
 		gw, area := 0.0, 0.0
 		for _, c := range cls {
-			cw, ch := c.box.X1-c.box.X0+gap, c.box.Y1-c.box.Y0+gap
-			gw = max(gw, cw)
-			area += cw * ch
+			sz := size{snapUp(c.box.X1 - c.box.X0 + gap), snapUp(c.box.Y1 - c.box.Y0 + gap)}
+			sizes = append(sizes, sz)
+			gw = max(gw, sz.w)
+			area += sz.w * sz.h
 		}
-		// Aim for a group a little wider than tall, never wider than the paper.
-		target := min(width, max(gw, math.Sqrt(area*1.6)))
-		b := &block{}
-		var row []*cluster
-		rowW := 0.0
-		for _, c := range cls {
-			w := c.box.X1 - c.box.X0
-			if len(row) > 0 && rowW+gap+w > target {
-				b.rows = append(b.rows, row)
-				row, rowW = nil, 0
-			}
-			if len(row) > 0 {
-				rowW += gap
-			}
-			row = append(row, c)
-			rowW += w
-		}
-		if len(row) > 0 {
-			b.rows = append(b.rows, row)
-		}
-		for _, row := range b.rows {
-			rw, rh := 0.0, 0.0
-			for i, c := range row {
-				if i > 0 {
-					rw += gap
-				}
-				rw += c.box.X1 - c.box.X0
-				rh = max(rh, c.box.Y1-c.box.Y0)
-			}
-			b.w = max(b.w, rw)
-			b.h += rh + gap
-		}
-		b.h += titleRoom - gap
-		b.w = max(b.w, titleWidth(g))
-		blocks[g] = b
+		target := min(max(width, gw), max(gw, titleWidth(g)+gap, snapUp(math.Sqrt(area*aspect))))
+		pos, w, h := skyline(sizes, target)
+		blocks[g] = &block{w: max(w, snapUp(titleWidth(g)+gap)), h: h + titleRoom, cls: cls, pos: pos}
 	}
-
-	var titles []groupTitle
-	x, y, shelfH, usedW := margin, margin, 0.0, 0.0
+	var sizes []size
 	for _, g := range groups {
-		b := blocks[g]
-		if x > margin && x+b.w > margin+width {
-			x, y, shelfH = margin, y+shelfH+groupGap, 0
-		}
-		titles = append(titles, groupTitle{g, point{snap(x), snap(y + titleRoom - grid)}})
-		ry := y + titleRoom
-		right := x
-		for _, row := range b.rows {
-			rx, rh := x, 0.0
-			for _, c := range row {
-				c.at = point{snapUp(rx - c.box.X0), snapUp(ry - c.box.Y0)}
-				rx = c.at.X + c.box.X1 + gap
-				right = max(right, c.at.X+c.box.X1)
-				rh = max(rh, c.at.Y+c.box.Y1-ry)
-			}
-			ry += rh + gap
-		}
-		shelfH = max(shelfH, ry-gap-y)
-		right = max(right, x+titleWidth(g))
-		usedW = max(usedW, right-margin)
-		x = right + groupGap
+		sizes = append(sizes, size{blocks[g].w + groupGap - gap, blocks[g].h + groupGap - gap})
 	}
-	return titles, usedW, y + shelfH - margin
+	at, _, _ := skyline(sizes, snapUp(width+groupGap-gap))
+	var titles []groupTitle
+	for i, g := range groups {
+		b := blocks[g]
+		o := point{snap(margin + at[i].X), snap(margin + at[i].Y)}
+		titles = append(titles, groupTitle{g, point{o.X, o.Y + titleRoom - grid}})
+		for k, c := range b.cls {
+			c.at = point{snapUp(o.X + b.pos[k].X - c.box.X0), snapUp(o.Y + titleRoom + b.pos[k].Y - c.box.Y0)}
+		}
+	}
+	return titles
+}
+
+type size struct{ w, h float64 }
+
+// skyline packs rectangles in order into a strip width wide, each at the
+// lowest spot it fits (leftmost among equals), and returns their top-left
+// corners and the width and height used. A rectangle wider than the strip
+// goes at its left edge.
+func skyline(sizes []size, width float64) ([]point, float64, float64) {
+	type seg struct{ x, w, y float64 }
+	segs := []seg{{0, width, 0}}
+	var out []point
+	usedW, usedH := 0.0, 0.0
+	for _, s := range sizes {
+		bestX, bestY := 0.0, math.Inf(1)
+		for _, sg := range segs {
+			x := sg.x
+			if x > 0 && x+s.w > width+eps {
+				continue
+			}
+			y := 0.0
+			for _, o := range segs {
+				if o.x < x+s.w-eps && x < o.x+o.w-eps {
+					y = max(y, o.y)
+				}
+			}
+			if y < bestY-eps {
+				bestX, bestY = x, y
+			}
+		}
+		out = append(out, point{bestX, bestY})
+		usedW, usedH = max(usedW, bestX+s.w), max(usedH, bestY+s.h)
+		// Raise the skyline under the new rectangle.
+		var next []seg
+		x0, x1 := bestX, bestX+s.w
+		for _, o := range segs {
+			if o.x+o.w <= x0+eps || o.x >= x1-eps {
+				next = append(next, o)
+				continue
+			}
+			if o.x < x0 {
+				next = append(next, seg{o.x, x0 - o.x, o.y})
+			}
+			if o.x+o.w > x1 {
+				next = append(next, seg{x1, o.x + o.w - x1, o.y})
+			}
+		}
+		next = append(next, seg{x0, s.w, bestY + s.h})
+		sort.Slice(next, func(i, j int) bool { return next[i].x < next[j].x })
+		segs = next
+	}
+	return out, usedW, usedH
 }
 
 // titleWidth is a group title's drawn length (2.54 mm bold).
