@@ -4,6 +4,7 @@
 #
 #   kicad-cli 9 (package kicad), kicad-symbols, kicad-footprints, kicad-demos (bookworm-backports)
 #   poppler-utils (pdftotext), git, strace, jq, curl (used by the test suite)
+#   librsvg2-bin (rsvg-convert: scripts/render_circuits.sh's PNGs)
 #   Node >= 20 and the OpenSpec CLI pinned below
 #   the SARIF validator (@microsoft/sarif-multitool, pinned below; the test suite
 #   validates check --format sarif with it)
@@ -97,6 +98,8 @@ command -v man >/dev/null 2>&1 || base+=(man-db)
 command -v make >/dev/null 2>&1 || base+=(make)
 command -v avr-gcc >/dev/null 2>&1 || base+=(gcc-avr avr-libc)
 command -v arm-none-eabi-gcc >/dev/null 2>&1 || base+=(gcc-arm-none-eabi libnewlib-arm-none-eabi)
+# scripts/render_circuits.sh turns the drafted sheets' SVGs into PNGs with rsvg-convert.
+command -v rsvg-convert >/dev/null 2>&1 || base+=(librsvg2-bin)
 node_major=0
 if command -v node >/dev/null 2>&1; then node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0); fi
 if [ "$node_major" -lt 20 ]; then base+=(nodejs npm); fi

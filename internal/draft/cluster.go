@@ -168,7 +168,7 @@ func (dr *drawer) render(cl *cluster) drawn {
 			d.items = append(d.items, item{kind: kindText, owner: u.key, what: t.what + " of " + u.part.Ref, b: t.b.move(u.rel)})
 		}
 		for _, f := range u.fields {
-			d.items = append(d.items, item{kind: kindText, owner: u.key, what: fieldWhat(f, u), b: f.box(u.rel), placed: f.moved})
+			d.items = append(d.items, item{kind: kindText, owner: u.key, what: fieldWhat(f, u), b: f.box(u.rel), placed: f.moved && !f.own})
 		}
 	}
 	for _, l := range cl.links {

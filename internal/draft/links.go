@@ -75,7 +75,8 @@ func fieldClear(items []item, what string) bool {
 // pins, then the rest in order) takes, pin by pin, an unplaced two-pin part
 // on the same short net (two or three pins) and hangs it off that pin by a
 // straight or L-shaped wire, then does the same from the new part's other
-// pin, as long as the cluster stays legible.
+// pin, as long as the cluster stays legible. A short net joins at most
+// three parts.
 func (dr *drawer) clusters(units []*unitDraw) []*cluster {
 	var order []*unitDraw
 	for _, u := range units {
@@ -100,7 +101,7 @@ func (dr *drawer) clusters(units []*unitDraw) []*cluster {
 		for m := 0; m < len(cl.members); m++ {
 			for s := range cl.members[m].spots {
 				sp := cl.members[m].spots[s]
-				if sp.linked || sp.nc || sp.net == "" || dr.ports[sp.net] != nil || dr.netSize[sp.net] > 3 {
+				if sp.linked || sp.nc || sp.net == "" || dr.ports[sp.net] != nil || dr.netParts[sp.net] > 3 {
 					continue
 				}
 				dr.tryLink(cl, m, s, order, done)
@@ -122,6 +123,9 @@ type linkOption struct {
 	tag    *labelDraw
 }
 
+// tagLead keeps a label on a link's first leg off the pin's number.
+const tagLead = 1.27
+
 // linkOptions lists the paths from pin end e (stub direction da) to a pin
 // whose stub direction is db, shortest first: straight when the pins face
 // each other, an L when they are at right angles. tagLen is the length a
@@ -133,8 +137,8 @@ func linkOptions(e, da, db point, branch bool, tagLen float64) []linkOption {
 		for _, l := range []float64{5.08, 7.62, 10.16, 12.7} {
 			f := e.add(da.scale(l)).round()
 			if !branch {
-				if l >= tagLen {
-					out = append(out, linkOption{path: []point{e, f}, tag: &labelDraw{at: e, out: da}})
+				if l >= tagLen+tagLead {
+					out = append(out, linkOption{path: []point{e, f}, tag: &labelDraw{at: e.add(da.scale(tagLead)).round(), out: da}})
 				}
 				continue
 			}
@@ -154,8 +158,8 @@ func linkOptions(e, da, db point, branch bool, tagLen float64) []linkOption {
 					o.branch = []point{c, c.add(da.scale(stub)).round()}
 				case m >= tagLen:
 					o.tag = &labelDraw{at: c, out: db.neg()}
-				case k >= tagLen:
-					o.tag = &labelDraw{at: e, out: da}
+				case k >= tagLen+tagLead:
+					o.tag = &labelDraw{at: e.add(da.scale(tagLead)).round(), out: da}
 				default:
 					continue
 				}
@@ -176,32 +180,48 @@ func (dr *drawer) tryLink(cl *cluster, m, s int, order []*unitDraw, done map[*un
 		if done[b] || !b.is2pin() || b.group != host.group {
 			continue
 		}
-		for t := range b.spots {
-			bs := b.spots[t]
-			if bs.net != sp.net {
+		for _, o := range []orient{0, 180, 90, 270} {
+			if dr.tryLinkTurned(cl, m, s, b, o, e) {
+				done[b] = true
+				return true
+			}
+		}
+		b.turn(0)
+	}
+	return false
+}
+
+// tryLinkTurned tries b turned by o on spot s of member m (pin end e),
+// every path from the shortest, and keeps the first that leaves the
+// cluster legible.
+func (dr *drawer) tryLinkTurned(cl *cluster, m, s int, b *unitDraw, o orient, e point) bool {
+	host := cl.members[m]
+	sp := host.spots[s]
+	b.turn(o)
+	for t := range b.spots {
+		bs := b.spots[t]
+		if bs.net != sp.net {
+			continue
+		}
+		branch := dr.netSize[sp.net] > len(sp.nums)+len(bs.nums)
+		for _, opt := range linkOptions(e, sp.out, bs.out, branch, textWidth(sp.net, labelSize)+0.8) {
+			f := opt.path[len(opt.path)-1]
+			b.rel = f.sub(bs.off).round()
+			host.spots[s].linked = true // its stub and label give way to the link
+			if !dr.quickClear(cl, b, opt, host.key) {
+				host.spots[s].linked = false
 				continue
 			}
-			branch := dr.netSize[sp.net] > len(sp.nums)+len(bs.nums)
-			for _, opt := range linkOptions(e, sp.out, bs.out, branch, textWidth(sp.net, labelSize)+0.8) {
-				f := opt.path[len(opt.path)-1]
-				b.rel = f.sub(bs.off).round()
-				host.spots[s].linked = true // its stub and label give way to the link
-				if !dr.quickClear(cl, b, opt, host.key) {
-					host.spots[s].linked = false
-					continue
-				}
-				cl.members = append(cl.members, b)
-				b.spots[t].linked = true
-				cl.links = append(cl.links, link{from: spotRef{m, s}, to: spotRef{len(cl.members) - 1, t}, net: sp.net,
-					path: opt.path, branch: opt.branch, tag: opt.tag, key: fmt.Sprintf("link/%s/%s", host.key, sp.nums[0])})
-				if checkLegible(dr.render(cl).items) == nil {
-					done[b] = true
-					return true
-				}
-				cl.members = cl.members[:len(cl.members)-1]
-				cl.links = cl.links[:len(cl.links)-1]
-				host.spots[s].linked, b.spots[t].linked = false, false
+			cl.members = append(cl.members, b)
+			b.spots[t].linked = true
+			cl.links = append(cl.links, link{from: spotRef{m, s}, to: spotRef{len(cl.members) - 1, t}, net: sp.net,
+				path: opt.path, branch: opt.branch, tag: opt.tag, key: fmt.Sprintf("link/%s/%s", host.key, sp.nums[0])})
+			if checkLegible(dr.render(cl).items) == nil {
+				return true
 			}
+			cl.members = cl.members[:len(cl.members)-1]
+			cl.links = cl.links[:len(cl.links)-1]
+			host.spots[s].linked, b.spots[t].linked = false, false
 		}
 	}
 	return false

@@ -88,7 +88,43 @@ type unitDraw struct {
 	geo    symGeo
 	spots  []pinSpot
 	fields []fieldDraw
-	rel    point // origin relative to its cluster's origin
+	rel    point  // origin relative to its cluster's origin
+	o      orient // rotation on the sheet (two-pin parts turn to meet the pin they serve)
+	base   *unitDraw
+}
+
+// turn sets u's rotation: its spots, geometry and fields become the
+// unrotated ones turned by o. A turned unit's fields are written where they
+// are drawn, centred (KiCad draws a rotated symbol's field centred where it
+// is stored and turns its text with the symbol).
+func (u *unitDraw) turn(o orient) {
+	if u.base == nil {
+		b := *u
+		b.spots = slices.Clone(u.spots)
+		b.fields = slices.Clone(u.fields)
+		u.base = &b
+	}
+	b := u.base
+	u.o = o
+	u.spots = u.spots[:0]
+	for _, sp := range b.spots {
+		sp.off, sp.out = o.apply(sp.off).round(), o.apply(sp.out).round()
+		u.spots = append(u.spots, sp)
+	}
+	u.geo = symGeo{body: o.box(b.geo.body)}
+	for _, t := range b.geo.texts {
+		u.geo.texts = append(u.geo.texts, labelled{t.what, o.box(t.b)})
+	}
+	u.fields = u.fields[:0]
+	for _, f := range b.fields {
+		if o != 0 {
+			bx := o.box(f.box(point{}))
+			f.pos = point{(bx.X0 + bx.X1) / 2, (bx.Y0 + bx.Y1) / 2}.round()
+			f.hj, f.vj, f.moved, f.own = "center", "center", true, true
+			f.vertical = (bx.Y1 - bx.Y0) > (bx.X1 - bx.X0)
+		}
+		u.fields = append(u.fields, f)
+	}
 }
 
 // fieldDraw is one visible field of a placed unit, relative to the unit's
@@ -99,10 +135,15 @@ type fieldDraw struct {
 	ang        float64
 	size       float64
 	hj, vj     string
-	moved      bool // the engine moved it off something it covered
+	moved      bool // written at pos with hj and vj, not the library's place
+	own        bool // still the library's place, only turned with its symbol
+	vertical   bool // drawn reading upward (a turned symbol's field)
 }
 
 func (f fieldDraw) box(origin point) box {
+	if f.own {
+		return justified(f.pos, textWidth(f.text, f.size), textHeight(f.size), f.vertical, "center", "center").move(origin)
+	}
 	return fieldBox(f.pos, f.ang, f.text, f.size, f.hj, f.vj).move(origin)
 }
 
@@ -128,11 +169,17 @@ type portSym struct {
 func Schematic(r *resolved, project string, opts Options) ([]byte, *Report, error) {
 	lib := opts.library()
 	d := &drawer{lib: lib, project: project, rootUUID: uid(project, "sheet/root"), used: map[string]*kigen.SymDef{},
-		ports: map[string]*portSym{}, netSize: map[string]int{}}
+		ports: map[string]*portSym{}, netSize: map[string]int{}, netParts: map[string]int{}}
 	rep := &Report{File: project + ".kicad_sch", Parts: len(r.parts), Nets: len(r.nets)}
 
 	for _, n := range r.nets {
 		d.netSize[n.Name] = len(n.Pins)
+		parts := map[string]bool{}
+		for _, key := range n.Pins {
+			ref, _, _ := strings.Cut(key, ".")
+			parts[ref] = true
+		}
+		d.netParts[n.Name] = len(parts)
 		if s, err := lib.Symbol("power:" + n.Name); err == nil && s.Power {
 			d.ports[n.Name] = newPortSym(s)
 		}
@@ -261,7 +308,7 @@ func Schematic(r *resolved, project string, opts Options) ([]byte, *Report, erro
 	for _, g := range groups {
 		for _, cl := range clusters[g] {
 			for _, u := range cl.members {
-				symbols = append(symbols, d.symbolDef(u.part.sym, u.part.LibID, u.unit, cl.at.add(u.rel), 0,
+				symbols = append(symbols, d.symbolDef(u.part.sym, u.part.LibID, u.unit, cl.at.add(u.rel), float64(u.o),
 					u.part.Ref, u.part.Value, u.part.Footprint, u.part.Fields, u.fields))
 				rep.Units++
 			}
@@ -333,6 +380,7 @@ type drawer struct {
 	used     map[string]*kigen.SymDef // lib id -> symbol embedded
 	ports    map[string]*portSym      // net -> its power library symbol
 	netSize  map[string]int           // net -> pins on it
+	netParts map[string]int           // net -> parts with a pin on it
 }
 
 func newPortSym(s *kigen.SymDef) *portSym {
