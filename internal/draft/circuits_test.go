@@ -18,9 +18,17 @@ import (
 // same files.
 var circuits = []string{"esp32s3_usbc_ldo", "rp2040_min", "ne555_blinker", "stm32f103_swd", "opamp_filter", "relay_board"}
 
-// TestCircuits drafts each test circuit and holds the sheet to what KiCad
-// says: ERC is clean and kicad-cli's netlist has exactly the intent's
-// nets, no pin missing and none extra.
+// circuitPaper is the paper each circuit must fit: A4 up to about thirty
+// parts, A3 for the 58-part relay board.
+var circuitPaper = map[string]string{"esp32s3_usbc_ldo": "A4", "rp2040_min": "A4", "ne555_blinker": "A4",
+	"stm32f103_swd": "A4", "opamp_filter": "A4", "relay_board": "A3"}
+
+// TestCircuits drafts each test circuit (twice: the same bytes) and holds
+// the sheet to what KiCad says, ERC clean and kicad-cli's netlist exactly
+// the intent's nets (no pin missing, none extra), and to what a reader
+// needs: the legibility check passes on the sheet as written (rebuilt from
+// the file, not the engine's state), it is on the smallest paper expected,
+// and short nets are drawn as wires.
 func TestCircuits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drafts six boards through kicad-cli")
@@ -35,7 +43,23 @@ func TestCircuits(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			file := filepath.Join("testdata", "circuits", name+".json")
 			path, rep := draftPath(t, file)
-			t.Logf("%s: %d parts on %s", name, rep.Parts, rep.Paper)
+			t.Logf("%s: %d parts on %s, wired %v, %d junctions", name, rep.Parts, rep.Paper, rep.WiredNets, rep.Junctions)
+			if !rep.Legible {
+				t.Error("the report does not say the sheet is legible")
+			}
+			items, problems := sheetItems(t, path)
+			if err := checkLegible(items); err != nil {
+				t.Errorf("the written sheet: %v", err)
+			}
+			for _, p := range problems {
+				t.Errorf("the written sheet: %s", p)
+			}
+			if rep.Paper != circuitPaper[name] {
+				t.Errorf("paper %s, want %s", rep.Paper, circuitPaper[name])
+			}
+			if len(rep.WiredNets) == 0 {
+				t.Error("no net is drawn as a wire")
+			}
 			ctx := context.Background()
 			erc, err := tool.ERC(ctx, path)
 			if err != nil {

@@ -89,6 +89,13 @@ func (d *drawn) merge(c drawn, at point) {
 	}
 	for _, it := range c.items {
 		it.b = it.b.move(at)
+		if it.seg != nil {
+			it.seg = &[2]point{it.seg[0].add(at), it.seg[1].add(at)}
+		}
+		if it.anchor != nil {
+			p := it.anchor.add(at)
+			it.anchor = &p
+		}
 		d.items = append(d.items, it)
 	}
 	for n := range c.wired {
@@ -101,12 +108,12 @@ const wireHalf = 0.1 // half a wire's width, for its box
 func (d *drawn) wire(a, b point, key, net string, attach ...string) {
 	d.wires = append(d.wires, wireDraw{a, b, key})
 	d.items = append(d.items, item{kind: kindWire, owner: "wire/" + key, what: fmt.Sprintf("wire %s–%s (%s)", a, b, net),
-		b: segBox(a, b, wireHalf), attach: attach, net: net})
+		b: segBox(a, b, wireHalf), attach: attach, net: net, seg: &[2]point{a, b}})
 }
 
 func (d *drawn) label(at, out point, net, key string) {
 	d.labels = append(d.labels, labelDraw{net, at, out, key})
-	d.items = append(d.items, item{kind: kindText, owner: "label/" + key, what: "label " + net, b: labelBox(at, out, net), placed: true, net: net})
+	d.items = append(d.items, item{kind: kindText, owner: "label/" + key, what: "label " + net, b: labelBox(at, out, net), placed: true, anchor: &at})
 }
 
 // port draws net's power port on a stub end at, pointing along out, its

@@ -2,6 +2,7 @@ package draft
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -34,7 +35,20 @@ type item struct {
 	// attach lists the symbols a wire ends on (its pin stubs start inside
 	// their bodies' extents); the wire may touch those bodies.
 	attach []string
-	net    string // a wire's or label's net: one net's wires meet, a label sits on its wire
+	net    string // a wire's net
+	// seg is a wire's two ends; anchor is where a label connects. A label
+	// may sit on the wire it is anchored to, and two wires may meet where
+	// one ends on the other, never anywhere else.
+	seg    *[2]point
+	anchor *point
+}
+
+// onSegment reports whether p lies on the segment s (ends included).
+func onSegment(p point, s [2]point) bool {
+	a, b := s[0], s[1]
+	cross := (b.X-a.X)*(p.Y-a.Y) - (b.Y-a.Y)*(p.X-a.X)
+	return math.Abs(cross) < 1e-6 && p.X >= min(a.X, b.X)-1e-6 && p.X <= max(a.X, b.X)+1e-6 &&
+		p.Y >= min(a.Y, b.Y)-1e-6 && p.Y <= max(a.Y, b.Y)+1e-6
 }
 
 // LegibilityError is a failed check: two drawn items overlap.
@@ -43,7 +57,7 @@ type LegibilityError struct {
 }
 
 func (e *LegibilityError) Error() string {
-	return fmt.Sprintf("legibility check failed (a copperhead bug, nothing written): %s overlaps %s", e.A, e.B)
+	return fmt.Sprintf("the drafted sheet fails the legibility check, nothing written: %s overlaps %s (a drafting engine bug, or a library symbol drawn over where its pins' labels go)", e.A, e.B)
 }
 
 func (it item) describe() string {
@@ -96,11 +110,14 @@ func exempt(a, b *item) bool {
 	case a.kind == kindText && b.kind == kindText:
 		return same && !a.placed && !b.placed
 	case a.kind == kindText && b.kind == kindWire:
-		// A label sits on its own net's wire, as KiCad draws it; a pin
-		// number sits on its pin's line, which the stub continues.
-		return (a.net != "" && a.net == b.net) || (!a.placed && slices.Contains(b.attach, a.owner))
+		// A label sits on the wire it is anchored to, as KiCad draws it; a
+		// pin number sits on its pin's line, which the stub continues.
+		return (a.anchor != nil && b.seg != nil && onSegment(*a.anchor, *b.seg)) || (!a.placed && slices.Contains(b.attach, a.owner))
 	}
-	// Wire and wire: one net's wires meet at their ends; two nets' wires
-	// never touch, not even crossing.
-	return a.net != "" && a.net == b.net
+	// Wire and wire: one net's wires meet where one ends on the other;
+	// anything else (two nets touching, any crossing) is refused.
+	if a.net == "" || a.net != b.net || a.seg == nil || b.seg == nil {
+		return false
+	}
+	return onSegment(a.seg[0], *b.seg) || onSegment(a.seg[1], *b.seg) || onSegment(b.seg[0], *a.seg) || onSegment(b.seg[1], *a.seg)
 }
