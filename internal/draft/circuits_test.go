@@ -1,9 +1,15 @@
 package draft
 
 import (
+	"bytes"
 	"context"
+	"html"
+	"math"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -77,7 +83,58 @@ func TestCircuits(t *testing.T) {
 				t.Fatal(err)
 			}
 			exactNets(t, in, nl)
+			svgs, err := tool.ExportSVG(ctx, path, t.TempDir())
+			if err != nil || len(svgs) != 1 {
+				t.Fatalf("export svg: %v %v", svgs, err)
+			}
+			textsCovered(t, svgs[0], path, rep.Groups)
 		})
+	}
+}
+
+// svgTextRE is the selectable text kicad-cli's SVG export lays under each
+// drawn string, with the length KiCad measured for it.
+var svgTextRE = regexp.MustCompile(`<text x="[^"]*" y="[^"]*"\s*textLength="([0-9.]+)" font-size="([0-9.]+)"[^>]*>([^<]*)</text>`)
+
+// textsCovered holds the check's text estimates to KiCad's own measure:
+// every text of the sheet that kicad-cli's SVG draws at the engine's two
+// sizes (1.27 mm, and the 2.54 mm bold group titles) is no longer than the
+// box the legibility check gave it.
+func textsCovered(t *testing.T, svg, sheet string, groups []string) {
+	t.Helper()
+	data, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(sheet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range svgTextRE.FindAllStringSubmatch(string(data), -1) {
+		length, _ := strconv.ParseFloat(m[1], 64)
+		fs, _ := strconv.ParseFloat(m[2], 64)
+		text := html.UnescapeString(m[3])
+		if strings.TrimSpace(text) == "" || !bytes.Contains(src, []byte(strconv.Quote(text))) {
+			continue // the drawing sheet's frame and title block
+		}
+		size := fs * 0.75 // the SVG font-size is 4/3 of the KiCad text size: 1.6933 for 1.27 mm
+		var est float64
+		switch {
+		case math.Abs(size-1.27) < 0.01:
+			est = textWidth(text, 1.27)
+		case math.Abs(size-2.54) < 0.01 && slices.Contains(groups, text):
+			est = titleWidth(text)
+		default:
+			continue
+		}
+		n++
+		if length > est+1e-6 {
+			t.Errorf("KiCad draws %q %.2f mm long, the check's box is %.2f", text, length, est)
+		}
+	}
+	if n == 0 {
+		t.Error("no text of the sheet found in its SVG")
 	}
 }
 

@@ -68,11 +68,13 @@ func (o orient) box(b box) box {
 // sideways reports whether the rotation swaps horizontal and vertical.
 func (o orient) sideways() bool { return o == 90 || o == 270 }
 
-// textWidth estimates the drawn length of s at font size: KiCad's stroke
-// font averages under 0.8 em a glyph; markup (~{X}, _{X}) draws nothing.
+// textWidth bounds the drawn length of s at font size from above: KiCad's
+// stroke font draws an upper-case glyph about 1.05 em wide with its
+// spacing (TestTextWidthCoversKiCad holds this to the lengths kicad-cli's
+// SVG export reports); markup (~{X}, _{X}) draws nothing.
 func textWidth(s string, size float64) float64 {
 	s = strings.NewReplacer("~{", "", "_{", "", "^{", "", "}", "").Replace(s)
-	return float64(utf8.RuneCountInString(s))*size*0.85 + 0.2*size
+	return (float64(utf8.RuneCountInString(s))*1.06 + 0.4) * size
 }
 
 // textHeight is the drawn height of one line at font size.
