@@ -148,7 +148,7 @@ func linkOptions(e, da, db point, branch bool, tagLen float64) []linkOption {
 			}
 		}
 	case da.perp(db):
-		for _, k := range []float64{2.54, 5.08, 7.62, 10.16, 12.7} {
+		for _, k := range []float64{2.54, 5.08, 7.62, 10.16, 12.7, 15.24, 17.78, 20.32} {
 			for _, m := range []float64{2.54, 5.08, 7.62, 10.16} {
 				c := e.add(da.scale(k)).round()
 				f := c.sub(db.scale(m)).round()
