@@ -1,6 +1,9 @@
 package draft
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // extent is the union of the items' boxes.
 func extent(items []item) box {
@@ -107,10 +110,84 @@ func (dr *drawer) clusters(units []*unitDraw) []*cluster {
 				dr.tryLink(cl, m, s, order, done)
 			}
 		}
+		if !u.is2pin() {
+			dr.decouple(cl, order, done)
+		}
 		cl.box = extent(dr.render(cl).items)
 		out = append(out, cl)
 	}
 	return out
+}
+
+// isDecoupler reports whether u is a two-pin part between two power-port
+// nets (a decoupling or bulk capacitor), and which of them it shares with
+// the host's pin at spot.
+func (dr *drawer) isDecoupler(u *unitDraw) bool {
+	return u.is2pin() && dr.ports[u.spots[0].net] != nil && dr.ports[u.spots[1].net] != nil && u.spots[0].net != u.spots[1].net
+}
+
+// decouple sets each decoupling capacitor of the host's group beside a
+// power pin of the host on one of its nets (one capacitor a pin, pins in
+// order), at the nearest spot past the pin's port that keeps the cluster
+// legible. No wire: both its pins meet their nets through ports, so being
+// beside the pin is what tells the reader which pin it serves.
+func (dr *drawer) decouple(cl *cluster, order []*unitDraw, done map[*unitDraw]bool) {
+	host := cl.members[0]
+	for s := range host.spots {
+		sp := host.spots[s]
+		if sp.linked || dr.ports[sp.net] == nil || isGround(sp.net) {
+			continue
+		}
+		for _, b := range order {
+			if done[b] || b.group != host.group || !dr.isDecoupler(b) || (b.spots[0].net != sp.net && b.spots[1].net != sp.net) {
+				continue
+			}
+			if dr.placeBeside(cl, b, host.rel.add(sp.off), sp.out) {
+				done[b] = true
+			}
+			break // the first capacitor on this net is this pin's; one left over tries the next pin
+		}
+	}
+}
+
+// isGround reports whether a net is a ground return, which a decoupling
+// capacitor is not set beside (it serves the supply pin).
+func isGround(net string) bool {
+	n := strings.ToUpper(net)
+	return strings.Contains(n, "GND") || n == "VSS" || n == "0V"
+}
+
+// placeBeside tries b at grid spots around a pin end (stub direction out),
+// nearest first, and keeps the first that leaves the cluster legible.
+func (dr *drawer) placeBeside(cl *cluster, b *unitDraw, end, out point) bool {
+	side := point{out.Y, -out.X}
+	b.turn(0)
+	bb := b.geo.body
+	for _, f := range b.fields {
+		bb = bb.union(f.box(point{}))
+	}
+	for _, d := range []float64{7.62, 10.16, 12.7, 15.24, 17.78} {
+		for _, w := range []float64{5.08, -5.08, 7.62, -7.62, 10.16, -10.16, 12.7, -12.7} {
+			b.rel = point{snap(end.X + out.X*d + side.X*w), snap(end.Y + out.Y*d + side.Y*w)}
+			items := dr.render(cl).items
+			clear := true
+			for _, it := range items {
+				if it.b.overlaps(bb.move(b.rel).grow(clearance)) {
+					clear = false
+					break
+				}
+			}
+			if !clear {
+				continue
+			}
+			cl.members = append(cl.members, b)
+			if checkLegible(dr.render(cl).items) == nil {
+				return true
+			}
+			cl.members = cl.members[:len(cl.members)-1]
+		}
+	}
+	return false
 }
 
 // linkOption is one way to wire a pin end to another part's pin: the path
