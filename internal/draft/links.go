@@ -166,10 +166,13 @@ func (dr *drawer) placeBeside(cl *cluster, b *unitDraw, end, out point) bool {
 	for _, f := range b.fields {
 		bb = bb.union(f.box(point{}))
 	}
+	if len(cl.members) >= maxCluster {
+		return false
+	}
+	items := dr.render(cl).items
 	for _, d := range []float64{7.62, 10.16, 12.7, 15.24, 17.78} {
 		for _, w := range []float64{5.08, -5.08, 7.62, -7.62, 10.16, -10.16, 12.7, -12.7} {
 			b.rel = point{snap(end.X + out.X*d + side.X*w), snap(end.Y + out.Y*d + side.Y*w)}
-			items := dr.render(cl).items
 			clear := true
 			for _, it := range items {
 				if it.b.overlaps(bb.move(b.rel).grow(clearance)) {
@@ -250,15 +253,23 @@ func linkOptions(e, da, db point, branch bool, tagLen float64) []linkOption {
 // tryLink hangs the first unplaced two-pin part of the group on spot s of
 // member m that fits, and reports whether one did.
 func (dr *drawer) tryLink(cl *cluster, m, s int, order []*unitDraw, done map[*unitDraw]bool) bool {
+	if len(cl.members) >= maxCluster {
+		return false
+	}
 	host := cl.members[m]
 	sp := host.spots[s]
 	e := host.rel.add(sp.off).round()
+	// What the cluster draws with this pin's stub and label gone, for the
+	// cheap first test of every candidate.
+	host.spots[s].linked = true
+	base := dr.render(cl).items
+	host.spots[s].linked = false
 	for _, b := range order {
-		if done[b] || !b.is2pin() || b.group != host.group {
+		if done[b] || !b.is2pin() || b.group != host.group || (b.spots[0].net != sp.net && b.spots[1].net != sp.net) {
 			continue
 		}
 		for _, o := range []orient{0, 180, 90, 270} {
-			if dr.tryLinkTurned(cl, m, s, b, o, e) {
+			if dr.tryLinkTurned(cl, m, s, b, o, e, base) {
 				done[b] = true
 				return true
 			}
@@ -268,10 +279,14 @@ func (dr *drawer) tryLink(cl *cluster, m, s int, order []*unitDraw, done map[*un
 	return false
 }
 
+// maxCluster bounds the parts hung off one host (and so the cost of
+// checking the cluster after each).
+const maxCluster = 16
+
 // tryLinkTurned tries b turned by o on spot s of member m (pin end e),
 // every path from the shortest, and keeps the first that leaves the
 // cluster legible.
-func (dr *drawer) tryLinkTurned(cl *cluster, m, s int, b *unitDraw, o orient, e point) bool {
+func (dr *drawer) tryLinkTurned(cl *cluster, m, s int, b *unitDraw, o orient, e point, base []item) bool {
 	host := cl.members[m]
 	sp := host.spots[s]
 	b.turn(o)
@@ -284,11 +299,10 @@ func (dr *drawer) tryLinkTurned(cl *cluster, m, s int, b *unitDraw, o orient, e 
 		for _, opt := range linkOptions(e, sp.out, bs.out, branch, textWidth(sp.net, labelSize)+0.8) {
 			f := opt.path[len(opt.path)-1]
 			b.rel = f.sub(bs.off).round()
-			host.spots[s].linked = true // its stub and label give way to the link
-			if !dr.quickClear(cl, b, opt, host.key) {
-				host.spots[s].linked = false
+			if !quickClear(base, b, opt, host.key) {
 				continue
 			}
+			host.spots[s].linked = true // its stub and label give way to the link
 			cl.members = append(cl.members, b)
 			b.spots[t].linked = true
 			cl.links = append(cl.links, link{from: spotRef{m, s}, to: spotRef{len(cl.members) - 1, t}, net: sp.net,
@@ -305,10 +319,9 @@ func (dr *drawer) tryLinkTurned(cl *cluster, m, s int, b *unitDraw, o orient, e 
 }
 
 // quickClear rejects a candidate placement cheaply: the new part's drawn
-// extent or the link's wires over anything of the cluster that is not the
-// host's pin being wired.
-func (dr *drawer) quickClear(cl *cluster, b *unitDraw, opt linkOption, hostKey string) bool {
-	items := dr.render(cl).items
+// extent or the link's wires over anything of the cluster (items, drawn
+// without the stub of the pin being wired) that is not the host's body.
+func quickClear(items []item, b *unitDraw, opt linkOption, hostKey string) bool {
 	bb := b.geo.body.move(b.rel)
 	for _, f := range b.fields {
 		bb = bb.union(f.box(b.rel))
