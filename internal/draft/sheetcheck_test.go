@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -102,6 +103,12 @@ func sheetItems(t *testing.T, path string) (items []item, problems []string) {
 			items = append(items, item{kind: kindText, owner: owner, what: tx.what + " of " + ref, b: o.box(tx.b).move(origin)})
 		}
 		for sub := range lib.Node.All("symbol") {
+			parts := strings.Split(sub.Arg(0), "_")
+			su, _ := strconv.Atoi(parts[len(parts)-2])
+			style, _ := strconv.Atoi(parts[len(parts)-1])
+			if (su != 0 && su != unit) || style > 1 {
+				continue
+			}
 			for pin := range sub.All("pin") {
 				if hiddenFlag(pin) {
 					continue
@@ -154,6 +161,38 @@ func sheetItems(t *testing.T, path string) (items []item, problems []string) {
 			continue
 		}
 		items = append(items, item{kind: kindBody, owner: owners[0], what: "no-connect flag at " + p.String(), b: box{p.X - 0.7, p.Y - 0.7, p.X + 0.7, p.Y + 0.7}})
+	}
+	// Junctions: a dot wherever three or more wire ends and pins meet, none
+	// elsewhere, and no wire ending on the middle of another (a T the
+	// reader cannot tell from a crossing).
+	ends := map[string]int{}
+	for _, w := range wires {
+		ends[key(w.a)]++
+		ends[key(w.b)]++
+	}
+	dots := map[string]bool{}
+	for j := range root.All("junction") {
+		p := xyOf(j.Child("at"))
+		p.Y = -p.Y
+		dots[key(p.round())] = true
+	}
+	for k, n := range ends {
+		n += len(pinOwners[k])
+		switch {
+		case n >= 3 && !dots[k]:
+			problems = append(problems, fmt.Sprintf("%d wire ends and pins meet at %s without a junction", n, k))
+		case n < 3 && dots[k]:
+			problems = append(problems, fmt.Sprintf("a junction at %s where only %d meet", k, n))
+		}
+	}
+	for i, w := range wires {
+		for j, o := range wires {
+			for _, e := range []point{o.a, o.b} {
+				if i != j && onSeg(e, w) && !e.eq(w.a) && !e.eq(w.b) {
+					problems = append(problems, fmt.Sprintf("a wire ends on the middle of wire %s–%s at %s", w.a, w.b, e))
+				}
+			}
+		}
 	}
 	for tx := range root.All("text") {
 		p := xyOf(tx.Child("at"))
