@@ -178,10 +178,19 @@ func (dr *drawer) render(cl *cluster) drawn {
 			d.items = append(d.items, item{kind: kindText, owner: u.key, what: fieldWhat(f, u), b: f.box(u.rel), placed: f.moved && !f.own})
 		}
 	}
-	for _, l := range cl.links {
+	joins, splits := cl.joins()
+	dots := map[point]bool{}
+	for li, l := range cl.links {
 		from, to := cl.members[l.from.m], cl.members[l.to.m]
 		d.wired[l.net] = true
 		pts := l.path
+		if p, ok := splits[li]; ok {
+			if !p.eq(pts[1]) {
+				pts = append([]point{pts[0], p}, pts[1:]...)
+			}
+			d.juncs = append(d.juncs, keyed{p, l.key + "/join"})
+			dots[p] = true
+		}
 		for i := 0; i+1 < len(pts); i++ {
 			var att []string
 			if i == 0 {
@@ -194,17 +203,63 @@ func (dr *drawer) render(cl *cluster) drawn {
 		}
 		if l.branch != nil {
 			d.wire(l.branch[0], l.branch[1], l.key+"/branch", l.net)
-			d.juncs = append(d.juncs, keyed{l.branch[0], l.key})
+			if !dots[l.branch[0]] {
+				d.juncs = append(d.juncs, keyed{l.branch[0], l.key})
+			}
 			d.label(l.branch[1], l.branch[1].sub(l.branch[0]).scale(1/stub), l.net, l.key)
 		}
 		if l.tag != nil {
 			d.label(l.tag.at, l.tag.out, l.net, l.key)
 		}
 	}
-	for _, u := range cl.members {
-		dr.terminate(&d, u)
+	for m, u := range cl.members {
+		// A pin beside a wired pin of its net joins that wire's first leg.
+		for si, sp := range u.spots {
+			p, ok := joins[spotRef{m, si}]
+			if !ok {
+				continue
+			}
+			pos := u.rel.add(sp.off)
+			end := pos.add(sp.out.scale(stub)).round()
+			key := fmt.Sprintf("%s/%s", u.key, sp.nums[0])
+			d.wire(pos, end, key, sp.net, u.key)
+			d.wire(end, p, key+"/join", sp.net)
+		}
+		dr.terminate(&d, u, joins, m)
 	}
 	return d
+}
+
+// joins finds the unwired pins lying beside a wired pin of the same net on
+// the same edge, where the wire's first leg runs out at least a stub: each
+// such pin is joined to that leg at a stub's distance (a junction there)
+// instead of carrying a label of its own, like a 555's TRIG beside THRES.
+// It returns the joining pins with their point on the leg, and the links
+// whose first leg those points split.
+func (cl *cluster) joins() (map[spotRef]point, map[int]point) {
+	joins, splits := map[spotRef]point{}, map[int]point{}
+	for li, l := range cl.links {
+		host := cl.members[l.from.m]
+		y := host.spots[l.from.s]
+		e := host.rel.add(y.off)
+		if l.path[1].sub(e).dot(y.out) < stub-1e-6 {
+			continue
+		}
+		p := e.add(y.out.scale(stub)).round()
+		for xi, x := range host.spots {
+			d := x.off.sub(y.off)
+			if x.linked || x.nc || x.net != y.net || !x.out.eq(y.out) || math.Abs(d.dot(y.out)) > 1e-6 ||
+				math.Abs(math.Abs(d.X+d.Y)-grid) > 1e-6 {
+				continue
+			}
+			sr := spotRef{l.from.m, xi}
+			if _, taken := joins[sr]; !taken {
+				joins[sr] = p
+				splits[li] = p
+			}
+		}
+	}
+	return joins, splits
 }
 
 func fieldWhat(f fieldDraw, u *unitDraw) string {
@@ -220,7 +275,7 @@ func fieldWhat(f fieldDraw, u *unitDraw) string {
 // terminate draws the stubs of u's unlinked pins: a no-connect flag, or a
 // stub ending in a label or power port; neighbouring pins on one edge and
 // one net share one label or port over a short bus.
-func (dr *drawer) terminate(d *drawn, u *unitDraw) {
+func (dr *drawer) terminate(d *drawn, u *unitDraw, joins map[spotRef]point, m int) {
 	type edge struct {
 		out   point
 		coord float64
@@ -230,6 +285,9 @@ func (dr *drawer) terminate(d *drawn, u *unitDraw) {
 	for i, sp := range u.spots {
 		pos := u.rel.add(sp.off)
 		key := fmt.Sprintf("%s/%s", u.key, sp.nums[0])
+		if _, joined := joins[spotRef{m, i}]; joined {
+			continue
+		}
 		switch {
 		case sp.linked:
 			continue
