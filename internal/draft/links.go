@@ -2,6 +2,7 @@ package draft
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -113,6 +114,7 @@ func (dr *drawer) clusters(units []*unitDraw) []*cluster {
 		if !u.is2pin() {
 			dr.decouple(cl, order, done)
 		}
+		dr.routeInside(cl)
 		cl.box = extent(dr.render(cl).items)
 		out = append(out, cl)
 	}
@@ -265,10 +267,14 @@ func (dr *drawer) tryLink(cl *cluster, m, s int, order []*unitDraw, done map[*un
 	base := dr.render(cl).items
 	host.spots[s].linked = false
 	for _, b := range order {
-		if done[b] || !b.is2pin() || b.group != host.group || (b.spots[0].net != sp.net && b.spots[1].net != sp.net) {
+		if done[b] || !smallPart(b) || b.group != host.group || !b.onNet(sp.net) {
 			continue
 		}
-		for _, o := range []orient{0, 180, 90, 270} {
+		turns := []orient{0, 180, 90, 270}
+		if !b.is2pin() {
+			turns = turns[:1] // a connector or transistor keeps its library orientation
+		}
+		for _, o := range turns {
 			if dr.tryLinkTurned(cl, m, s, b, o, e, base) {
 				done[b] = true
 				return true
@@ -277,6 +283,111 @@ func (dr *drawer) tryLink(cl *cluster, m, s int, order []*unitDraw, done map[*un
 		b.turn(0)
 	}
 	return false
+}
+
+// smallPart reports whether u may hang off another part's pin: a two-pin
+// part, or a small one (a terminal block, a transistor) of up to four pins.
+func smallPart(u *unitDraw) bool { return u.is2pin() || (len(u.spots) <= 4 && len(u.spots) >= 2) }
+
+func (u *unitDraw) onNet(net string) bool {
+	for _, sp := range u.spots {
+		if sp.net == net {
+			return true
+		}
+	}
+	return false
+}
+
+// routeInside wires the two-pin nets whose both pins ended up in the
+// cluster unwired (a terminal block hung off a relay's COM pin has its NO
+// and NC pins beside the relay's): a straight, L, Z or U path pin to pin
+// with the net's name on its longest leg, kept only if the cluster stays
+// legible.
+func (dr *drawer) routeInside(cl *cluster) {
+	type end struct{ m, s int }
+	byNet := map[string][]end{}
+	var nets []string
+	for m, u := range cl.members {
+		for s, sp := range u.spots {
+			if sp.linked || sp.nc || sp.net == "" || dr.ports[sp.net] != nil || dr.netSize[sp.net] != 2 || len(sp.nums) != 1 {
+				continue
+			}
+			if _, ok := byNet[sp.net]; !ok {
+				nets = append(nets, sp.net)
+			}
+			byNet[sp.net] = append(byNet[sp.net], end{m, s})
+		}
+	}
+	for _, net := range nets {
+		ends := byNet[net]
+		if len(ends) != 2 {
+			continue
+		}
+		a, b := cl.members[ends[0].m], cl.members[ends[1].m]
+		sa, sb := a.spots[ends[0].s], b.spots[ends[1].s]
+		ea, eb := a.rel.add(sa.off).round(), b.rel.add(sb.off).round()
+		for _, path := range routes(ea, sa.out, eb, sb.out) {
+			// The name goes on the longest leg, a little in from its start.
+			li, ll := 0, 0.0
+			for i := 0; i+1 < len(path); i++ {
+				if l := path[i+1].sub(path[i]); math.Abs(l.X)+math.Abs(l.Y) > ll {
+					li, ll = i, math.Abs(l.X)+math.Abs(l.Y)
+				}
+			}
+			if ll < textWidth(net, labelSize)+tagLead+0.8 {
+				continue
+			}
+			dir := path[li+1].sub(path[li]).scale(1 / ll)
+			tag := &labelDraw{at: path[li].add(dir.scale(tagLead)).round(), out: dir.round()}
+			cl.links = append(cl.links, link{from: spotRef{ends[0].m, ends[0].s}, to: spotRef{ends[1].m, ends[1].s}, net: net,
+				path: path, tag: tag, key: fmt.Sprintf("route/%s/%s", a.key, sa.nums[0])})
+			a.spots[ends[0].s].linked, b.spots[ends[1].s].linked = true, true
+			if checkLegible(dr.render(cl).items) == nil {
+				break
+			}
+			cl.links = cl.links[:len(cl.links)-1]
+			a.spots[ends[0].s].linked, b.spots[ends[1].s].linked = false, false
+		}
+	}
+}
+
+// routes lists orthogonal paths from pin end a (stub direction da) to pin
+// end b (db), each leaving a along da and reaching b from along db:
+// straight, L, Z (a jog halfway) or U (both out to a common depth).
+func routes(a, da, b, db point) [][]point {
+	var out [][]point
+	ahead := func(from, to, d point) float64 { return to.sub(from).dot(d) }
+	switch {
+	case db.eq(da.neg()):
+		gap := ahead(a, b, da)
+		if gap < grid-1e-6 {
+			return nil
+		}
+		if math.Abs(b.sub(a).dot(point{da.Y, -da.X})) < 1e-6 {
+			return [][]point{{a, b}}
+		}
+		for _, k := range []float64{math.Round(gap/2/1.27) * 1.27, grid, gap - grid} {
+			if k < grid-1e-6 || k > gap-grid+1e-6 {
+				continue
+			}
+			c1 := a.add(da.scale(k)).round()
+			c2 := c1.add(b.sub(c1).sub(da.scale(ahead(c1, b, da)))).round()
+			out = append(out, []point{a, c1, c2, b})
+		}
+	case da.perp(db):
+		c := a.add(da.scale(ahead(a, b, da))).round()
+		if ahead(a, c, da) >= grid-1e-6 && ahead(b, c, db) >= grid-1e-6 {
+			out = append(out, []point{a, c, b})
+		}
+	default: // da == db: out to a common depth past both, across, back in
+		depth := max(a.dot(da), b.dot(da)) + grid
+		for _, extra := range []float64{0, grid, 2 * grid} {
+			c1 := a.add(da.scale(depth + extra - a.dot(da))).round()
+			c2 := b.add(da.scale(depth + extra - b.dot(da))).round()
+			out = append(out, []point{a, c1, c2, b})
+		}
+	}
+	return out
 }
 
 // maxCluster bounds the parts hung off one host (and so the cost of
