@@ -170,7 +170,12 @@ func (dr *drawer) render(cl *cluster) drawn {
 	var d drawn
 	d.wired = map[string]bool{}
 	for _, u := range cl.members {
-		d.items = append(d.items, item{kind: kindBody, owner: u.key, what: "body of " + u.part.Ref, b: u.geo.body.move(u.rel)})
+		for _, sh := range u.geo.shapes {
+			d.items = append(d.items, item{kind: kindBody, owner: u.key, what: "body of " + u.part.Ref, b: sh.move(u.rel)})
+		}
+		for _, p := range u.geo.pins {
+			d.items = append(d.items, item{kind: kindBody, owner: u.key, what: "a pin of " + u.part.Ref, b: p.move(u.rel)})
+		}
 		for _, t := range u.geo.texts {
 			d.items = append(d.items, item{kind: kindText, owner: u.key, what: t.what + " of " + u.part.Ref, b: t.b.move(u.rel)})
 		}

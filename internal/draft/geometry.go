@@ -143,11 +143,27 @@ func textEffects(n *sexpr.Node) (size float64, hj, vj string, hidden bool) {
 }
 
 // symGeo is what one unit of a library symbol covers, relative to its
-// origin, unrotated: the body (graphics and pin lines) and the pin names
-// and numbers the library shows.
+// origin, unrotated: the body's shapes, each pin's line, and the pin names
+// and numbers the library shows. Each is a box of its own: a pin shorter
+// than its neighbours ends inside the box around them all, and its label
+// must not count as over the body.
 type symGeo struct {
-	body  box
-	texts []labelled
+	body   box   // every shape's union
+	shapes []box // each shape (rectangle, polyline, circle, arc, text)
+	pins   []box
+	texts  []labelled
+}
+
+// extent is everything the unit draws.
+func (g symGeo) extent() box {
+	b := g.body
+	for _, p := range g.pins {
+		b = b.union(p)
+	}
+	for _, t := range g.texts {
+		b = b.union(t.b)
+	}
+	return b
 }
 
 // labelled is a box and what it is, for the check's messages.
@@ -188,14 +204,16 @@ func unitGeometry(s *kigen.SymDef, u int) symGeo {
 			if c.Kind != sexpr.List {
 				continue
 			}
+			shape := noBox
+			grow := func(b box) { shape = shape.union(b) }
 			switch c.Head() {
 			case "rectangle":
-				g.body = g.body.union(ptBox(xyOf(c.Child("start")), xyOf(c.Child("end"))))
+				grow(ptBox(xyOf(c.Child("start")), xyOf(c.Child("end"))))
 			case "polyline", "bezier":
 				if pts := c.Child("pts"); pts != nil {
 					for xy := range pts.All("xy") {
 						p := xyOf(xy)
-						g.body = g.body.union(box{p.X, p.Y, p.X, p.Y})
+						grow(box{p.X, p.Y, p.X, p.Y})
 					}
 				}
 			case "circle":
@@ -204,12 +222,12 @@ func unitGeometry(s *kigen.SymDef, u int) symGeo {
 				if rn := c.Child("radius"); rn != nil {
 					r, _ = rn.Float(0)
 				}
-				g.body = g.body.union(box{ctr.X - r, ctr.Y - r, ctr.X + r, ctr.Y + r})
+				grow(box{ctr.X - r, ctr.Y - r, ctr.X + r, ctr.Y + r})
 			case "arc":
 				for _, k := range []string{"start", "mid", "end"} {
 					if n := c.Child(k); n != nil {
 						p := xyOf(n)
-						g.body = g.body.union(box{p.X, p.Y, p.X, p.Y})
+						grow(box{p.X, p.Y, p.X, p.Y})
 					}
 				}
 			case "text":
@@ -220,9 +238,18 @@ func unitGeometry(s *kigen.SymDef, u int) symGeo {
 				at := c.Child("at")
 				p := xyOf(at)
 				ang, _ := at.Float(2)
-				g.body = g.body.union(justified(p, textWidth(c.Arg(0), size), textHeight(size), int(ang)%180 == 90, hj, vj))
+				if math.Abs(ang) >= 360 {
+					ang /= 10 // a symbol's graphic text keeps its angle in tenths of a degree (900 is vertical)
+				}
+				grow(justified(p, textWidth(c.Arg(0), size), textHeight(size), int(ang)%180 == 90, hj, vj))
 			case "pin":
 				pinGeometry(&g, c, s.Node.Child("pin_names") != nil && nameOff == 0, nameOff, namesShown, numbersShown)
+			}
+			// A shape that draws nothing (a zero-size rectangle some
+			// libraries leave behind) covers nothing.
+			if !shape.empty() && (shape.X1-shape.X0 > 1e-6 || shape.Y1-shape.Y0 > 1e-6) {
+				g.body = g.body.union(shape)
+				g.shapes = append(g.shapes, shape)
 			}
 		}
 	}
@@ -268,7 +295,7 @@ func pinGeometry(g *symGeo, c *sexpr.Node, outside bool, nameOff float64, namesS
 	dir := pinOut(ang)
 	dir = point{-dir.X, -dir.Y} // from the pin end toward the body
 	inner := point{end.X + dir.X*length, end.Y + dir.Y*length}
-	g.body = g.body.union(ptBox(end, inner))
+	g.pins = append(g.pins, ptBox(end, inner))
 	vertical := dir.X == 0
 	mid := point{(end.X + inner.X) / 2, (end.Y + inner.Y) / 2}
 	const gap = 0.2

@@ -164,7 +164,7 @@ func isGround(net string) bool {
 func (dr *drawer) placeBeside(cl *cluster, b *unitDraw, end, out point) bool {
 	side := point{out.Y, -out.X}
 	b.turn(0)
-	bb := b.geo.body
+	bb := b.geo.extent()
 	for _, f := range b.fields {
 		bb = bb.union(f.box(point{}))
 	}
@@ -433,12 +433,9 @@ func (dr *drawer) tryLinkTurned(cl *cluster, m, s int, b *unitDraw, o orient, e 
 // extent or the link's wires over anything of the cluster (items, drawn
 // without the stub of the pin being wired) that is not the host's body.
 func quickClear(items []item, b *unitDraw, opt linkOption, hostKey string) bool {
-	bb := b.geo.body.move(b.rel)
+	bb := b.geo.extent().move(b.rel)
 	for _, f := range b.fields {
 		bb = bb.union(f.box(b.rel))
-	}
-	for _, t := range b.geo.texts {
-		bb = bb.union(t.b.move(b.rel))
 	}
 	var segs []box
 	for i := 0; i+1 < len(opt.path); i++ {

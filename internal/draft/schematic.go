@@ -112,6 +112,12 @@ func (u *unitDraw) turn(o orient) {
 		u.spots = append(u.spots, sp)
 	}
 	u.geo = symGeo{body: o.box(b.geo.body)}
+	for _, sh := range b.geo.shapes {
+		u.geo.shapes = append(u.geo.shapes, o.box(sh))
+	}
+	for _, p := range b.geo.pins {
+		u.geo.pins = append(u.geo.pins, o.box(p))
+	}
 	for _, t := range b.geo.texts {
 		u.geo.texts = append(u.geo.texts, labelled{t.what, o.box(t.b)})
 	}

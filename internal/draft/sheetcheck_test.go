@@ -98,7 +98,12 @@ func sheetItems(t *testing.T, path string) (items []item, problems []string) {
 		}
 		owner := fmt.Sprintf("%s/%d", ref, unit)
 		g := unitGeometry(lib, unit)
-		items = append(items, item{kind: kindBody, owner: owner, what: "body of " + ref, b: o.box(g.body).move(origin)})
+		for _, sh := range g.shapes {
+			items = append(items, item{kind: kindBody, owner: owner, what: "body of " + ref, b: o.box(sh).move(origin)})
+		}
+		for _, pb := range g.pins {
+			items = append(items, item{kind: kindBody, owner: owner, what: "a pin of " + ref, b: o.box(pb).move(origin)})
+		}
 		for _, tx := range g.texts {
 			items = append(items, item{kind: kindText, owner: owner, what: tx.what + " of " + ref, b: o.box(tx.b).move(origin)})
 		}
