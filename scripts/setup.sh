@@ -4,6 +4,7 @@
 #
 #   kicad-cli 9 (package kicad), kicad-symbols, kicad-footprints, kicad-demos (bookworm-backports)
 #   poppler-utils (pdftotext), git, strace, tmux, jq, curl (used by the test suite)
+#   librsvg2-bin (rsvg-convert: the render scripts' PNGs)
 #   Node >= 20 and the OpenSpec CLI pinned below
 #   the SARIF validator (@microsoft/sarif-multitool, pinned below; the test suite
 #   validates check --format sarif with it)
@@ -104,6 +105,8 @@ command -v man >/dev/null 2>&1 || base+=(man-db)
 command -v make >/dev/null 2>&1 || base+=(make)
 command -v avr-gcc >/dev/null 2>&1 || base+=(gcc-avr avr-libc)
 command -v arm-none-eabi-gcc >/dev/null 2>&1 || base+=(gcc-arm-none-eabi libnewlib-arm-none-eabi)
+# scripts/render_circuits.sh and render_boards.sh turn SVG plots into PNGs with rsvg-convert.
+command -v rsvg-convert >/dev/null 2>&1 || base+=(librsvg2-bin)
 node_major=0
 if command -v node >/dev/null 2>&1; then node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0); fi
 if [ "$node_major" -lt 20 ]; then base+=(nodejs npm); fi
@@ -157,8 +160,7 @@ fi
 
 # draft layout fills its ground pour with KiCad's zone filler: the pcbnew
 # module the kicad package installs for the system python3 (a dependency of
-# kicad). scripts/render_boards.sh turns plots into PNGs with rsvg-convert.
+# kicad).
 /usr/bin/python3 -c 'import pcbnew' >/dev/null 2>&1 || { say "KiCad's pcbnew module does not import in /usr/bin/python3 (reinstall the kicad package)"; exit 2; }
-command -v rsvg-convert >/dev/null 2>&1 || apt_install librsvg2-bin
 
 say "ready: $(kicad-cli version | head -n1) kicad-cli, openspec $(openspec --version), sarif-multitool $SARIF_MULTITOOL_VERSION, mcp-inspector $MCP_INSPECTOR_VERSION, $(git --version), node $(node --version), $(pdftotext -v 2>&1 | head -n1)"

@@ -30,10 +30,14 @@ func newDraftSchematicCmd(a *app) *cobra.Command {
 		Use:   "schematic --intent FILE",
 		Short: "Draw a KiCad sheet from a schematic intent file (parts, nets as REF.PIN, no-connects)",
 		Long: `draft schematic validates an intent file against KiCad's installed libraries
-and draws it as one KiCad 9 sheet: parts grouped by subsystem on the grid,
-every pin joined to its net by a stub and a label (a power port for nets the
+and draws it as one KiCad 9 sheet on the smallest paper it fits: parts grouped
+by subsystem, a two-pin part on a short net (at most three parts) hung off
+the pin it serves by a real wire, every other pin joined to its net by a stub
+and a label (a power port, turned to point away from its pin, for nets the
 power library names), no-connect flags, and a PWR_FLAG on each net that feeds
-power inputs without a driver. The same intent always gives the same bytes.
+power inputs without a driver. The sheet must pass a legibility check (no
+text over another text, a wire or a body) or nothing is written. The same
+intent always gives the same bytes.
 
 Every problem is reported at once (unknown symbols and footprints with the
 closest names, unknown pins, pins on two nets, one-ended nets, pins left
@@ -123,6 +127,13 @@ func printDraft(a *app, r draftResult) {
 		fmt.Fprintf(o, "PWR_FLAG on %s\n", strings.Join(r.PowerFlags, ", "))
 	}
 	fmt.Fprintf(o, "groups: %s\n", strings.Join(r.Groups, ", "))
+	if r.Legible {
+		wired := "none"
+		if len(r.WiredNets) > 0 {
+			wired = strings.Join(r.WiredNets, ", ")
+		}
+		fmt.Fprintf(o, "legible ✓ (no text over another text, a wire or a body); wired nets: %s; %d junctions\n", wired, r.Junctions)
+	}
 	switch {
 	case r.ERC == nil:
 		fmt.Fprintln(o, "ERC - skipped (kicad-cli not installed)")

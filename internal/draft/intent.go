@@ -2,7 +2,10 @@
 // create pipeline: the schematic intent file (parts with library ids and
 // groups, nets as lists of REF.PIN, no-connects, and no coordinates), its
 // validation against the installed KiCad libraries, and the engine that
-// emits a KiCad 9 sheet from a valid intent. The model decides what is
+// emits a KiCad 9 sheet from a valid intent: parts placed by group, short
+// nets drawn as wires, power ports turned away from their pins, on the
+// smallest paper that fits, and held to a legibility check (geometry.go,
+// legible.go) before anything is written. The model decides what is
 // connected; this package decides where it is drawn, so the same intent
 // always gives the same bytes. It builds on sexpr, kicad and kicad/kigen and
 // must never import llm, agent, research or cli.

@@ -12,17 +12,17 @@ import (
 	"copperhead/internal/sexpr"
 )
 
-// Drawing constants, in millimetres. Everything lands on the 2.54 mm grid
-// (and so on KiCad's 1.27 mm connection grid).
+// Drawing constants, in millimetres. Symbol origins land on the 2.54 mm
+// grid and every pin end, wire end and label on KiCad's 1.27 mm connection
+// grid.
 const (
 	grid      = 2.54
-	stub      = 2.54  // wire from a pin end to its label or power port
-	gap       = 7.62  // between parts of a group
-	groupGap  = 15.24 // between groups
-	margin    = 25.4  // from the paper edge
-	titleRoom = 7.62  // above a group, for its name
-	charWidth = 1.05  // a label character at 1.27 mm text, generously
-	portReach = 5.08  // how far a power port's body reaches beyond the stub
+	stub      = 2.54 // wire from a pin end to its label or power port
+	gap       = 5.08 // between the clusters of a group, beyond their drawn extent
+	groupGap  = 7.62 // between groups
+	margin    = 12.7 // from the paper edge (KiCad's frame is 10 mm)
+	titleRoom = 7.62 // above a group, for its name
+	labelSize = 1.27 // label and port value font size
 )
 
 // papers are the sheet sizes tried, smallest first (landscape, mm).
@@ -34,7 +34,7 @@ var papers = []struct {
 // Report says what the schematic engine drew.
 type Report struct {
 	File       string   `json:"file"`  // the sheet's file name
-	Paper      string   `json:"paper"` // A4 .. A0
+	Paper      string   `json:"paper"` // A4 .. A0, the smallest that holds the drawing
 	Parts      int      `json:"parts"`
 	Units      int      `json:"units"` // placed symbol units (a multi-unit part counts each)
 	Nets       int      `json:"nets"`
@@ -43,7 +43,30 @@ type Report struct {
 	PowerFlags []string `json:"power_flags"` // nets given a PWR_FLAG
 	NoConnects int      `json:"no_connects"`
 	Groups     []string `json:"groups"`
+	// WiredNets are the nets drawn at least partly as wires from pin to
+	// pin (a short local net, or a passive hung off the pin it serves);
+	// the rest join through labels and power ports.
+	WiredNets []string `json:"wired_nets"`
+	Junctions int      `json:"junctions"`
+	// Legible is true once the legibility check passed: no text overlaps
+	// another text, a wire or a body (a sheet that fails it is not
+	// returned at all).
+	Legible bool `json:"legible"`
 }
+
+type point struct{ X, Y float64 }
+
+func (p point) add(q point) point         { return point{p.X + q.X, p.Y + q.Y} }
+func (p point) sub(q point) point         { return point{p.X - q.X, p.Y - q.Y} }
+func (p point) scale(k float64) point     { return point{p.X * k, p.Y * k} }
+func (p point) dot(q point) float64       { return p.X*q.X + p.Y*q.Y }
+func (p point) eq(q point) bool           { return math.Abs(p.X-q.X) < 1e-6 && math.Abs(p.Y-q.Y) < 1e-6 }
+func (p point) neg() point                { return point{-p.X, -p.Y} }
+func (p point) perp(q point) bool         { return math.Abs(p.dot(q)) < 1e-9 }
+func (p point) round() point              { return point{round6(p.X), round6(p.Y)} }
+func round6(v float64) float64            { return math.Round(v*1e6) / 1e6 }
+func (p point) String() string            { return fmt.Sprintf("(%.2f, %.2f)", p.X, p.Y) }
+func segBox(a, b point, half float64) box { return ptBox(a, b).grow(half) }
 
 // pinSpot is one drawn pin position of a placed unit: the pins stacked
 // there, where the pin end is relative to the unit's origin, and the unit
@@ -53,45 +76,122 @@ type pinSpot struct {
 	off, out point
 	net      string
 	nc       bool
+	linked   bool // joined by a wire from pin to pin: no stub of its own
 }
-
-type point struct{ X, Y float64 }
 
 // unitDraw is one unit of a part as it will be drawn.
 type unitDraw struct {
-	part  *part
-	unit  int
-	spots []pinSpot
-	box   kigen.Rect // extent relative to the unit's origin, labels included
-	at    point      // the unit's origin on the sheet, once placed
+	part   *part
+	unit   int
+	key    string // "R1/1": the owner name in the legibility check
+	group  string
+	geo    symGeo
+	spots  []pinSpot
+	fields []fieldDraw
+	rel    point  // origin relative to its cluster's origin
+	o      orient // rotation on the sheet (two-pin parts turn to meet the pin they serve)
+	base   *unitDraw
+}
+
+// turn sets u's rotation: its spots, geometry and fields become the
+// unrotated ones turned by o. A turned unit's fields are written where they
+// are drawn, centred (KiCad draws a rotated symbol's field centred where it
+// is stored and turns its text with the symbol).
+func (u *unitDraw) turn(o orient) {
+	if u.base == nil {
+		b := *u
+		b.spots = slices.Clone(u.spots)
+		b.fields = slices.Clone(u.fields)
+		u.base = &b
+	}
+	b := u.base
+	u.o = o
+	u.spots = u.spots[:0]
+	for _, sp := range b.spots {
+		sp.off, sp.out = o.apply(sp.off).round(), o.apply(sp.out).round()
+		u.spots = append(u.spots, sp)
+	}
+	u.geo = symGeo{body: o.box(b.geo.body)}
+	for _, sh := range b.geo.shapes {
+		u.geo.shapes = append(u.geo.shapes, o.box(sh))
+	}
+	for _, p := range b.geo.pins {
+		u.geo.pins = append(u.geo.pins, o.box(p))
+	}
+	for _, t := range b.geo.texts {
+		u.geo.texts = append(u.geo.texts, labelled{t.what, o.box(t.b)})
+	}
+	u.fields = u.fields[:0]
+	for _, f := range b.fields {
+		if o != 0 {
+			bx := o.box(f.box(point{}))
+			f.pos = point{(bx.X0 + bx.X1) / 2, (bx.Y0 + bx.Y1) / 2}.round()
+			f.hj, f.vj, f.moved, f.own = "center", "center", true, true
+			f.vertical = (bx.Y1 - bx.Y0) > (bx.X1 - bx.X0)
+		}
+		u.fields = append(u.fields, f)
+	}
+}
+
+// fieldDraw is one visible field of a placed unit, relative to the unit's
+// origin (KiCad's unrotated field frame).
+type fieldDraw struct {
+	name, text string
+	pos        point
+	ang        float64
+	size       float64
+	hj, vj     string
+	moved      bool // written at pos with hj and vj, not the library's place
+	own        bool // still the library's place, only turned with its symbol
+	vertical   bool // drawn reading upward (a turned symbol's field)
+}
+
+func (f fieldDraw) box(origin point) box {
+	if f.own {
+		return justified(f.pos, textWidth(f.text, f.size), textHeight(f.size), f.vertical, "center", "center").move(origin)
+	}
+	return fieldBox(f.pos, f.ang, f.text, f.size, f.hj, f.vj).move(origin)
+}
+
+// portSym is a power library symbol and how it is drawn.
+type portSym struct {
+	sym     *kigen.SymDef
+	geo     symGeo
+	natural point // the way its body points at rotation 0 (GND down, +V up)
 }
 
 // Schematic draws a validated intent as one KiCad 9 sheet named
-// project.kicad_sch and returns its bytes: parts grouped by subsystem on a
-// grid, every pin joined to its net by a 2.54 mm stub ending in a local
-// label (or a power port for a net KiCad's power library names), no-connect
-// flags, and a PWR_FLAG on every net that powers an input but has no
-// driver. UUIDs derive from the project and each object's role, so the
-// same intent always gives the same bytes.
+// project.kicad_sch and returns its bytes. Parts are grouped by subsystem;
+// within a group a two-pin part whose net is short (two or three pins) is
+// hung off the pin it serves by a real orthogonal wire (a junction and a
+// label where the net goes on), and every other pin is joined to its net by
+// a 2.54 mm stub ending in a local label or a power port rotated to point
+// away from its pin (several neighbouring pins on one net share one port
+// over a short bus). No-connect flags, and a PWR_FLAG on every net that
+// powers an input but has no driver. The drawing is on the smallest paper
+// it fits and passes the legibility check (no text over another text, a
+// wire or a body) or is refused as an engine bug. UUIDs derive from the
+// project and each object's role, so the same intent gives the same bytes.
 func Schematic(r *resolved, project string, opts Options) ([]byte, *Report, error) {
 	lib := opts.library()
-	d := &drawer{lib: lib, project: project, rootUUID: uid(project, "sheet/root"), used: map[string]*kigen.SymDef{}}
+	d := &drawer{lib: lib, project: project, rootUUID: uid(project, "sheet/root"), used: map[string]*kigen.SymDef{},
+		ports: map[string]*portSym{}, netSize: map[string]int{}, netParts: map[string]int{}}
 	rep := &Report{File: project + ".kicad_sch", Parts: len(r.parts), Nets: len(r.nets)}
 
-	ports := map[string]*kigen.SymDef{} // net -> its power library symbol
 	for _, n := range r.nets {
+		d.netSize[n.Name] = len(n.Pins)
+		parts := map[string]bool{}
+		for _, key := range n.Pins {
+			ref, _, _ := strings.Cut(key, ".")
+			parts[ref] = true
+		}
+		d.netParts[n.Name] = len(parts)
 		if s, err := lib.Symbol("power:" + n.Name); err == nil && s.Power {
-			ports[n.Name] = s
+			d.ports[n.Name] = newPortSym(s)
 		}
-	}
-	label := func(net string) float64 {
-		if ports[net] != nil {
-			return portReach
-		}
-		return charWidth*float64(len(net)) + 2.54
 	}
 
-	// Units with their pin spots and extents.
+	// Units with their pin spots, geometry and fields.
 	var groups []string
 	byGroup := map[string][]*unitDraw{}
 	for _, p := range r.parts {
@@ -103,7 +203,7 @@ func Schematic(r *resolved, project string, opts Options) ([]byte, *Report, erro
 			groups = append(groups, g)
 		}
 		for _, u := range p.units {
-			byGroup[g] = append(byGroup[g], d.unit(p, u, label))
+			byGroup[g] = append(byGroup[g], d.unit(p, u, g))
 		}
 	}
 
@@ -111,7 +211,7 @@ func Schematic(r *resolved, project string, opts Options) ([]byte, *Report, erro
 	var flags []*part
 	flagSym, flagErr := lib.Symbol("power:PWR_FLAG")
 	for _, n := range r.nets {
-		in, out := ports[n.Name] != nil, false
+		in, out := d.ports[n.Name] != nil, false
 		for _, key := range n.Pins {
 			ref, num, _ := strings.Cut(key, ".")
 			switch r.byRef[ref].pinByNumber(num).Type {
@@ -136,23 +236,70 @@ func Schematic(r *resolved, project string, opts Options) ([]byte, *Report, erro
 		const g = "power flags"
 		groups = append(groups, g)
 		for _, f := range flags {
-			byGroup[g] = append(byGroup[g], d.unit(f, 1, label))
+			byGroup[g] = append(byGroup[g], d.unit(f, 1, g))
 		}
 	}
 	rep.Groups = groups
 
-	// Place: groups in shelves across the smallest paper that holds them.
+	// Each unit's library fields moved off what the engine draws beside it.
+	for _, g := range groups {
+		for _, u := range byGroup[g] {
+			d.fixFields(u)
+		}
+	}
+
+	// Clusters: a host and the two-pin parts wired to its pins.
+	clusters := map[string][]*cluster{}
+	for _, g := range groups {
+		clusters[g] = d.clusters(byGroup[g])
+	}
+
+	// Place: groups in shelves on the smallest paper that holds them, clear
+	// of the title block, trying the intent's group order first, then the
+	// tallest groups first, each with groups squarer or wider.
+	byHeight := slices.Clone(groups)
+	sort.SliceStable(byHeight, func(i, j int) bool { return groupHeight(clusters[byHeight[i]]) > groupHeight(clusters[byHeight[j]]) })
 	var paper string
 	var titles []groupTitle
+	fitted := false
 	for _, pp := range papers {
-		var h float64
-		titles, h = place(groups, byGroup, pp.w-2*margin)
-		paper = pp.name
-		if h <= pp.h-2*margin {
+		for _, order := range [][]string{groups, byHeight} {
+			for _, aspect := range []float64{1.6, 1, 3} {
+				titles = place(order, clusters, pp.w-2*margin, aspect)
+				paper = pp.name
+				if fits(pp.w, pp.h, titles, groups, clusters) {
+					fitted = true
+					break
+				}
+			}
+			if fitted {
+				break
+			}
+		}
+		if fitted {
 			break
 		}
 	}
+	if !fitted {
+		titles = place(groups, clusters, papers[len(papers)-1].w-2*margin, 1.6)
+	}
 	rep.Paper = paper
+
+	// Everything drawn, on the sheet, and the legibility check over it.
+	var all drawn
+	for _, g := range groups {
+		for _, cl := range clusters[g] {
+			all.merge(d.render(cl), cl.at)
+		}
+	}
+	for _, t := range titles {
+		all.items = append(all.items, item{kind: kindText, owner: "title/" + t.name, what: "group title " + t.name, placed: true,
+			b: justified(t.at, titleWidth(t.name), textHeight(2.54), false, "left", "bottom")})
+	}
+	if err := checkLegible(all.items); err != nil {
+		return nil, nil, err
+	}
+	rep.Legible = true
 
 	// Emit.
 	var items []sexpr.Node
@@ -163,42 +310,51 @@ func Schematic(r *resolved, project string, opts Options) ([]byte, *Report, erro
 				kigen.N("justify", kigen.Sym("left"), kigen.Sym("bottom"))),
 			kigen.N("uuid", uid(project, "text/"+t.name))))
 	}
-	var symbols, wires, labels, ncs, powers []sexpr.Node
-	pwr := 0
+	var symbols, wires, juncs, labels, ncs, powers []sexpr.Node
 	for _, g := range groups {
-		for _, ud := range byGroup[g] {
-			symbols = append(symbols, d.symbol(ud.part, ud.unit, ud.at, ud.part.Ref, ud.part.Value, ud.part.Footprint, ud.part.Fields))
-			rep.Units++
-			for _, sp := range ud.spots {
-				pos := point{ud.at.X + sp.off.X, ud.at.Y + sp.off.Y}
-				key := fmt.Sprintf("%s/%d/%s", ud.part.Ref, ud.unit, sp.nums[0])
-				switch {
-				case sp.nc:
-					ncs = append(ncs, kigen.N("no_connect", kigen.N("at", pos.X, pos.Y), kigen.N("uuid", uid(project, "nc/"+key))))
-					rep.NoConnects++
-				case sp.net != "":
-					end := point{snap(pos.X + sp.out.X*stub), snap(pos.Y + sp.out.Y*stub)}
-					wires = append(wires, kigen.N("wire", kigen.N("pts", kigen.N("xy", pos.X, pos.Y), kigen.N("xy", end.X, end.Y)),
-						kigen.N("stroke", kigen.N("width", 0), kigen.N("type", kigen.Sym("default"))), kigen.N("uuid", uid(project, "wire/"+key))))
-					if s := ports[sp.net]; s != nil {
-						pwr++
-						ref := fmt.Sprintf("#PWR%02d", pwr)
-						powers = append(powers, d.symbolDef(s, "power:"+sp.net, 1, end, ref, sp.net, "", nil))
-						rep.PowerPorts++
-					} else {
-						ang, just := labelSpin(sp.out.X, sp.out.Y)
-						labels = append(labels, kigen.N("label", sp.net, kigen.N("at", end.X, end.Y, ang),
-							kigen.N("fields_autoplaced", kigen.Sym("yes")),
-							kigen.N("effects", kigen.N("font", kigen.N("size", 1.27, 1.27)), kigen.N("justify", kigen.Sym(just), kigen.Sym("bottom"))),
-							kigen.N("uuid", uid(project, "label/"+key))))
-						rep.Labels++
-					}
-				}
+		for _, cl := range clusters[g] {
+			for _, u := range cl.members {
+				symbols = append(symbols, d.symbolDef(u.part.sym, u.part.LibID, u.unit, cl.at.add(u.rel), float64(u.o),
+					u.part.Ref, u.part.Value, u.part.Footprint, u.part.Fields, u.fields))
+				rep.Units++
 			}
 		}
 	}
+	for _, n := range all.ncs {
+		ncs = append(ncs, kigen.N("no_connect", kigen.N("at", n.at.X, n.at.Y), kigen.N("uuid", uid(project, "nc/"+n.key))))
+		rep.NoConnects++
+	}
+	for _, w := range all.wires {
+		wires = append(wires, kigen.N("wire", kigen.N("pts", kigen.N("xy", w.a.X, w.a.Y), kigen.N("xy", w.b.X, w.b.Y)),
+			kigen.N("stroke", kigen.N("width", 0), kigen.N("type", kigen.Sym("default"))), kigen.N("uuid", uid(project, "wire/"+w.key))))
+	}
+	for _, j := range all.juncs {
+		juncs = append(juncs, kigen.N("junction", kigen.N("at", j.at.X, j.at.Y), kigen.N("diameter", 0),
+			kigen.N("color", 0, 0, 0, 0), kigen.N("uuid", uid(project, "junction/"+j.key))))
+		rep.Junctions++
+	}
+	for _, l := range all.labels {
+		ang, just := labelSpin(l.out.X, l.out.Y)
+		labels = append(labels, kigen.N("label", l.net, kigen.N("at", l.at.X, l.at.Y, ang),
+			kigen.N("fields_autoplaced", kigen.Sym("yes")),
+			kigen.N("effects", kigen.N("font", kigen.N("size", labelSize, labelSize)), kigen.N("justify", kigen.Sym(just), kigen.Sym("bottom"))),
+			kigen.N("uuid", uid(project, "label/"+l.key))))
+		rep.Labels++
+	}
+	for i, p := range all.ports {
+		ref := fmt.Sprintf("#PWR%02d", i+1)
+		ps := d.ports[p.net]
+		powers = append(powers, d.symbolDef(ps.sym, "power:"+p.net, 1, p.at, float64(p.o), ref, p.net, "", nil,
+			[]fieldDraw{{name: "Value", text: p.net, pos: p.valuePos.sub(p.at), ang: p.valueAng, size: labelSize, moved: true}}))
+		rep.PowerPorts++
+	}
+	rep.WiredNets = slices.Sorted(mapKeys(all.wired))
+	if rep.WiredNets == nil {
+		rep.WiredNets = []string{}
+	}
 	items = append(items, ncs...)
 	items = append(items, wires...)
+	items = append(items, juncs...)
 	items = append(items, labels...)
 	items = append(items, symbols...)
 	items = append(items, powers...)
@@ -228,27 +384,30 @@ type drawer struct {
 	project  string
 	rootUUID string
 	used     map[string]*kigen.SymDef // lib id -> symbol embedded
+	ports    map[string]*portSym      // net -> its power library symbol
+	netSize  map[string]int           // net -> pins on it
+	netParts map[string]int           // net -> parts with a pin on it
 }
 
-// unit computes the pin spots and extent of one unit of p, label reach
-// included (label gives a net's reach beyond the stub end).
-func (d *drawer) unit(p *part, u int, label func(string) float64) *unitDraw {
-	ud := &unitDraw{part: p, unit: u}
-	byPos := map[point]int{}
-	box := kigen.Rect{X0: -grid, Y0: -grid, X1: grid, Y1: grid}
-	grow := func(x, y float64) {
-		box = kigen.Rect{X0: min(box.X0, x), Y0: min(box.Y0, y), X1: max(box.X1, x), Y1: max(box.Y1, y)}
+func newPortSym(s *kigen.SymDef) *portSym {
+	g := unitGeometry(s, 1)
+	nat := point{0, -1}
+	if g.body.Y0+g.body.Y1 > 0 {
+		nat = point{0, 1}
 	}
+	return &portSym{sym: s, geo: g, natural: nat}
+}
+
+// unit computes the pin spots, geometry and visible fields of unit u of p.
+func (d *drawer) unit(p *part, u int, group string) *unitDraw {
+	ud := &unitDraw{part: p, unit: u, key: fmt.Sprintf("%s/%d", p.Ref, u), group: group, geo: unitGeometry(p.sym, u)}
+	byPos := map[point]int{}
 	for _, pin := range p.sym.Pins {
 		if pin.Unit != 0 && pin.Unit != u {
 			continue
 		}
-		off := point{pin.X, -pin.Y}
-		out := pinOut(pin.Angle)
-		grow(off.X, off.Y)
-		// The pin's length reaches back toward the body: keep it inside.
+		off := point{pin.X, -pin.Y}.round()
 		net, on := p.nets[pin.Number]
-		nc := p.nc[pin.Number]
 		if pin.Hidden && !on {
 			continue
 		}
@@ -256,27 +415,52 @@ func (d *drawer) unit(p *part, u int, label func(string) float64) *unitDraw {
 		if !seen {
 			i = len(ud.spots)
 			byPos[off] = i
-			ud.spots = append(ud.spots, pinSpot{off: off, out: out})
+			ud.spots = append(ud.spots, pinSpot{off: off, out: pinOut(pin.Angle)})
 		}
 		sp := &ud.spots[i]
 		sp.nums = append(sp.nums, pin.Number)
 		switch {
 		case on:
 			sp.net, sp.nc = net, false
-		case nc && sp.net == "" && pin.Type != "no_connect":
+		case p.nc[pin.Number] && sp.net == "" && pin.Type != "no_connect":
 			sp.nc = true
 		}
-		if sp.net != "" {
-			reach := stub + label(sp.net)
-			grow(off.X+out.X*reach, off.Y+out.Y*reach)
-			// A label is about 2 mm tall across the stub direction.
-			grow(off.X+out.Y*2.54+out.X*stub, off.Y+out.X*2.54+out.Y*stub)
-			grow(off.X-out.Y*2.54+out.X*stub, off.Y-out.X*2.54+out.Y*stub)
-		}
 	}
-	// Room for the reference and value texts beside the body.
-	ud.box = kigen.Rect{X0: box.X0 - grid, Y0: box.Y0 - 2*grid, X1: box.X1 + 2*grid, Y1: box.Y1 + 2*grid}
+	ref := p.Ref
+	if len(p.units) > 1 {
+		ref += string(rune('A' + u - 1))
+	}
+	for _, name := range []string{"Reference", "Value", "Footprint", "Datasheet", "Description"} {
+		lp := p.sym.Prop(name)
+		if lp == nil {
+			continue
+		}
+		size, hj, vj, hidden := textEffects(lp)
+		if hidden {
+			continue
+		}
+		text := lp.Arg(1)
+		switch name {
+		case "Reference":
+			text = ref
+		case "Value":
+			text = p.Value
+		case "Footprint":
+			text = p.Footprint
+		}
+		if text == "" {
+			continue
+		}
+		at := lp.Child("at")
+		ang, _ := at.Float(2)
+		ud.fields = append(ud.fields, fieldDraw{name: name, text: text, pos: xyOf(at), ang: ang, size: size, hj: hj, vj: vj})
+	}
 	return ud
+}
+
+// is2pin reports whether u is a two-pin part, both pins on nets.
+func (u *unitDraw) is2pin() bool {
+	return len(u.spots) == 2 && u.spots[0].net != "" && u.spots[1].net != "" && !u.spots[0].nc && !u.spots[1].nc
 }
 
 // pinOut is the unit vector from a pin's end away from the body, on the
@@ -310,105 +494,168 @@ func labelSpin(x, y float64) (float64, string) {
 	}
 }
 
+// labelBox is the drawn extent of a local label at p on a stub running in
+// direction out: the text runs on along out, drawn on the upper (left)
+// side of the wire line.
+func labelBox(p, out point, net string) box {
+	w, h := textWidth(net, labelSize), textHeight(labelSize)+0.4
+	const lead = 0.3 // KiCad starts the text a little past the anchor
+	switch {
+	case out.X > 0:
+		return box{p.X + lead, p.Y - h, p.X + lead + w, p.Y + 0.1}
+	case out.X < 0:
+		return box{p.X - lead - w, p.Y - h, p.X - lead, p.Y + 0.1}
+	case out.Y < 0:
+		return box{p.X - h, p.Y - lead - w, p.X + 0.1, p.Y - lead}
+	}
+	return box{p.X - h, p.Y + lead, p.X + 0.1, p.Y + lead + w}
+}
+
 type groupTitle struct {
 	name string
 	at   point
 }
 
-// place lays groups out in shelves no wider than width (each group's units
-// in rows no wider than the group's own width), sets every unit's origin,
-// and returns the group titles and the total height used.
-func place(groups []string, byGroup map[string][]*unitDraw, width float64) ([]groupTitle, float64) {
-	type block struct {
-		w, h float64
-		rows [][]*unitDraw
-	}
-	blocks := map[string]*block{}
-	for _, g := range groups {
-		units := byGroup[g]
-		gw := 0.0
-		total := 0.0
-		for _, u := range units {
-			gw = max(gw, u.box.X1-u.box.X0)
-			total += u.box.X1 - u.box.X0 + gap
-		}
-		// Aim for a roughly square group, never wider than the paper.
-		target := min(width, max(gw, math.Sqrt(total*maxHeight(units))*1.5, 127))
-		b := &block{}
-		var row []*unitDraw
-		rowW := 0.0
-		for _, u := range units {
-			w := u.box.X1 - u.box.X0
-			if len(row) > 0 && rowW+gap+w > target {
-				b.rows = append(b.rows, row)
-				row, rowW = nil, 0
-			}
-			if len(row) > 0 {
-				rowW += gap
-			}
-			row = append(row, u)
-			rowW += w
-		}
-		if len(row) > 0 {
-			b.rows = append(b.rows, row)
-		}
-		for _, row := range b.rows {
-			rw, rh := 0.0, 0.0
-			for i, u := range row {
-				if i > 0 {
-					rw += gap
-				}
-				rw += u.box.X1 - u.box.X0
-				rh = max(rh, u.box.Y1-u.box.Y0)
-			}
-			b.w = max(b.w, rw)
-			b.h += rh + gap
-		}
-		b.h += titleRoom
-		blocks[g] = b
-	}
+// titleBlock is where KiCad's default drawing sheet puts the title block
+// on a paper w by h: the bottom right corner inside the 10 mm frame.
+func titleBlock(w, h float64) box { return box{w - 10 - 112, h - 10 - 36, w - 10, h - 10} }
 
-	var titles []groupTitle
-	x, y, shelfH := margin, margin, 0.0
-	for _, g := range groups {
-		b := blocks[g]
-		if x > margin && x+b.w > margin+width {
-			x, y, shelfH = margin, y+shelfH+groupGap, 0
-		}
-		titles = append(titles, groupTitle{g, point{snap(x), snap(y + titleRoom - grid)}})
-		ry := y + titleRoom
-		for _, row := range b.rows {
-			rx, rh := x, 0.0
-			for _, u := range row {
-				u.at = point{snapUp(rx - u.box.X0), snapUp(ry - u.box.Y0)}
-				rx = u.at.X + u.box.X1 + gap
-				rh = max(rh, u.at.Y+u.box.Y1-ry)
-			}
-			ry += rh + gap
-		}
-		shelfH = max(shelfH, ry-y)
-		x += b.w + groupGap
+// fits reports whether the placed clusters and titles lie inside the
+// margins of a w by h paper and clear of its title block.
+func fits(w, h float64, titles []groupTitle, groups []string, byGroup map[string][]*cluster) bool {
+	inner := box{margin, margin, w - margin, h - margin}
+	tb := titleBlock(w, h).grow(2.54)
+	ok := func(b box) bool {
+		return b.X0 >= inner.X0-eps && b.Y0 >= inner.Y0-eps && b.X1 <= inner.X1+eps && b.Y1 <= inner.Y1+eps && !b.overlaps(tb)
 	}
-	return titles, y + shelfH - margin
+	for _, t := range titles {
+		if !ok(justified(t.at, titleWidth(t.name), textHeight(2.54), false, "left", "bottom")) {
+			return false
+		}
+	}
+	for _, g := range groups {
+		for _, c := range byGroup[g] {
+			if !ok(c.box.move(c.at)) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
-func maxHeight(units []*unitDraw) float64 {
+func groupHeight(cls []*cluster) float64 {
 	h := 0.0
-	for _, u := range units {
-		h = max(h, u.box.Y1-u.box.Y0)
+	for _, c := range cls {
+		h = max(h, c.box.Y1-c.box.Y0)
 	}
 	return h
 }
 
+// place packs each group's clusters (tallest first, bottom-left on a
+// skyline) into a block about as wide as its area times aspect under a
+// square root, then packs the blocks, in the order given, onto a sheet
+// width wide; it sets every cluster's origin and returns the group titles.
+func place(groups []string, byGroup map[string][]*cluster, width, aspect float64) []groupTitle {
+	type block struct {
+		w, h float64
+		cls  []*cluster
+		pos  []point
+	}
+	blocks := map[string]*block{}
+	for _, g := range groups {
+		cls := slices.Clone(byGroup[g])
+		sort.SliceStable(cls, func(i, j int) bool { return cls[i].box.Y1-cls[i].box.Y0 > cls[j].box.Y1-cls[j].box.Y0 })
+		var sizes []size
+		gw, area := 0.0, 0.0
+		for _, c := range cls {
+			sz := size{snapUp(c.box.X1 - c.box.X0 + gap), snapUp(c.box.Y1 - c.box.Y0 + gap)}
+			sizes = append(sizes, sz)
+			gw = max(gw, sz.w)
+			area += sz.w * sz.h
+		}
+		target := min(max(width, gw), max(gw, titleWidth(g)+gap, snapUp(math.Sqrt(area*aspect))))
+		pos, w, h := skyline(sizes, target)
+		blocks[g] = &block{w: max(w, snapUp(titleWidth(g)+gap)), h: h + titleRoom, cls: cls, pos: pos}
+	}
+	var sizes []size
+	for _, g := range groups {
+		sizes = append(sizes, size{blocks[g].w + groupGap - gap, blocks[g].h + groupGap - gap})
+	}
+	at, _, _ := skyline(sizes, snapUp(width+groupGap-gap))
+	var titles []groupTitle
+	for i, g := range groups {
+		b := blocks[g]
+		o := point{snap(margin + at[i].X), snap(margin + at[i].Y)}
+		titles = append(titles, groupTitle{g, point{o.X, o.Y + titleRoom - grid}})
+		for k, c := range b.cls {
+			c.at = point{snapUp(o.X + b.pos[k].X - c.box.X0), snapUp(o.Y + titleRoom + b.pos[k].Y - c.box.Y0)}
+		}
+	}
+	return titles
+}
+
+type size struct{ w, h float64 }
+
+// skyline packs rectangles in order into a strip width wide, each at the
+// lowest spot it fits (leftmost among equals), and returns their top-left
+// corners and the width and height used. A rectangle wider than the strip
+// goes at its left edge.
+func skyline(sizes []size, width float64) ([]point, float64, float64) {
+	type seg struct{ x, w, y float64 }
+	segs := []seg{{0, width, 0}}
+	var out []point
+	usedW, usedH := 0.0, 0.0
+	for _, s := range sizes {
+		bestX, bestY := 0.0, math.Inf(1)
+		for _, sg := range segs {
+			x := sg.x
+			if x > 0 && x+s.w > width+eps {
+				continue
+			}
+			y := 0.0
+			for _, o := range segs {
+				if o.x < x+s.w-eps && x < o.x+o.w-eps {
+					y = max(y, o.y)
+				}
+			}
+			if y < bestY-eps {
+				bestX, bestY = x, y
+			}
+		}
+		out = append(out, point{bestX, bestY})
+		usedW, usedH = max(usedW, bestX+s.w), max(usedH, bestY+s.h)
+		// Raise the skyline under the new rectangle.
+		var next []seg
+		x0, x1 := bestX, bestX+s.w
+		for _, o := range segs {
+			if o.x+o.w <= x0+eps || o.x >= x1-eps {
+				next = append(next, o)
+				continue
+			}
+			if o.x < x0 {
+				next = append(next, seg{o.x, x0 - o.x, o.y})
+			}
+			if o.x+o.w > x1 {
+				next = append(next, seg{x1, o.x + o.w - x1, o.y})
+			}
+		}
+		next = append(next, seg{x0, s.w, bestY + s.h})
+		sort.Slice(next, func(i, j int) bool { return next[i].x < next[j].x })
+		segs = next
+	}
+	return out, usedW, usedH
+}
+
+// titleWidth is a group title's drawn length (2.54 mm bold).
+func titleWidth(name string) float64 { return textWidth(name, 2.54) * 1.15 }
+
 func snap(v float64) float64   { return math.Round(v/grid*1e6) / 1e6 * grid }
 func snapUp(v float64) float64 { return math.Ceil(v/grid-1e-6) * grid }
 
-// symbol emits one placed unit of a part.
-func (d *drawer) symbol(p *part, unit int, at point, ref, value, footprint string, fields map[string]string) sexpr.Node {
-	return d.symbolDef(p.sym, p.LibID, unit, at, ref, value, footprint, fields)
-}
-
-func (d *drawer) symbolDef(s *kigen.SymDef, libID string, unit int, at point, ref, value, footprint string, fields map[string]string) sexpr.Node {
+// symbolDef emits one placed unit (or power port) at angle; fields the
+// engine placed override the library's position and justification.
+func (d *drawer) symbolDef(s *kigen.SymDef, libID string, unit int, at point, angle float64, ref, value, footprint string,
+	fields map[string]string, placed []fieldDraw) sexpr.Node {
 	d.used[libID] = s
 	key := fmt.Sprintf("sym/%s/%d", ref, unit)
 	var props []any
@@ -433,6 +680,24 @@ func (d *drawer) symbolDef(s *kigen.SymDef, libID string, unit int, at point, re
 			y, _ := a.Float(1)
 			ang, _ := a.Float(2)
 			*a = kigen.N("at", at.X+x, at.Y-y, ang)
+		}
+		for _, f := range placed {
+			if f.name != name || !f.moved {
+				continue
+			}
+			*n.Child("at") = kigen.N("at", round6(at.X+f.pos.X), round6(at.Y+f.pos.Y), f.ang)
+			eff := []any{kigen.N("font", kigen.N("size", f.size, f.size))}
+			var just []any
+			if f.hj == "left" || f.hj == "right" {
+				just = append(just, kigen.Sym(f.hj))
+			}
+			if f.vj == "top" || f.vj == "bottom" {
+				just = append(just, kigen.Sym(f.vj))
+			}
+			if len(just) > 0 {
+				eff = append(eff, kigen.N("justify", just...))
+			}
+			*n.Child("effects") = kigen.N("effects", eff...)
 		}
 		props = append(props, n)
 	}
@@ -460,7 +725,7 @@ func (d *drawer) symbolDef(s *kigen.SymDef, libID string, unit int, at point, re
 	}
 	args := []any{
 		kigen.N("lib_id", libID),
-		kigen.N("at", at.X, at.Y, 0),
+		kigen.N("at", at.X, at.Y, angle),
 		kigen.N("unit", unit),
 		kigen.N("exclude_from_sim", flagOr(s, "exclude_from_sim", "no")),
 		kigen.N("in_bom", flag("in_bom")),

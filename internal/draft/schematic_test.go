@@ -64,6 +64,10 @@ func TestSchematicIntents(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			path, rep := draftFile(t, name)
 			t.Logf("%+v", *rep)
+			items, bad := sheetItems(t, path)
+			if err := checkLegible(items); err != nil || len(bad) > 0 {
+				t.Errorf("the written sheet: %v %v", err, bad)
+			}
 			tool, err := kicadcli.Find(context.Background())
 			if err != nil {
 				t.Skipf("kicad-cli: %v", err)
