@@ -148,13 +148,7 @@ func exactNets(t *testing.T, in *Intent, nl *kicad.Netlist) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string][]string{}
-	for _, n := range nl.Nets {
-		name := strings.TrimPrefix(n.Name, "/")
-		for _, nd := range n.Nodes {
-			got[name] = append(got[name], nd.Refdes+"."+nd.Pin)
-		}
-	}
+	got := netPins(nl)
 	want := map[string]bool{}
 	for _, n := range r.nets {
 		want[n.Name] = true

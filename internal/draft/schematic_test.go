@@ -94,6 +94,19 @@ func TestSchematicIntents(t *testing.T) {
 	}
 }
 
+// netPins is kicad-cli's netlist as net name (the root sheet's "/" prefix
+// dropped) -> its pins as REF.PIN.
+func netPins(nl *kicad.Netlist) map[string][]string {
+	got := map[string][]string{}
+	for _, n := range nl.Nets {
+		name := strings.TrimPrefix(n.Name, "/")
+		for _, nd := range n.Nodes {
+			got[name] = append(got[name], nd.Refdes+"."+nd.Pin)
+		}
+	}
+	return got
+}
+
 // wantNets compares kicad-cli's netlist with the intent: every intent net
 // exists under its name (KiCad prefixes local labels with the sheet path
 // "/") with exactly the intent's pins, numbers resolved.
@@ -103,13 +116,7 @@ func wantNets(t *testing.T, in *Intent, nl *kicad.Netlist) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string][]string{}
-	for _, n := range nl.Nets {
-		name := strings.TrimPrefix(n.Name, "/")
-		for _, nd := range n.Nodes {
-			got[name] = append(got[name], nd.Refdes+"."+nd.Pin)
-		}
-	}
+	got := netPins(nl)
 	for _, n := range r.nets {
 		pins := got[n.Name]
 		for _, p := range n.Pins {
