@@ -551,16 +551,12 @@ func Gate(ctx context.Context, env Env, st Stage) ([]string, error) {
 			problems = append(problems, "kicad-cli 9 is needed to check ERC")
 			break
 		}
-		erc, err := env.KiCad.ERC(ctx, pr.Schematic)
+		erc, nl, err := env.KiCad.ERCAndNetlist(ctx, pr.Schematic)
 		if err != nil {
 			return nil, err
 		}
 		if n := len(erc.Violations); n > 0 {
 			problems = append(problems, fmt.Sprintf("ERC: %d violations (first: %s)", n, kicadcli.OneLine(erc.Violations[0].Description)))
-		}
-		nl, err := env.KiCad.Netlist(ctx, pr.Schematic)
-		if err != nil {
-			return nil, err
 		}
 		if d := design.Drift(files, env.Config, sch, nl); !d.Clean() {
 			problems = append(problems, fmt.Sprintf("drift: %d mismatches (first: %s)", len(d.Mismatches), d.Mismatches[0].Message))

@@ -18,12 +18,16 @@ import (
 // kicad-cli's exit status reflects loading, not violations: a schematic with
 // errors still succeeds here, and Report.Failed decides.
 func (t *Tool) ERC(ctx context.Context, schPath string) (*Report, error) {
-	return t.check(ctx, job{
+	return t.check(ctx, ercJob(schPath), parseERC)
+}
+
+func ercJob(schPath string) job {
+	return job{
 		args:  []string{"sch", "erc", "--format", "json", "--units", "mm", "--severity-all"},
 		input: schPath,
 		out:   "erc.json",
 		whole: true,
-	}, parseERC)
+	}
 }
 
 // DRC runs the design rules check on the board at pcbPath, including
@@ -47,7 +51,11 @@ func (t *Tool) check(ctx context.Context, j job, parse func(data []byte, input s
 	if err != nil {
 		return nil, err
 	}
-	r, err := parse(res.data, j.input)
+	return parseReport(res, j.input, parse)
+}
+
+func parseReport(res *result, input string, parse func(data []byte, input string) (*Report, error)) (*Report, error) {
+	r, err := parse(res.data, input)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", res.label, err)
 	}
@@ -58,15 +66,23 @@ func (t *Tool) check(ctx context.Context, j job, parse func(data []byte, input s
 // Netlist exports the connectivity of the schematic at schPath as KiCad sees
 // it (kicadxml) and parses it with kicad.ParseNetlistXML.
 func (t *Tool) Netlist(ctx context.Context, schPath string) (*kicad.Netlist, error) {
-	res, err := t.produce(ctx, job{
+	res, err := t.produce(ctx, netlistJob(schPath))
+	if err != nil {
+		return nil, err
+	}
+	return parseNetlist(res)
+}
+
+func netlistJob(schPath string) job {
+	return job{
 		args:  []string{"sch", "export", "netlist", "--format", "kicadxml"},
 		input: schPath,
 		out:   "netlist.xml",
 		whole: true,
-	})
-	if err != nil {
-		return nil, err
 	}
+}
+
+func parseNetlist(res *result) (*kicad.Netlist, error) {
 	nl, err := kicad.ParseNetlistXML(res.data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", res.label, err)
@@ -105,6 +121,30 @@ type result struct {
 
 // produce runs a job, or reuses its cached result when no input changed.
 func (t *Tool) produce(ctx context.Context, j job) (*result, error) {
+	p, err := t.prepare(j)
+	if err != nil {
+		return nil, err
+	}
+	if p.res.cached {
+		return p.res, nil
+	}
+	return t.runPrepared(ctx, p)
+}
+
+// prepared is a job whose inputs were checked and hashed: its argv, its
+// cache key ("" when it must not be cached) and, when the cache had it, its
+// result.
+type prepared struct {
+	j      job
+	res    *result
+	args   []string
+	key    string
+	inputs *inputSet
+}
+
+// prepare checks a job's input and collects its inputs, and looks its result
+// up in the cache.
+func (t *Tool) prepare(j job) (*prepared, error) {
 	res := &result{label: j.label()}
 	// Our own check names the file; kicad-cli would only say "Failed to load".
 	if fi, err := os.Stat(j.input); err != nil {
@@ -118,14 +158,13 @@ func (t *Tool) produce(ctx context.Context, j job) (*result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", res.label, err)
 	}
-	args := append(append(j.args[:len(j.args):len(j.args)], "-o", outPlaceholder), abs)
+	p := &prepared{j: j, res: res, args: append(append(j.args[:len(j.args):len(j.args)], "-o", outPlaceholder), abs)}
 
 	// The inputs are collected on every run, cached or not: a file outside
 	// Boundary or one that is not a regular file is refused here, before
 	// kicad-cli (or the hash) opens it, and a job that must cover the whole
 	// design refuses a missing sheet, which kicad-cli would silently leave
 	// out.
-	var key string
 	inputs, inErr := t.inputsFor(j.input, j.board, t.boundaryFor(j.input))
 	if errors.Is(inErr, repofs.ErrOutside) || errors.Is(inErr, repofs.ErrNotRegular) {
 		return nil, fmt.Errorf("%s: %w", res.label, inErr)
@@ -138,25 +177,34 @@ func (t *Tool) produce(ctx context.Context, j job) (*result, error) {
 	// A project we cannot fully read (an unreadable subfolder, say) is still
 	// checked, just not cached: kicad-cli reports what matters.
 	if t.CacheDir != "" && inErr == nil {
-		key = t.cacheKey(args[:len(args)-1], j.input, inputs)
-		if e, ok := t.loadCached(key); ok {
+		p.key, p.inputs = t.cacheKey(p.args[:len(p.args)-1], j.input, inputs), inputs
+		if e, ok := t.loadCached(p.key); ok {
 			res.data, res.notes, res.cached = []byte(e.Data), notes(e.Stderr), true
-			return res, nil
 		}
 	}
+	return p, nil
+}
 
-	out, data, err := t.executeFile(ctx, t.Timeout, res.label, j.out, args...)
+// runPrepared runs a prepared job's own kicad-cli call.
+func (t *Tool) runPrepared(ctx context.Context, p *prepared) (*result, error) {
+	out, data, err := t.executeFile(ctx, t.Timeout, p.res.label, p.j.out, p.args...)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, withOwnParse(err, j.input, t.boundaryFor(j.input))
+		return nil, withOwnParse(err, p.j.input, t.boundaryFor(p.j.input))
 	}
-	res.data, res.notes = data, notes(string(out.stderr))
-	if key != "" && inputs.unchanged() {
-		t.storeCached(key, cacheEntry{Stderr: string(out.stderr), Data: string(data)})
+	t.finish(p, out.stderr, data)
+	return p.res, nil
+}
+
+// finish records a job's output as its result and caches it when no input
+// changed while kicad-cli ran.
+func (t *Tool) finish(p *prepared, stderr, data []byte) {
+	p.res.data, p.res.notes = data, notes(string(stderr))
+	if p.key != "" && p.inputs.unchanged() {
+		t.storeCached(p.key, cacheEntry{Stderr: string(stderr), Data: string(data)})
 	}
-	return res, nil
 }
 
 // boundaryFor is the folder input's design files must stay inside: Boundary

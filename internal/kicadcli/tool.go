@@ -164,26 +164,17 @@ func (t *Tool) execute(ctx context.Context, timeout time.Duration, label string,
 // outPlaceholder marks where the output path goes in an argument list.
 const outPlaceholder = "\x00out"
 
-// executeFile runs kicad-cli once: in a fresh temporary folder (its working
-// directory, HOME when unset, and private KiCad config), in its own process
-// group, bounded by timeout (zero: DefaultTimeout). On timeout or
-// cancellation the whole group is killed, so no kicad-cli child outlives the
-// run. label names the run in errors ("kicad-cli sch erc hardware/x.kicad_sch").
-//
-// When outName is set, the argument outPlaceholder is replaced by a path in
-// the run folder named outName, and the file kicad-cli writes there is
-// returned; a run that writes none is an error.
+// executeFile runs kicad-cli once in a fresh run folder (newRunFolder). When
+// outName is set, the argument outPlaceholder is replaced by a path in the
+// run folder named outName, and the file kicad-cli writes there is returned;
+// a run that writes none is an error. label names the run in errors
+// ("kicad-cli sch erc hardware/x.kicad_sch").
 func (t *Tool) executeFile(ctx context.Context, timeout time.Duration, label, outName string, args ...string) (output, []byte, error) {
-	dir, err := tempdir.Make("kicad-cli")
+	dir, env, err := t.newRunFolder(label)
 	if err != nil {
-		return output{}, nil, fmt.Errorf("%s: %w", label, err)
+		return output{}, nil, err
 	}
 	defer os.RemoveAll(dir)
-
-	env, err := t.env.prepare(dir)
-	if err != nil {
-		return output{}, nil, fmt.Errorf("%s: prepare private KiCad config: %w", label, err)
-	}
 	outPath := filepath.Join(dir, "out", outName)
 	if outName != "" {
 		if err := os.Mkdir(filepath.Dir(outPath), 0o755); err != nil {
@@ -197,43 +188,12 @@ func (t *Tool) executeFile(ctx context.Context, timeout time.Duration, label, ou
 		}
 		argv[i] = a
 	}
-
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	runCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(runCtx, t.Path, argv...)
-	cmd.Dir = dir
-	cmd.Env = env
-	procgroup.Own(cmd)
-	cmd.WaitDelay = waitDelay
-	stdout, stderr := &procgroup.Capped{Max: maxCaptured}, &procgroup.Capped{Max: maxCaptured}
-	cmd.Stdout = stdout
-	cmd.Stderr = stderr
-	runErr := cmd.Run()
-	out := output{stdout: stdout.Bytes(), stderr: stderr.Bytes()}
-
-	if ctxErr := runCtx.Err(); ctxErr != nil {
-		said := quoteOutput(out.stdout, out.stderr)
-		if ctx.Err() == nil && errors.Is(ctxErr, context.DeadlineExceeded) {
-			return out, nil, fmt.Errorf("%s: timed out after %s and was killed: %s: %w", label, timeout, said, ctxErr)
-		}
-		if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
-			// "interrupt signal received": say why kicad-cli was stopped.
-			return out, nil, fmt.Errorf("%s: stopped (%v): %w: %s", label, cause, ctx.Err(), said)
-		}
-		return out, nil, fmt.Errorf("%s: %w: %s", label, ctx.Err(), said)
-	}
-	if runErr != nil {
-		var exitErr *exec.ExitError
-		if errors.As(runErr, &exitErr) {
-			return out, nil, fmt.Errorf("%s: %v: %s", label, exitErr, quoteOutput(out.stdout, out.stderr))
-		}
-		return out, nil, fmt.Errorf("%s: %w", label, runErr)
-	}
-	if outName == "" {
-		return out, nil, nil
+	out, err := runGroup(ctx, timeout, label, dir, env, t.Path, argv...)
+	if err != nil || outName == "" {
+		return out, nil, err
 	}
 	data, err := os.ReadFile(outPath)
 	if err != nil {
@@ -242,6 +202,62 @@ func (t *Tool) executeFile(ctx context.Context, timeout time.Duration, label, ou
 			label, quoteOutput(out.stdout, out.stderr))
 	}
 	return out, data, nil
+}
+
+// newRunFolder makes the fresh temporary folder one kicad-cli run works in
+// (its working directory, HOME when unset, and private KiCad config) and
+// returns it with the run's environment. The caller removes it.
+func (t *Tool) newRunFolder(label string) (string, []string, error) {
+	dir, err := tempdir.Make("kicad-cli")
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", label, err)
+	}
+	env, err := t.env.prepare(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("%s: prepare private KiCad config: %w", label, err)
+	}
+	return dir, env, nil
+}
+
+// runGroup runs a program (kicad-cli, or the Python of the zone filler) in
+// dir with env (nil: ours), in its own process group, bounded by timeout: on
+// timeout or cancellation the whole group is killed, so no child outlives
+// the run. It returns what the program printed; errors quote it.
+func runGroup(ctx context.Context, timeout time.Duration, label, dir string, env []string, name string, args ...string) (output, error) {
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, name, args...)
+	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = env
+	}
+	procgroup.Own(cmd)
+	cmd.WaitDelay = waitDelay
+	stdout, stderr := &procgroup.Capped{Max: maxCaptured}, &procgroup.Capped{Max: maxCaptured}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	runErr := cmd.Run()
+	out := output{stdout: stdout.Bytes(), stderr: stderr.Bytes()}
+
+	if ctxErr := runCtx.Err(); ctxErr != nil {
+		said := quoteOutput(out.stdout, out.stderr)
+		if ctx.Err() == nil && errors.Is(ctxErr, context.DeadlineExceeded) {
+			return out, fmt.Errorf("%s: timed out after %s and was killed: %s: %w", label, timeout, said, ctxErr)
+		}
+		if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
+			// "interrupt signal received": say why the program was stopped.
+			return out, fmt.Errorf("%s: stopped (%v): %w: %s", label, cause, ctx.Err(), said)
+		}
+		return out, fmt.Errorf("%s: %w: %s", label, ctx.Err(), said)
+	}
+	if runErr != nil {
+		var exitErr *exec.ExitError
+		if errors.As(runErr, &exitErr) {
+			return out, fmt.Errorf("%s: %v: %s", label, exitErr, quoteOutput(out.stdout, out.stderr))
+		}
+		return out, fmt.Errorf("%s: %w", label, runErr)
+	}
+	return out, nil
 }
 
 // quoteOutput renders what kicad-cli said, stderr first, as one quoted line

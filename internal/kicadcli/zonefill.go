@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"copperhead/internal/procgroup"
 	"copperhead/internal/tempdir"
 )
 
@@ -90,29 +89,4 @@ func findPcbnewPython(ctx context.Context) (string, error) {
 		}
 	}
 	return "", ErrNoZoneFiller
-}
-
-// runGroup runs a program in its own process group, killed whole on
-// timeout or cancellation, and returns its output; errors quote it.
-func runGroup(ctx context.Context, timeout time.Duration, label, dir string, env []string, name string, args ...string) (output, error) {
-	runCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(runCtx, name, args...)
-	cmd.Dir = dir
-	if env != nil {
-		cmd.Env = env
-	}
-	procgroup.Own(cmd)
-	cmd.WaitDelay = waitDelay
-	stdout, stderr := &procgroup.Capped{Max: maxCaptured}, &procgroup.Capped{Max: maxCaptured}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	err := cmd.Run()
-	out := output{stdout: stdout.Bytes(), stderr: stderr.Bytes()}
-	if ctxErr := runCtx.Err(); ctxErr != nil {
-		return out, fmt.Errorf("%s: %w: %s", label, ctxErr, quoteOutput(out.stdout, out.stderr))
-	}
-	if err != nil {
-		return out, fmt.Errorf("%s: %v: %s", label, err, quoteOutput(out.stdout, out.stderr))
-	}
-	return out, nil
 }

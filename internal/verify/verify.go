@@ -125,16 +125,15 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 
 	// Every slow step is independent. Our own parse and OpenSpec run at
 	// once; the kicad-cli runs share the machine's cores (kicadLanes), the
-	// longest first: DRC, then ERC, then the netlist export on whichever
-	// lane frees first. On two cores DRC keeps a core to itself instead of
-	// sharing two with ERC and the export, so check takes about as long as
-	// the slowest call rather than the three of them fighting for cores.
+	// longest first: DRC, then ERC with the netlist export (one kicad-cli
+	// run: ERCAndNetlist). On two cores DRC keeps a core to itself instead
+	// of sharing two with ERC and the export, so check takes about as long
+	// as the slowest call rather than the calls fighting for cores.
 	var (
 		wg             sync.WaitGroup
 		erc, drc       *kicadcli.Report
 		ercErr, drcErr error
 		nl             *kicad.Netlist
-		nlErr          error
 		sch            *kicad.Schematic
 		schErr         error
 		spec           *openspec.Result
@@ -161,9 +160,10 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	// slowest call) still runs, not after it.
 	var ready sync.WaitGroup
 	ready.Add(2)
-	runs = append(runs,
-		func() { erc, ercErr = tool.ERC(ctx, in.Schematic) },
-		func() { defer ready.Done(); nl, nlErr = tool.Netlist(ctx, in.Schematic) })
+	runs = append(runs, func() {
+		defer ready.Done()
+		erc, nl, ercErr = tool.ERCAndNetlist(ctx, in.Schematic)
+	})
 	wg.Go(func() { inLanes(kicadLanes(), runs) })
 	wg.Go(func() {
 		defer ready.Done()
@@ -182,7 +182,7 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	)
 	wg.Go(func() {
 		ready.Wait()
-		if schErr != nil || nlErr != nil {
+		if schErr != nil || ercErr != nil {
 			return
 		}
 		// A sub-sheet kicad-cli could not load is left out of its netlist and
@@ -201,7 +201,7 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 		req = consistency.CheckRequirements(consistency.State{Config: in.Config, Files: files, Constraints: reg, Netlist: nl})
 	})
 	wg.Wait()
-	for _, err := range []error{schErr, ercErr, drcErr, nlErr, coverErr, pinsErr} {
+	for _, err := range []error{schErr, ercErr, drcErr, coverErr, pinsErr} {
 		if err != nil {
 			return nil, err
 		}
