@@ -211,6 +211,9 @@ func (s *diffSide) load(ctx context.Context, t *kicadcli.Tool) error {
 		cfg = config.DefaultConfig()
 	}
 	if s.proj, err = project.Locate(s.root, "", sch, brd); err != nil {
+		if errors.Is(err, project.ErrAmbiguous) {
+			return withHint(fail(err), ambiguousHint)
+		}
 		return fail(err)
 	}
 	if s.sch, err = kicad.LoadSchematicWithin(s.proj.Schematic, s.root); err != nil {

@@ -78,11 +78,22 @@ func newEditSetFieldCmd(a *app, o *editOptions) *cobra.Command {
 		Long: `set-field sets one field on every unit of a part. A missing property is added,
 hidden. Flags take yes or no.
 
+An empty VALUE ("") clears a property that is there (a Datasheet, an MPN) and
+changes nothing when it is missing. A part's Value cannot be empty, and a
+Footprint is cleared only on a part that is off the board (on_board no).
+An empty REF or FIELD, an empty Value or a flag that is not yes or no is a
+usage error (exit 2).
+
 KiCad stores one value per symbol even when its sheet is used several times
 (only the reference differs per instance), so a part in a reused sheet is
 refused unless --instance all accepts changing every instance.`,
 		Args: exactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Arguments no design could take are a usage error, found
+			// before kicad-cli or the project is looked at.
+			if err := schedit.CheckSetField(args[0], args[1], args[2]); err != nil {
+				return withHint(usagef("%s", strings.TrimPrefix(err.Error(), schedit.ErrRefused.Error()+": ")), "see '"+cmd.CommandPath()+" --help'")
+			}
 			return a.runEdit(cmd.Context(), o, func(d *schedit.Design) (*schedit.Plan, error) {
 				return schedit.SetField(d, args[0], args[1], args[2], instance)
 			})

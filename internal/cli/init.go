@@ -65,13 +65,20 @@ func newInitCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Generate the design docs from the schematic (SPEC, BOM, PINOUT, SUBSYSTEMS, LAYOUT, ...)",
-		Long: `init finds the KiCad project (under --path when given), reads its schematic
-and kicad-cli's netlist, and writes:
+		Long: `init finds the KiCad project, reads its schematic and kicad-cli's netlist,
+and writes:
 
   docs/SPEC.md SUBSYSTEMS.md LAYOUT.md BOM.md PINOUT.md DECISIONS.md CHANGELOG.md
   .copperhead/config.json and .copperhead/README.md (every config key explained)
   .gitignore entries for .env and .copperhead/runs/
   a git pre-commit hook running 'copperhead check --baseline HEAD' (unless --no-hooks)
+
+The project is searched for in the repository, or at --path: a folder to
+search, a .kicad_pro (its root schematic is the .kicad_sch of the same name
+beside it) or the root .kicad_sch. One project whose folder encloses all the
+others (library or test projects in sub-folders) is taken; several are
+refused until --path chooses one. The choice is recorded in
+.copperhead/config.json, which every later command follows.
 
 Re-running changes nothing. A doc edited by hand since init wrote it is not
 overwritten unless --force is given; DECISIONS.md and CHANGELOG.md are
@@ -81,14 +88,14 @@ append-only and never rewritten.`,
 			return a.runInit(cmd.Context(), path, force, noHooks)
 		},
 	}
-	cmd.Flags().StringVar(&path, "path", "", "look for the KiCad project under this `folder` of the repository (e.g. hardware/)")
+	cmd.Flags().StringVar(&path, "path", "", "the KiCad project to use: a `folder` of the repository to search (e.g. hardware/), a .kicad_pro or the root .kicad_sch")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite docs that were edited by hand")
 	cmd.Flags().BoolVar(&noHooks, "no-hooks", false, "do not install the git pre-commit hook")
 	return cmd
 }
 
 func (a *app) runInit(ctx context.Context, path string, force, noHooks bool) error {
-	w, unlock, err := a.openLocked(ctx, path)
+	w, unlock, err := a.openLockedAt(ctx, path, true)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,12 @@ const lockWait = 5 * time.Second
 // repository and takes its one-writer lock (see lockRepo); the caller
 // defers unlock.
 func (a *app) openLocked(ctx context.Context, sub string) (w *workspace, unlock func(), err error) {
-	if w, err = a.open(sub); err != nil {
+	return a.openLockedAt(ctx, sub, false)
+}
+
+// openLockedAt is openLocked for init (forInit: see openAt).
+func (a *app) openLockedAt(ctx context.Context, sub string, forInit bool) (w *workspace, unlock func(), err error) {
+	if w, err = a.openAt(sub, forInit); err != nil {
 		return nil, nil, err
 	}
 	if unlock, err = a.lockRepo(ctx, w.repo); err != nil {

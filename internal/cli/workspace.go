@@ -24,9 +24,20 @@ type workspace struct {
 	sch *kicad.Schematic // the loaded schematic, once schematic() succeeded
 }
 
+// ambiguousHint follows a search that found several projects in a command
+// other than init: only init takes --path, and its choice is what later
+// commands follow.
+const ambiguousHint = "run 'copperhead init --path …' once: every command then follows the choice it records in .copperhead/config.json"
+
 // open reads .copperhead/config.json (when present) and locates the KiCad
-// project, under sub when it is non-empty (init --path).
-func (a *app) open(sub string) (*workspace, error) {
+// project, at sub when it is non-empty (init --path: a folder, a .kicad_pro
+// or the root .kicad_sch).
+func (a *app) open(sub string) (*workspace, error) { return a.openAt(sub, false) }
+
+// openAt is open for init (forInit), whose own --path resolves an
+// ambiguous search, and for every other command, which is told how to
+// choose.
+func (a *app) openAt(sub string, forInit bool) (*workspace, error) {
 	repo, err := a.repoDir()
 	if err != nil {
 		return nil, err
@@ -43,6 +54,12 @@ func (a *app) open(sub string) (*workspace, error) {
 	if err != nil {
 		if errors.Is(err, project.ErrNoSchematic) {
 			return nil, withHint(failf("%v", err), "copperhead works on a KiCad project: run it in a repository holding a .kicad_sch, or pass --repo")
+		}
+		if errors.Is(err, project.ErrBadPath) {
+			return nil, usagef("%v", err)
+		}
+		if errors.Is(err, project.ErrAmbiguous) && !forInit {
+			return nil, withHint(failf("%v", err), ambiguousHint)
 		}
 		return nil, failf("%v", err)
 	}

@@ -1,7 +1,8 @@
 // Package project finds the KiCad project inside a repository: the root
-// schematic, the board and the .kicad_pro beside them. It reads folder
-// listings only; it never parses KiCad files and imports only the standard
-// library and repofs.
+// schematic, the board and the .kicad_pro beside them, from a folder to
+// search, a .kicad_pro or a root .kicad_sch. It reads folder listings only;
+// it never parses KiCad files and imports only the standard library,
+// config (for its folder's name) and repofs.
 package project
 
 import (
@@ -41,6 +42,34 @@ func (pr *Project) Rel(p string) string {
 // ErrNoSchematic means the searched folder holds no .kicad_sch at all.
 var ErrNoSchematic = errors.New("no KiCad schematic (.kicad_sch)")
 
+// ErrAmbiguous is wrapped by the refusal of a search that found several
+// projects (or several schematics and no project) with none enclosing the
+// others: the user must choose one.
+var ErrAmbiguous = errors.New("more than one KiCad project")
+
+// ErrBadPath is wrapped by the refusal of the path to search itself: it
+// does not exist, lies outside the repository, or is neither a folder, a
+// .kicad_pro nor a .kicad_sch.
+var ErrBadPath = errors.New("bad path")
+
+// locateError is a refused search with its own message that matches kind
+// (ErrAmbiguous or ErrBadPath).
+type locateError struct {
+	msg  string
+	kind error
+}
+
+func (e *locateError) Error() string        { return e.msg }
+func (e *locateError) Is(target error) bool { return target == e.kind }
+
+func badPath(format string, args ...any) error {
+	return &locateError{msg: fmt.Sprintf(format, args...), kind: ErrBadPath}
+}
+
+func ambiguous(format string, args ...any) error {
+	return &locateError{msg: fmt.Sprintf(format, args...), kind: ErrAmbiguous}
+}
+
 // skipDirs are never searched: VCS data, dependencies, copperhead's own
 // state and generated outputs cannot hold the design's source.
 var skipDirs = map[string]bool{".git": true, "node_modules": true, config.Dir: true, "outputs": true}
@@ -59,9 +88,17 @@ func namedFile(repo, what, rel string) (string, error) {
 	return path, nil
 }
 
-// Locate finds the project under repo/sub (sub may be ""). schematic and board,
-// when non-empty, are the repo-relative paths a config names; they win over
-// the search and must exist.
+// Locate finds the project at repo/sub (sub may be ""). sub is a folder to
+// search, a .kicad_pro (its root schematic is the .kicad_sch of the same
+// name beside it) or the root .kicad_sch itself. schematic and board, when
+// non-empty, are the repo-relative paths a config names; they win over the
+// search and must exist.
+//
+// A folder's search takes the one project found, or the one whose folder
+// encloses every other project's (a repository with its board at the top
+// and library or test projects in sub-folders); several projects with none
+// enclosing the rest, or several in the enclosing folder, are refused
+// (ErrAmbiguous).
 func Locate(repo, sub, schematic, board string) (*Project, error) {
 	pr := &Project{Repo: repo}
 	if schematic != "" {
@@ -78,12 +115,52 @@ func Locate(repo, sub, schematic, board string) (*Project, error) {
 		pr.fill()
 		return pr, nil
 	}
-	dir := filepath.Join(repo, sub)
-	if fi, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("search %s: %w", pr.Rel(dir), unwrapPath(err))
-	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("search %s: not a folder", pr.Rel(dir))
+	at := filepath.Join(repo, sub)
+	fi, err := os.Stat(at)
+	if err != nil {
+		return nil, badPath("search %s: %v", pr.Rel(at), unwrapPath(err))
 	}
+	if !repofs.Within(repo, at) {
+		return nil, badPath("search %s: outside the repository", pr.Rel(at))
+	}
+	if fi.IsDir() {
+		if pr.Schematic, err = pr.search(at); err != nil {
+			return nil, err
+		}
+	} else if pr.Schematic, err = pr.named(at); err != nil {
+		return nil, err
+	}
+	pr.Name = strings.TrimSuffix(filepath.Base(pr.Schematic), ".kicad_sch")
+	if b := strings.TrimSuffix(pr.Schematic, ".kicad_sch") + ".kicad_pcb"; exists(b) {
+		pr.Board = b
+	}
+	pr.fill()
+	return pr, nil
+}
+
+// named is the root schematic of the file a --path names: a .kicad_pro's
+// schematic of the same name beside it, or the .kicad_sch itself.
+func (pr *Project) named(file string) (string, error) {
+	if _, err := repofs.Resolve(pr.Repo, file); err != nil {
+		return "", badPath("search %v", repofs.Renamed(err, pr.Rel(file)))
+	}
+	switch filepath.Ext(file) {
+	case ".kicad_pro":
+		s := strings.TrimSuffix(file, ".kicad_pro") + ".kicad_sch"
+		if !exists(s) {
+			return "", fmt.Errorf("search %s: no root schematic %s beside it", pr.Rel(file), filepath.Base(s))
+		}
+		return s, nil
+	case ".kicad_sch":
+		return file, nil
+	}
+	return "", badPath("search %s: not a folder, .kicad_pro or .kicad_sch", pr.Rel(file))
+}
+
+// search finds the root schematic under dir: a .kicad_pro names its root
+// schematic by sharing its base name; with no project, a lone schematic is
+// the root.
+func (pr *Project) search(dir string) (string, error) {
 	var pros, schs []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -107,36 +184,67 @@ func Locate(repo, sub, schematic, board string) (*Project, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("search %s: %w", pr.Rel(dir), err)
+		return "", fmt.Errorf("search %s: %w", pr.Rel(dir), err)
 	}
 	sort.Strings(pros)
 	sort.Strings(schs)
-	// A .kicad_pro names its root schematic by sharing its base name.
-	var roots []string
+	var found []string // the .kicad_pro of each project with its root schematic
 	for _, p := range pros {
-		s := strings.TrimSuffix(p, ".kicad_pro") + ".kicad_sch"
-		if _, err := os.Stat(s); err == nil {
-			roots = append(roots, s)
+		if exists(strings.TrimSuffix(p, ".kicad_pro") + ".kicad_sch") {
+			found = append(found, p)
 		}
 	}
-	switch {
-	case len(roots) == 1:
-		pr.Schematic = roots[0]
-	case len(roots) > 1:
-		return nil, fmt.Errorf("found %d KiCad projects under %s: %s; choose one with --path", len(roots), pr.relDir(dir), pr.list(roots))
-	case len(schs) == 1:
-		pr.Schematic = schs[0]
-	case len(schs) > 1:
-		return nil, fmt.Errorf("found %d schematics but no .kicad_pro under %s: %s; choose one with --path or set \"schematic\" in .copperhead/config.json", len(schs), pr.relDir(dir), pr.list(schs))
-	default:
-		return nil, fmt.Errorf("%w found under %s", ErrNoSchematic, pr.relDir(dir))
+	if len(found) > 0 {
+		top, nested := outermost(found)
+		if len(top) == 1 {
+			return strings.TrimSuffix(top[0], ".kicad_pro") + ".kicad_sch", nil
+		}
+		return "", ambiguous("found %d KiCad projects under %s: %s%s; choose one with --path (its folder or its .kicad_pro)",
+			len(top), pr.relDir(dir), pr.list(top), pr.besides(nested))
 	}
-	pr.Name = strings.TrimSuffix(filepath.Base(pr.Schematic), ".kicad_sch")
-	if b := strings.TrimSuffix(pr.Schematic, ".kicad_sch") + ".kicad_pcb"; exists(b) {
-		pr.Board = b
+	switch top, nested := outermost(schs); {
+	case len(top) == 1:
+		return top[0], nil
+	case len(top) > 1:
+		return "", ambiguous("found %d schematics but no .kicad_pro under %s: %s%s; choose the root one with --path (its .kicad_sch) or set \"schematic\" in .copperhead/config.json",
+			len(top), pr.relDir(dir), pr.list(top), pr.besides(nested))
 	}
-	pr.fill()
-	return pr, nil
+	return "", fmt.Errorf("%w found under %s", ErrNoSchematic, pr.relDir(dir))
+}
+
+// outermost splits files (sorted) into those in the one folder that
+// encloses every other file's folder, and the number of the rest; when no
+// folder encloses them all, every file is in top.
+func outermost(files []string) (top []string, nested int) {
+	if len(files) == 0 {
+		return nil, 0
+	}
+	outer := filepath.Dir(files[0])
+	for _, f := range files[1:] {
+		if d := filepath.Dir(f); len(d) < len(outer) {
+			outer = d
+		}
+	}
+	for _, f := range files {
+		d := filepath.Dir(f)
+		if d == outer {
+			top = append(top, f)
+		} else if !strings.HasPrefix(d, outer+string(filepath.Separator)) {
+			return files, 0
+		}
+	}
+	return top, len(files) - len(top)
+}
+
+// besides notes the projects left out of a list as nested in sub-folders.
+func (pr *Project) besides(nested int) string {
+	switch nested {
+	case 0:
+		return ""
+	case 1:
+		return " (and 1 nested in a sub-folder)"
+	}
+	return fmt.Sprintf(" (and %d nested in sub-folders)", nested)
 }
 
 func (pr *Project) fill() {

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"container/heap"
+	"fmt"
 	"math"
 )
 
@@ -298,10 +299,16 @@ type maze struct {
 	gen    uint32
 }
 
-func (r *router) newMaze() *maze {
+// newMaze allocates the A* state for the router's board; a board whose
+// size is not finite, or is over maxBoardMM a side, is refused before
+// anything is allocated (its grid would not fit in memory).
+func (r *router) newMaze() (*maze, error) {
+	if err := checkBoardSize(r.w, r.h); err != nil {
+		return nil, fmt.Errorf("route: %w", err)
+	}
 	nx, ny := int(r.w/gridPitch)+1, int(r.h/gridPitch)+1
 	n := nx * ny * 2
-	return &maze{nx: nx, ny: ny, g: make([]float64, n), from: make([]gridNode, n), seen: make([]uint32, n), closed: make([]uint32, n)}
+	return &maze{nx: nx, ny: ny, g: make([]float64, n), from: make([]gridNode, n), seen: make([]uint32, n), closed: make([]uint32, n)}, nil
 }
 
 func (m *maze) node(ix, iy, l int) gridNode { return gridNode((l*m.ny+iy)*m.nx + ix) }

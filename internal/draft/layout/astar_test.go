@@ -50,7 +50,10 @@ func TestMazeRouteClearsEverything(t *testing.T) {
 			r.obstacles = append(r.obstacles, tc.obstacles...)
 			r.maxTrackWidth = r.rules.PowerWidth
 			r.buildIndex()
-			m := r.newMaze()
+			m, err := r.newMaze()
+			if err != nil {
+				t.Fatal(err)
+			}
 			a, b := smdPad(3, 5.1), smdPad(17, 5.1)
 			got := r.mazeRoute(m, a, b, "SIG", r.rules.SignalWidth)
 			if got != tc.want {
@@ -211,7 +214,10 @@ func TestRipUpReroutes(t *testing.T) {
 			r.routedFrom = len(r.obstacles)
 			r.maxTrackWidth = r.rules.PowerWidth
 			r.buildIndex()
-			m := r.newMaze()
+			m, err := r.newMaze()
+			if err != nil {
+				t.Fatal(err)
+			}
 			jobs := []connJob{
 				{net: "A", a: smdPad(10, 1), b: smdPad(10, 9)},
 				{net: "B", a: smdPad(4, 5), b: smdPad(16, 5)},

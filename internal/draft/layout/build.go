@@ -76,6 +76,9 @@ func build(in input) (*draftResult, error) {
 	res := &draftResult{parts: parts, nets: nets, kinds: kinds}
 	if in.intent.Width > 0 {
 		res.w, res.h, res.stated = in.intent.Width, in.intent.Height, true
+		if err := checkBoardSize(res.w, res.h); err != nil {
+			return nil, fmt.Errorf("LAYOUT.md states %q: %w", in.intent.Source, err)
+		}
 		if unplaced := placeAll(parts, res.w, res.h, inset, byNet, kinds); len(unplaced) > 0 {
 			return nil, fmt.Errorf("the parts do not fit on the %s x %s mm board LAYOUT.md states (%q): no room for %s",
 				kigen.Num(res.w), kigen.Num(res.h), in.intent.Source, refList(unplaced))
@@ -83,6 +86,11 @@ func build(in input) (*draftResult, error) {
 	} else {
 		res.w, res.h = computedSize(parts, inset)
 		for attempt := 0; ; attempt++ {
+			if err := checkBoardSize(res.w, res.h); err != nil {
+				big := largestPart(parts)
+				o := big.outline(0)
+				return nil, fmt.Errorf("computed from the footprints' area, %w (the largest part, %s (%s), is %.6g x %.6g mm)", err, big.Refdes, big.FootprintID, round4(o.W()), round4(o.H()))
+			}
 			unplaced := placeAll(parts, res.w, res.h, inset, byNet, kinds)
 			if len(unplaced) == 0 {
 				break
@@ -123,6 +131,7 @@ func build(in input) (*draftResult, error) {
 				r.obstacles = append(r.obstacles, obstacle{sh: holeShape(pad, at, p.rot), net: hn, layers: [2]bool{true, true}, hole: true, npth: npth})
 			}
 		}
+		r.obstacles = append(r.obstacles, copperArtObstacles(p)...)
 		for _, k := range p.fp.Keepouts {
 			if k.Tracks {
 				box := rotateRect(k.Box, p.rot).Shift(p.pos)
@@ -145,10 +154,23 @@ func build(in input) (*draftResult, error) {
 	// per pad; the spanning tree skips overlapping pairs.
 	res.padsByNet = padsByNet
 	res.pourNet = pourNet(nets, kinds, padsByNet)
-	res.routes = r.routeNets(padsByNet, kinds, in.skip)
+	if res.routes, err = r.routeNets(padsByNet, kinds, in.skip); err != nil {
+		return nil, err
+	}
 	res.tracks, res.vias = r.tracks, r.vias
 	res.board = emit(in, res, r.tracks)
 	return res, nil
+}
+
+// copperArtObstacles are the placed part's copper graphics (a copper logo)
+// as the router sees them: copper of no net, which tracks keep clear of.
+func copperArtObstacles(p *part) []obstacle {
+	var out []obstacle
+	for _, g := range p.fp.copperArt {
+		box := rotateRect(g.Box, p.rot).Shift(p.pos)
+		out = append(out, obstacle{sh: shape{kind: shapeRect, box: box}, layers: [2]bool{g.Front, g.Back}})
+	}
+	return out
 }
 
 // KeepoutNote says how an antenna's keepout is honoured.
@@ -378,6 +400,31 @@ func assignRoles(parts []*part, byNet map[string][]*part, kinds netKinds) {
 			}
 		}
 	}
+}
+
+// checkBoardSize refuses an outline the placer and router cannot work on:
+// a size that is not a positive finite number (an empty box's extent is
+// infinite), or one over maxBoardMM a side, whose routing grid would not
+// fit in memory.
+func checkBoardSize(w, h float64) error {
+	switch {
+	case !(w > 0 && h > 0) || math.IsInf(w, 0) || math.IsInf(h, 0):
+		return fmt.Errorf("the board outline %g x %g mm is not a finite size", w, h)
+	case w > maxBoardMM || h > maxBoardMM:
+		return fmt.Errorf("the board outline %.6g x %.6g mm is over %d mm a side: too large to place and route", w, h, maxBoardMM)
+	}
+	return nil
+}
+
+// largestPart is the part of largest outline area (the first of equals).
+func largestPart(parts []*part) *part {
+	var best *part
+	for _, p := range parts {
+		if best == nil || p.area() > best.area() {
+			best = p
+		}
+	}
+	return best
 }
 
 // computedSize is the board size when LAYOUT.md states none: the parts'

@@ -23,8 +23,16 @@ type Footprint struct {
 	courtyardEdges [][2]Pt
 	Silk           Rect // silkscreen graphics and visible silkscreen text other than the reference
 	Body           Rect // fabrication-layer graphics: the component body
-	Keepouts       []Keepout
-	Ref            TextBox // the Reference property, re-measured once the real reference is known
+	// Copper is the extent of graphics drawn on F.Cu or B.Cu (a copper
+	// logo, a printed antenna): copper that must lie on the board.
+	// copperArt is each such item's box and layer, for the router.
+	Copper    Rect
+	copperArt []copperGraphic
+	// Graphics is the extent of every graphic item on any layer: what sizes
+	// a footprint that has no pads, courtyard or silkscreen (a mask logo).
+	Graphics Rect
+	Keepouts []Keepout
+	Ref      TextBox // the Reference property, re-measured once the real reference is known
 	// AntennaText is where a comment or fabrication text says "Antenna", when one does.
 	AntennaText    Pt
 	HasAntennaText bool
@@ -51,6 +59,12 @@ type Pad struct {
 }
 
 func (p *Pad) copper() bool { return p.Front || p.Back }
+
+// copperGraphic is one copper graphic item's box, in footprint coordinates.
+type copperGraphic struct {
+	Box         Rect
+	Front, Back bool
+}
 
 // Keepout is a rule area's bounding box and what it forbids.
 type Keepout struct {
@@ -118,7 +132,7 @@ func ParseFootprint(name string, src []byte) (*Footprint, error) {
 	if h := root.Head(); h != "footprint" && h != "module" {
 		return nil, fmt.Errorf("%s: not a footprint: it holds (%s ...)", name, h)
 	}
-	fp := &Footprint{Node: *root, Courtyard: emptyRect, Silk: emptyRect, Body: emptyRect}
+	fp := &Footprint{Node: *root, Courtyard: emptyRect, Silk: emptyRect, Body: emptyRect, Copper: emptyRect, Graphics: emptyRect}
 	fpClearance := positive(root.Child("clearance"))
 	fpMask := positive(root.Child("solder_mask_margin"))
 	for i := range root.Children {
@@ -139,7 +153,8 @@ func ParseFootprint(name string, src []byte) (*Footprint, error) {
 			}
 		case "fp_line", "fp_rect", "fp_circle", "fp_arc", "fp_poly", "fp_curve":
 			box := graphicBox(c)
-			switch c.Value1("layer") {
+			fp.Graphics = fp.Graphics.Union(box)
+			switch layer := c.Value1("layer"); layer {
 			case "F.CrtYd", "B.CrtYd":
 				fp.Courtyard = fp.Courtyard.Union(box)
 				fp.courtyardEdges = append(fp.courtyardEdges, outlineEdges(c, box)...)
@@ -147,6 +162,11 @@ func ParseFootprint(name string, src []byte) (*Footprint, error) {
 				fp.Silk = fp.Silk.Union(box)
 			case "F.Fab", "B.Fab":
 				fp.Body = fp.Body.Union(box)
+			case "F.Cu", "B.Cu":
+				if !box.Empty() {
+					fp.Copper = fp.Copper.Union(box)
+					fp.copperArt = append(fp.copperArt, copperGraphic{Box: box, Front: layer == "F.Cu", Back: layer == "B.Cu"})
+				}
 			}
 		case "property", "fp_text":
 			t := readText(c)

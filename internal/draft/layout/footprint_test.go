@@ -136,7 +136,11 @@ func FuzzParseFootprint(f *testing.F) {
 		}
 		p := &part{Refdes: "R1", fp: fp}
 		for _, rot := range []float64{0, 90, 180, 270} {
-			p.outline(rot)
+			// Never empty: an empty box's infinite extent would size an
+			// infinite board.
+			if o := p.outline(rot); o.Empty() {
+				t.Fatalf("outline at %v° is empty: %+v", rot, o)
+			}
 			p.keepClear(rot)
 			p.padCenter(rot)
 		}

@@ -100,16 +100,26 @@ func (p *part) keepClear(rot float64) []Rect {
 
 // outline is the part's own box, which must lie inside the board: the
 // courtyard (less any stretch outlining a rule area: an antenna module's
-// keepout is meant to overhang the board edge), silkscreen, the reference
-// text and the pads.
+// keepout is meant to overhang the board edge), silkscreen, copper
+// graphics, the reference text and the pads. A footprint with none of
+// these (a logo on the mask, with its reference hidden) is sized by its
+// other graphics, and one with nothing at all is a point at its origin:
+// an outline is never empty, whose infinite extent would make the board
+// infinite.
 func (p *part) outline(rot float64) Rect {
 	fp := p.fp
-	box := fp.ownCourtyard().Union(fp.Silk).Union(fp.padsBox())
+	box := fp.ownCourtyard().Union(fp.Silk).Union(fp.Copper).Union(fp.padsBox())
 	if p.role == roleAntenna {
 		box = box.Union(fp.Body)
 	}
 	if fp.Ref.Silk {
 		box = box.Union(fp.Ref.box(p.Refdes, 0))
+	}
+	if box.Empty() {
+		box = fp.Graphics
+	}
+	if box.Empty() {
+		box = Rect{}
 	}
 	return rotateRect(box, rot)
 }
@@ -280,6 +290,12 @@ func (pl *placer) search(p *part, rot float64, target Pt, edge int) (Pt, bool) {
 	pc := p.padCenter(rot)
 	lo := Pt{X: pl.inset - ol.X0, Y: pl.inset - ol.Y0}
 	hi := Pt{X: pl.w - pl.inset - ol.X1, Y: pl.h - pl.inset - ol.Y1}
+	// A range that is not finite, or too wide for the grid of candidates,
+	// would never end: such a board or part has no position (build refuses
+	// the board first, with the reason).
+	if !finiteSpan(lo.X, hi.X) || !finiteSpan(lo.Y, hi.Y) {
+		return Pt{}, false
+	}
 	if lo.X > hi.X+eps || lo.Y > hi.Y+eps {
 		return Pt{}, false
 	}
@@ -338,6 +354,13 @@ func (pl *placer) commit(p *part, pos Pt, rot float64, edge int) {
 }
 
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+// finiteSpan reports whether a and b are finite and no further apart than
+// the largest board allows.
+func finiteSpan(a, b float64) bool {
+	d := b - a
+	return !math.IsNaN(d) && !math.IsInf(d, 0) && math.Abs(d) <= maxBoardMM
+}
 
 // placeAll places every part on a w x h board, in rule order. It returns
 // the parts that found no room.

@@ -134,7 +134,11 @@ type connJob struct {
 // nets at the power width (the signal width where that does not fit),
 // ground last (the pour serves it too). Up to maxPasses passes, each
 // routing the best pass's failures first, the best kept; then ripUp.
-func (r *router) routeNets(padsByNet map[string][]routePad, kinds netKinds, skip map[string]string) []netRoute {
+func (r *router) routeNets(padsByNet map[string][]routePad, kinds netKinds, skip map[string]string) ([]netRoute, error) {
+	m, err := r.newMaze()
+	if err != nil {
+		return nil, err
+	}
 	var jobs []connJob
 	nets := sortedKeys(padsByNet)
 	for _, net := range nets {
@@ -162,7 +166,6 @@ func (r *router) routeNets(padsByNet map[string][]routePad, kinds netKinds, skip
 	baseObstacles := len(r.obstacles)
 	r.routedFrom = baseObstacles
 	r.maxTrackWidth = math.Max(r.rules.PowerWidth, r.rules.SignalWidth)
-	m := r.newMaze()
 	type outcome struct {
 		ok        []bool
 		n         int
@@ -224,7 +227,7 @@ func (r *router) routeNets(padsByNet map[string][]routePad, kinds netKinds, skip
 			out = append(out, *nr)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // routeJob routes one connection: at the power width first for power

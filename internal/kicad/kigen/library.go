@@ -251,13 +251,20 @@ func (l *Library) Footprint(libID string) (*FootprintDef, error) {
 			if c.Child("keepout") == nil {
 				continue
 			}
-			r := Rect{1e9, 1e9, -1e9, -1e9}
+			r, seen := Rect{}, false
 			for xy := range c.Child("polygon").Child("pts").All("xy") {
 				x, _ := xy.Float(0)
 				y, _ := xy.Float(1)
+				if !seen {
+					r, seen = Rect{x, y, x, y}, true
+				}
 				r = Rect{min(r.X0, x), min(r.Y0, y), max(r.X1, x), max(r.Y1, y)}
 			}
-			f.Keepouts = append(f.Keepouts, r)
+			// A rule area without points keeps nothing out: its empty box,
+			// turned with the footprint, would cover the whole board.
+			if seen {
+				f.Keepouts = append(f.Keepouts, r)
+			}
 		}
 	}
 	return f, nil

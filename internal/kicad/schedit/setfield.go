@@ -1,6 +1,7 @@
 package schedit
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -30,28 +31,30 @@ var flagFields = map[string]bool{"dnp": true, "in_bom": true, "on_board": true, 
 // sheet. SetField refuses that honestly unless instance is AllInstances,
 // which changes every instance and says so. instance may also name the
 // instance path ("/Power/") when the sheet is used once.
+//
+// An empty value clears a property that is there (a Datasheet, an MPN) and
+// changes nothing when the property is missing: an empty field is no
+// field. A part's Value is never empty, and a Footprint is cleared only on
+// a part that is not on the board (on_board no), since the board's
+// footprint comes from it.
 func SetField(d *Design, ref, field, value, instance string) (*Plan, error) {
-	field = strings.TrimSpace(field)
-	if field == "" {
-		return nil, Refusef("set-field needs a field name")
+	if err := CheckSetField(ref, field, value); err != nil {
+		return nil, err
 	}
+	field = strings.TrimSpace(field)
 	if strings.EqualFold(field, "Reference") {
 		return nil, Refusef("set-field does not change references: re-annotate in KiCad")
 	}
 	flag := strings.ToLower(field)
 	if flagFields[flag] {
-		switch strings.ToLower(value) {
-		case "yes", "true", "1":
-			value = "yes"
-		case "no", "false", "0":
-			value = "no"
-		default:
-			return nil, Refusef("%s is a yes/no flag, not %q", flag, value)
-		}
+		value = flagValue(value)
 	}
 	syms, refs, err := d.partSymbols(ref)
 	if err != nil {
 		return nil, err
+	}
+	if value == "" && field == "Footprint" && len(syms) > 0 && syms[0].node.Value1("on_board") != "no" {
+		return nil, Refusef("set-field %s Footprint \"\": %s goes on the board (on_board yes), which needs its footprint; take it off the board first (set-field %s on_board no) or remove it (remove-part %s)", ref, ref, ref, ref)
 	}
 	if len(refs) > 1 && instance != AllInstances {
 		return nil, Refusef("%s sits in a sheet used %d times (%s): KiCad stores one %s per symbol for every instance, so the change would apply to all of them; pass --instance %s to change them all",
@@ -60,7 +63,11 @@ func SetField(d *Design, ref, field, value, instance string) (*Plan, error) {
 	if instance != "" && instance != AllInstances && !d.partAt(ref, instance) {
 		return nil, Refusef("%s is not placed at instance %s", ref, instance)
 	}
-	plan := &Plan{Op: fmt.Sprintf("set-field %s %s %s", ref, field, value), Touched: []string{ref}}
+	shown := value
+	if shown == "" {
+		shown = `""`
+	}
+	plan := &Plan{Op: fmt.Sprintf("set-field %s %s %s", ref, field, shown), Touched: []string{ref}}
 	for _, s := range syms {
 		sh, n := s.sheet, s.node
 		if flagFields[flag] {
@@ -73,7 +80,7 @@ func SetField(d *Design, ref, field, value, instance string) (*Plan, error) {
 				plan.Add(sh.Path, sexpr.Edit{Start: c.Start, End: c.End, Text: sexpr.Quote(value)})
 				plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s %q -> %q", sh.Rel, ref, field, p.Arg(1), value))
 			}
-		} else {
+		} else if value != "" {
 			text, at, err := newProperty(sh, n, field, value)
 			if err != nil {
 				return nil, err
@@ -88,6 +95,49 @@ func SetField(d *Design, ref, field, value, instance string) (*Plan, error) {
 		plan.Touched = refs
 	}
 	return plan, nil
+}
+
+// ErrBadArgs is wrapped by the refusal of set-field arguments that no
+// design could take (an empty reference or field name, an empty Value, a
+// flag that is not yes or no): a usage error, where a plain ErrRefused is
+// about this design. Such a refusal matches ErrRefused too.
+var ErrBadArgs = errors.New("bad arguments")
+
+// argError is a refusal of the arguments themselves.
+type argError struct{ msg string }
+
+func (e *argError) Error() string { return ErrRefused.Error() + ": " + e.msg }
+func (e *argError) Is(target error) bool {
+	return target == ErrRefused || target == ErrBadArgs
+}
+
+// CheckSetField checks set-field's arguments on their own, before any
+// design is read: a reference and a field name must be given, a Value
+// cannot be empty, and a flag takes yes or no (true/false, 1/0).
+func CheckSetField(ref, field, value string) error {
+	field = strings.TrimSpace(field)
+	switch {
+	case strings.TrimSpace(ref) == "":
+		return &argError{"set-field needs a reference: REF is empty"}
+	case field == "":
+		return &argError{"set-field needs a field name: FIELD is empty (a property such as Value, Footprint or MPN, or a flag: dnp, in_bom, on_board, exclude_from_sim)"}
+	case field == "Value" && strings.TrimSpace(value) == "":
+		return &argError{fmt.Sprintf("set-field %s Value %q: a part's Value cannot be empty (the BOM, the board and the docs name the part by it)", ref, value)}
+	case flagFields[strings.ToLower(field)] && flagValue(value) == "":
+		return &argError{fmt.Sprintf("%s is a yes/no flag, not %q", strings.ToLower(field), value)}
+	}
+	return nil
+}
+
+// flagValue is a flag's value as KiCad writes it, "" when v is not one.
+func flagValue(v string) string {
+	switch strings.ToLower(v) {
+	case "yes", "true", "1":
+		return "yes"
+	case "no", "false", "0":
+		return "no"
+	}
+	return ""
 }
 
 // setLegacyField updates the KiCad 6 root's symbol_instances entries of a

@@ -92,6 +92,7 @@ func TestSetFieldRefusals(t *testing.T) {
 		{"R99", "Value", "1k", "no part R99"},
 		{"R6", "Reference", "R7", "re-annotate"},
 		{"R6", "dnp", "maybe", "yes/no flag"},
+		{"R6", "Footprint", "", `set-field R6 Footprint "": R6 goes on the board (on_board yes), which needs its footprint`},
 	} {
 		_, err := SetField(d, c.ref, c.field, c.value, "")
 		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), c.want) {
@@ -209,4 +210,82 @@ func TestSetFieldSheetUsedThreeTimes(t *testing.T) {
 		t.Errorf("touched %s", got)
 	}
 	applyVerified(t, d, p)
+}
+
+// TestSetFieldBadArgs: arguments no design could take are refused before
+// any design is read (CheckSetField), as ErrBadArgs, which the command line
+// makes a usage error; SetField refuses them the same way.
+func TestSetFieldBadArgs(t *testing.T) {
+	d := mustLoad(t, fixtureRoot(t))
+	for _, c := range []struct{ ref, field, value, want string }{
+		{"", "Value", "1k", "set-field needs a reference: REF is empty"},
+		{" ", "Value", "1k", "REF is empty"},
+		{"R6", "", "1k", "set-field needs a field name: FIELD is empty"},
+		{"R6", "  ", "1k", "FIELD is empty"},
+		{"R6", "Value", "", `set-field R6 Value "": a part's Value cannot be empty`},
+		{"R6", "Value", "  ", "a part's Value cannot be empty"},
+		{"R6", "dnp", "", `dnp is a yes/no flag, not ""`},
+		{"R6", "in_bom", "maybe", `in_bom is a yes/no flag, not "maybe"`},
+	} {
+		for name, err := range map[string]error{"CheckSetField": CheckSetField(c.ref, c.field, c.value), "SetField": func() error {
+			_, err := SetField(d, c.ref, c.field, c.value, "")
+			return err
+		}()} {
+			if !errors.Is(err, ErrBadArgs) || !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s(%q, %q, %q) = %v, want a bad-arguments refusal %q", name, c.ref, c.field, c.value, err, c.want)
+			}
+		}
+	}
+	for _, c := range [][3]string{{"R6", "Value", "1k"}, {"R6", "MPN", ""}, {"R6", "Datasheet", ""}, {"R6", "Footprint", ""}, {"R6", "dnp", "No"}} {
+		if err := CheckSetField(c[0], c[1], c[2]); err != nil {
+			t.Errorf("CheckSetField(%q) = %v, want nil", c, err)
+		}
+	}
+	// A design refusal is not one of the arguments.
+	if _, err := SetField(d, "R6", "Reference", "R7", ""); !errors.Is(err, ErrRefused) || errors.Is(err, ErrBadArgs) {
+		t.Errorf("Reference: %v, want a refusal that is not ErrBadArgs", err)
+	}
+}
+
+// TestSetFieldEmptyValue: an empty value clears a property that is there,
+// adds nothing for one that is missing (an empty field is no field), and
+// clears a Footprint once the part is off the board; KiCad's netlist
+// agrees each time.
+func TestSetFieldEmptyValue(t *testing.T) {
+	root := fixtureRoot(t)
+	d := loadVerified(t, root)
+	p, err := SetField(d, "R6", "MPN", "", "")
+	if err != nil || !p.NoOp() || p.Op != `set-field R6 MPN ""` {
+		t.Fatalf("clearing a missing MPN: %+v, %v; want a no-op named set-field R6 MPN \"\"", p, err)
+	}
+	p, err = SetField(d, "R6", "MPN", "RC0603FR-0710KL", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyVerified(t, d, p)
+	d = loadVerified(t, root)
+	if p, err = SetField(d, "R6", "MPN", "", ""); err != nil || p.NoOp() {
+		t.Fatalf("clearing MPN: %v, %v", p, err)
+	}
+	applyVerified(t, d, p)
+	src, _ := os.ReadFile(root)
+	if !strings.Contains(string(src), `(property "MPN" ""`) {
+		t.Errorf("R6's MPN was not cleared")
+	}
+
+	d = loadVerified(t, root)
+	if p, err = SetField(d, "R6", "on_board", "no", ""); err != nil {
+		t.Fatal(err)
+	}
+	applyVerified(t, d, p)
+	d = loadVerified(t, root)
+	if p, err = SetField(d, "R6", "Footprint", "", ""); err != nil || p.NoOp() {
+		t.Fatalf("clearing the footprint of a part off the board: %v, %v", p, err)
+	}
+	applyVerified(t, d, p)
+	for _, part := range mustLoad(t, root).Model.Parts {
+		if part.Refdes == "R6" && part.Footprint != "" {
+			t.Errorf("R6 footprint = %q after clearing", part.Footprint)
+		}
+	}
 }
