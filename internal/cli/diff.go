@@ -94,6 +94,11 @@ type diffSide struct {
 	sch    *kicad.Schematic
 	nl     *kicad.Netlist
 	docs   netdiff.Docs
+	// board and tracks are the side's board read for the layout diff (nil
+	// without a board); boardErr says why a board could not be read.
+	board    *kicad.Board
+	tracks   []kicad.Track
+	boardErr error
 }
 
 func (a *app) runDiff(ctx context.Context, baseRev, headRev, format, svgDir string) (err error) {
@@ -166,6 +171,14 @@ func (a *app) runDiff(ctx context.Context, baseRev, headRev, format, svgDir stri
 	}
 
 	res := netdiff.Diff(b.nl, h.nl, b.docs, h.docs)
+	switch {
+	case b.boardErr != nil:
+		res.Docs.Notes = append(res.Docs.Notes, fmt.Sprintf("the boards were not compared: %s: %s", b.label, b.relMsg(b.boardErr)))
+	case h.boardErr != nil:
+		res.Docs.Notes = append(res.Docs.Notes, fmt.Sprintf("the boards were not compared: %s: %s", h.label, h.relMsg(h.boardErr)))
+	default:
+		res.Layout = netdiff.DiffBoards(b.board, h.board, b.tracks, h.tracks, res.Renamed)
+	}
 	var pics []netdiff.Picture
 	if svgDir != "" {
 		var notes []string
@@ -197,8 +210,7 @@ func (a *app) runDiff(ctx context.Context, baseRev, headRev, format, svgDir stri
 // load is exit 1, naming the side.
 func (s *diffSide) load(ctx context.Context, t *kicadcli.Tool) error {
 	fail := func(err error) error {
-		msg := strings.ReplaceAll(err.Error(), s.root+string(filepath.Separator), "")
-		return failf("%s: %s", s.label, msg)
+		return failf("%s: %s", s.label, s.relMsg(err))
 	}
 	cfg, found, err := config.LoadConfig(s.root)
 	if err != nil {
@@ -226,6 +238,17 @@ func (s *diffSide) load(ctx context.Context, t *kicadcli.Tool) error {
 	if err := kicad.CheckNetlistCovers(s.sch, s.nl); err != nil {
 		return fail(err)
 	}
+	// The board is compared for what the netlist cannot show (a footprint
+	// moved, copper redrawn); one this side cannot read leaves the layout
+	// out of the diff with a note, and the electrical diff stands.
+	if s.proj.Board != "" {
+		if s.board, s.boardErr = kicad.LoadBoard(s.proj.Board); s.boardErr == nil {
+			s.tracks, s.boardErr = kicad.BoardTracks(s.proj.Board)
+		}
+		if s.boardErr != nil {
+			s.board, s.tracks = nil, nil
+		}
+	}
 	read := func(rel string) ([]byte, error) {
 		data, err := config.ReadRepoFile(s.root, rel)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -248,6 +271,11 @@ func (s *diffSide) load(ctx context.Context, t *kicadcli.Tool) error {
 		}
 	}
 	return nil
+}
+
+// relMsg is err's text with the side's folder taken off its paths.
+func (s *diffSide) relMsg(err error) string {
+	return strings.ReplaceAll(err.Error(), s.root+string(filepath.Separator), "")
 }
 
 // writeDiffPictures plots the head's schematic and board with kicad-cli and
@@ -326,7 +354,8 @@ func writeDiffPictures(ctx context.Context, t *kicadcli.Tool, res *netdiff.Resul
 		if err := t.ExportBoardPageSVG(ctx, h.proj.Board, src); err != nil {
 			return nil, nil, failf("%s: %v", h.label, err)
 		}
-		marks := append(netdiff.BoardMarks(&res.Electrical, baseExt, headExt), netdiff.TrackMarks(baseTracks, headTracks)...)
+		marks := append(netdiff.BoardMarks(&res.Electrical, baseExt, headExt), netdiff.MovedMarks(&res.Layout, &res.Electrical, baseExt, headExt)...)
+		marks = append(marks, netdiff.TrackMarks(baseTracks, headTracks)...)
 		if err := write("board", src, marks); err != nil {
 			return nil, nil, err
 		}
@@ -378,6 +407,16 @@ func diffJSON(r *netdiff.Result, b, h *diffSide, pics []netdiff.Picture) any {
 		BOMChanged    []netdiff.RowChange   `json:"bom_changed"`
 		Notes         []string              `json:"notes"`
 	}
+	type layout struct {
+		BoardAdded   bool                     `json:"board_added"`
+		BoardRemoved bool                     `json:"board_removed"`
+		Moved        []netdiff.FootprintMove  `json:"footprints_moved"`
+		Added        []netdiff.BoardFootprint `json:"footprints_added"`
+		Removed      []netdiff.BoardFootprint `json:"footprints_removed"`
+		Tracks       netdiff.CopperChange     `json:"tracks"`
+		Vias         netdiff.CopperChange     `json:"vias"`
+	}
+	l := &r.Layout
 	return struct {
 		OK         bool              `json:"ok"`
 		Base       sideJSON          `json:"base"`
@@ -387,6 +426,7 @@ func diffJSON(r *netdiff.Result, b, h *diffSide, pics []netdiff.Picture) any {
 		Components components        `json:"components"`
 		Nets       nets              `json:"nets"`
 		PinMoves   []netdiff.PinMove `json:"pin_moves"`
+		Layout     layout            `json:"layout"`
 		Docs       docs              `json:"docs"`
 		Pictures   []netdiff.Picture `json:"pictures"`
 	}{
@@ -394,6 +434,8 @@ func diffJSON(r *netdiff.Result, b, h *diffSide, pics []netdiff.Picture) any {
 		Components: components{nonNil(e.Added), nonNil(e.Removed), nonNil(e.Changed)},
 		Nets:       nets{nonNil(e.NetsAdded), nonNil(e.NetsRemoved), nonNil(e.Renamed)},
 		PinMoves:   nonNil(e.PinMoves),
+		Layout: layout{l.BoardAdded, l.BoardRemoved, nonNil(l.Moved), nonNil(l.Added), nonNil(l.Removed),
+			l.Tracks, l.Vias},
 		Docs: docs{nonNil(d.SpecBudgets), nonNil(d.ConfigBudgets), nonNil(d.Constraints), nonNil(d.BOMAdded),
 			nonNil(d.BOMRemoved), nonNil(d.BOMChanged), nonNil(d.Notes)},
 		Pictures: nonNil(pics),

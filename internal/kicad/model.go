@@ -90,6 +90,10 @@ type Schematic struct {
 	// symbols included: what Pins computes from. Unexported, so a Schematic
 	// decoded from JSON has none.
 	placements []placement
+	// uuidFiles maps the UUID of every object a sheet file declares (a
+	// symbol, its pins, a label, a wire, a sheet and its pins) to the file
+	// declaring it, relative to the root's folder; "" when several files do.
+	uuidFiles map[string]string
 }
 
 // Footprint is a footprint placed on a board.

@@ -176,6 +176,7 @@ type sheetFile struct {
 	noConnects      []Point
 	wires           []Wire                 // SheetPath left empty: filled per instance
 	symbolInstances map[string]instanceRef // KiCad 6 root files: "/<sheet uuids>/<symbol uuid>" -> instance
+	uuids           []string               // every object UUID the file declares, outside lib_symbols
 }
 
 // sheetRef is a hierarchical sheet symbol: a use of another file.
@@ -255,6 +256,17 @@ func (l *schLoader) parse(path, key string, src []byte) (*sheetFile, error) {
 	}
 	f := readSheetFile(path, root)
 	l.files[key] = f
+	if l.s.uuidFiles == nil {
+		l.s.uuidFiles = map[string]string{}
+	}
+	rel := l.rel(path)
+	for _, u := range f.uuids {
+		if was, seen := l.s.uuidFiles[u]; seen && was != rel {
+			l.s.uuidFiles[u] = ""
+			continue
+		}
+		l.s.uuidFiles[u] = rel
+	}
 	return f, nil
 }
 
@@ -600,7 +612,55 @@ func readSheetFile(path string, root *sexpr.Node) *sheetFile {
 	for _, sym := range f.symbols {
 		sym.lib = f.libs[sym.libKey()]
 	}
+	f.uuids = declaredUUIDs(root)
 	return f
+}
+
+// declaredUUIDs lists the (uuid ..) of every object below root, the file's
+// own and the embedded library symbols' left out: what an ERC item names.
+func declaredUUIDs(root *sexpr.Node) []string {
+	var out []string
+	var walk func(n *sexpr.Node)
+	walk = func(n *sexpr.Node) {
+		for i := range n.Children {
+			c := &n.Children[i]
+			switch c.Head() {
+			case "lib_symbols":
+				continue
+			case "uuid":
+				if n != root {
+					if u := c.Arg(0); u != "" {
+						out = append(out, strings.Clone(u))
+					}
+				}
+				continue
+			}
+			if len(c.Children) > 0 {
+				walk(c)
+			}
+		}
+	}
+	walk(root)
+	return out
+}
+
+// SheetsDeclaring lists, in hierarchy order, the paths of the sheet
+// instances whose file declares the object with this UUID (a symbol or one
+// of its pins, a label, a wire, a sheet or one of its pins): one per use of
+// that file. It is nil when no file of the hierarchy declares it, or when
+// more than one does (a sheet copied with its UUIDs).
+func (s *Schematic) SheetsDeclaring(uuid string) []string {
+	file := s.uuidFiles[uuid]
+	if file == "" {
+		return nil
+	}
+	var paths []string
+	for _, in := range s.Sheets {
+		if in.File == file {
+			paths = append(paths, in.Path)
+		}
+	}
+	return paths
 }
 
 // libKey names the embedded library symbol a placed symbol draws: (lib_name ..)

@@ -276,6 +276,35 @@ func (rv rawViolation) normalize(sheet string, scale, grid float64) Violation {
 	return v
 }
 
+// PlaceSheets files each violation under the sheet instance its main item is
+// on. kicad-cli 9 files some ERC violations under the root "/" whatever
+// sheet their item is drawn on (label_dangling and lib_symbol_issues in a
+// sub-sheet, and only once for a sheet used several times): "on sheet /"
+// would send a reader to the wrong page. sheetsOf lists the instances of
+// the file declaring a UUID (kicad.Schematic.SheetsDeclaring); a violation
+// whose sheet is one of them, or whose item no file declares, keeps its
+// sheet. Of a file used several times, the next instance not yet given to
+// that item is taken, so KiCad's one report per instance stays one each.
+func (r *Report) PlaceSheets(sheetsOf func(uuid string) []string) {
+	given := map[string]int{}
+	for _, g := range [][]Violation{r.Violations, r.Unconnected, r.Parity, r.Environment, r.Excluded} {
+		for i := range g {
+			v := &g[i]
+			if len(v.Items) == 0 || v.Items[0].UUID == "" {
+				continue
+			}
+			paths := sheetsOf(v.Items[0].UUID)
+			if len(paths) == 0 || slices.Contains(paths, v.Sheet) {
+				continue
+			}
+			u := v.Items[0].UUID
+			v.Sheet = paths[given[u]%len(paths)]
+			given[u]++
+		}
+	}
+	r.sort()
+}
+
 func (r *Report) sort() {
 	for _, g := range [][]Violation{r.Violations, r.Unconnected, r.Parity, r.Environment, r.Excluded} {
 		slices.SortStableFunc(g, compareViolations)

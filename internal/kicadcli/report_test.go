@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -252,4 +253,53 @@ func FuzzParseReport(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPlaceSheets: a violation kicad-cli files under a sheet whose file does
+// not declare its main item moves to the instance that does; of a file used
+// several times, each report of the same item takes the next instance; a
+// violation already on one of its item's instances, or whose item no file
+// declares, keeps its sheet; and the report is sorted again.
+func TestPlaceSheets(t *testing.T) {
+	declared := map[string][]string{
+		"label-in-amp": {"/amp/"},
+		"label-in-ch":  {"/ch1/", "/ch2/"},
+		"pin-on-root":  {"/"},
+	}
+	v := func(typ, sheet, uuid string, x float64) Violation {
+		return Violation{Severity: SeverityError, Type: typ, Sheet: sheet, Pos: kicad.Point{X: x},
+			Items: []AffectedItem{{Description: "Label", UUID: uuid, Pos: kicad.Point{X: x}}}}
+	}
+	r := newReport("erc", "root.kicad_sch", "9.0.8")
+	r.Violations = []Violation{
+		v("label_dangling", "/", "label-in-amp", 1),
+		v("label_dangling", "/", "label-in-ch", 2),
+		v("label_dangling", "/", "label-in-ch", 2),
+		v("hier_label_mismatch", "/ch2/", "label-in-ch", 3),
+		v("pin_not_connected", "/", "pin-on-root", 4),
+		v("pin_not_connected", "/", "nowhere", 5),
+		{Severity: SeverityError, Type: "bus_entry_needed", Sheet: "/"},
+	}
+	r.Environment = []Violation{{Severity: SeverityWarning, Type: "lib_symbol_issues", Sheet: "/",
+		Items: []AffectedItem{{UUID: "label-in-amp"}}}}
+	r.PlaceSheets(func(uuid string) []string { return declared[uuid] })
+	var got []string
+	for _, x := range r.Violations {
+		got = append(got, x.Type+" "+x.Sheet)
+	}
+	want := []string{
+		"bus_entry_needed /",
+		"hier_label_mismatch /ch2/",
+		"label_dangling /amp/",
+		"label_dangling /ch1/",
+		"label_dangling /ch2/",
+		"pin_not_connected /",
+		"pin_not_connected /",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("sheets:\n got %q\nwant %q", got, want)
+	}
+	if r.Environment[0].Sheet != "/amp/" {
+		t.Errorf("environment violation on %q, want /amp/", r.Environment[0].Sheet)
+	}
 }

@@ -74,14 +74,15 @@ func (e *Electrical) Empty() bool {
 	return len(e.Added)+len(e.Removed)+len(e.Changed)+len(e.NetsAdded)+len(e.NetsRemoved)+len(e.Renamed)+len(e.PinMoves) == 0
 }
 
-// Result is a whole diff: the netlist and the docs.
+// Result is a whole diff: the netlist, the board and the docs.
 type Result struct {
 	Electrical
-	Docs DocChanges `json:"docs"`
+	Layout Layout     `json:"layout"`
+	Docs   DocChanges `json:"docs"`
 }
 
 // Empty reports whether the diff found nothing.
-func (r *Result) Empty() bool { return r.Electrical.Empty() && r.Docs.Empty() }
+func (r *Result) Empty() bool { return r.Electrical.Empty() && r.Layout.Empty() && r.Docs.Empty() }
 
 // Diff compares two sides: their netlists (nil is an empty design) and doc files.
 func Diff(base, head *kicad.Netlist, baseDocs, headDocs Docs) *Result {

@@ -41,6 +41,22 @@ func Summary(r *Result) string {
 	add(len(e.NetsAdded), "net added", "nets added")
 	add(len(e.NetsRemoved), "net removed", "nets removed")
 	add(len(e.PinMoves), "pin moved", "pins moved")
+	l := &r.Layout
+	if l.BoardAdded {
+		parts = append(parts, "board added")
+	}
+	if l.BoardRemoved {
+		parts = append(parts, "board removed")
+	}
+	add(len(l.Moved), "footprint moved", "footprints moved")
+	add(len(l.Added), "footprint added on the board", "footprints added on the board")
+	add(len(l.Removed), "footprint removed from the board", "footprints removed from the board")
+	if n := l.Tracks.Added + l.Tracks.Removed + l.Tracks.Changed; n > 0 {
+		parts = append(parts, count(n, "track changed", "tracks changed"))
+	}
+	if n := l.Vias.Added + l.Vias.Removed + l.Vias.Changed; n > 0 {
+		parts = append(parts, count(n, "via changed", "vias changed"))
+	}
 	add(len(d.SpecBudgets)+len(d.ConfigBudgets), "budget changed", "budgets changed")
 	add(len(d.Constraints), "constraint changed", "constraints changed")
 	add(len(d.BOMAdded)+len(d.BOMRemoved)+len(d.BOMChanged), "BOM row changed", "BOM rows changed")
@@ -124,6 +140,28 @@ func WriteText(w io.Writer, base, head string, r *Result) error {
 	}
 	for _, m := range e.PinMoves {
 		fmt.Fprintf(&b, "pin moved     %s: %s -> %s\n", m.Pin, m.Old, m.New)
+	}
+	l := &r.Layout
+	if l.BoardAdded {
+		fmt.Fprintf(&b, "board added\n")
+	}
+	if l.BoardRemoved {
+		fmt.Fprintf(&b, "board removed\n")
+	}
+	for _, m := range l.Moved {
+		fmt.Fprintf(&b, "footprint moved   %s %s\n", m.Refdes, moveText(m))
+	}
+	for _, f := range l.Added {
+		fmt.Fprintf(&b, "footprint added   %s %s on %s at (%.2f, %.2f) mm\n", quoteEmpty(f.Refdes), quoteEmpty(f.LibID), quoteEmpty(f.Layer), f.Pos.X, f.Pos.Y)
+	}
+	for _, f := range l.Removed {
+		fmt.Fprintf(&b, "footprint removed %s %s on %s at (%.2f, %.2f) mm\n", quoteEmpty(f.Refdes), quoteEmpty(f.LibID), quoteEmpty(f.Layer), f.Pos.X, f.Pos.Y)
+	}
+	if !l.Tracks.empty() {
+		fmt.Fprintf(&b, "tracks        %s\n", copperText(l.Tracks))
+	}
+	if !l.Vias.empty() {
+		fmt.Fprintf(&b, "vias          %s\n", copperText(l.Vias))
 	}
 	for _, c := range d.SpecBudgets {
 		fmt.Fprintf(&b, "SPEC budget   %s\n", valueChange(c))
@@ -215,6 +253,31 @@ func Markdown(base, head string, r *Result, pics []Picture) string {
 		rows = append(rows, []string{mdCell(m.Pin), mdCell(m.Old), mdCell(m.New)})
 	}
 	table("Pins moved", []string{"Pin", "From", "To"}, rows)
+
+	rows = nil
+	l := &r.Layout
+	if l.BoardAdded {
+		rows = append(rows, []string{"board added", "—", "—"})
+	}
+	if l.BoardRemoved {
+		rows = append(rows, []string{"board removed", "—", "—"})
+	}
+	for _, m := range l.Moved {
+		rows = append(rows, []string{"moved", mdCell(m.Refdes), mdCell(moveText(m))})
+	}
+	for _, f := range l.Added {
+		rows = append(rows, []string{"added", mdCell(f.Refdes), mdCell(fmt.Sprintf("%s on %s at (%.2f, %.2f) mm", f.LibID, f.Layer, f.Pos.X, f.Pos.Y))})
+	}
+	for _, f := range l.Removed {
+		rows = append(rows, []string{"removed", mdCell(f.Refdes), mdCell(fmt.Sprintf("%s on %s at (%.2f, %.2f) mm", f.LibID, f.Layer, f.Pos.X, f.Pos.Y))})
+	}
+	if !l.Tracks.empty() {
+		rows = append(rows, []string{"tracks", "—", copperText(l.Tracks)})
+	}
+	if !l.Vias.empty() {
+		rows = append(rows, []string{"vias", "—", copperText(l.Vias)})
+	}
+	table("Board", []string{"Change", "Footprint", "Detail"}, rows)
 
 	rows = nil
 	for _, c := range d.SpecBudgets {

@@ -207,6 +207,9 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 		}
 	}
 
+	// kicad-cli files some ERC violations under the root sheet whatever
+	// sheet they are on: our parse knows which file declares each item.
+	erc.PlaceSheets(sch.SheetsDeclaring)
 	res := &Result{}
 	res.ERC = toolGate(erc, bar)
 	if drc != nil {
