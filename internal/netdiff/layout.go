@@ -240,14 +240,13 @@ func MovedMarks(l *Layout, e *Electrical, base, head map[string]kicad.Extent) []
 	}
 	var out []Mark
 	put := func(kind, ref string, ext map[string]kicad.Extent) {
-		x, ok := ext[ref]
-		if !ok || marked[ref] {
+		if marked[ref] {
 			return
 		}
-		marked[ref] = true
-		out = append(out, Mark{Kind: kind, What: ref,
-			Min: kicad.Point{X: x.Min.X - footprintPad, Y: x.Min.Y - footprintPad},
-			Max: kicad.Point{X: x.Max.X + footprintPad, Y: x.Max.Y + footprintPad}})
+		if m, ok := footprintMark(kind, ref, ext); ok {
+			marked[ref] = true
+			out = append(out, m)
+		}
 	}
 	for _, m := range l.Moved {
 		put(MarkChanged, m.Refdes, head)

@@ -97,9 +97,7 @@ func SheetMarks(e *Electrical, base, head *kicad.Schematic) map[string][]Mark {
 	put := func(kind, what string, boxes map[string][2]kicad.Point) {
 		for _, sheet := range slices.Sorted(maps.Keys(boxes)) {
 			box := boxes[sheet]
-			out[sheet] = append(out[sheet], Mark{Kind: kind, What: what, Sheet: sheet,
-				Min: kicad.Point{X: box[0].X - symbolPad, Y: box[0].Y - symbolPad},
-				Max: kicad.Point{X: box[1].X + symbolPad, Y: box[1].Y + symbolPad}})
+			out[sheet] = append(out[sheet], boxMark(kind, what, sheet, box[0], box[1], symbolPad))
 		}
 	}
 	for _, c := range e.Added {
@@ -117,9 +115,7 @@ func SheetMarks(e *Electrical, base, head *kicad.Schematic) map[string][]Mark {
 		}
 		for _, l := range sch.Labels {
 			if labelNet(l, net) {
-				out[l.SheetPath] = append(out[l.SheetPath], Mark{Kind: kind, What: "label " + l.Name, Sheet: l.SheetPath,
-					Min: kicad.Point{X: l.Pos.X - labelPad, Y: l.Pos.Y - labelPad},
-					Max: kicad.Point{X: l.Pos.X + labelPad, Y: l.Pos.Y + labelPad}})
+				out[l.SheetPath] = append(out[l.SheetPath], boxMark(kind, "label "+l.Name, l.SheetPath, l.Pos, l.Pos, labelPad))
 			}
 		}
 	}
@@ -291,13 +287,9 @@ func changedRefs(e *Electrical) []string {
 func BoardMarks(e *Electrical, base, head map[string]kicad.Extent) []Mark {
 	var out []Mark
 	put := func(kind, ref string, ext map[string]kicad.Extent) {
-		x, ok := ext[ref]
-		if !ok {
-			return
+		if m, ok := footprintMark(kind, ref, ext); ok {
+			out = append(out, m)
 		}
-		out = append(out, Mark{Kind: kind, What: ref,
-			Min: kicad.Point{X: x.Min.X - footprintPad, Y: x.Min.Y - footprintPad},
-			Max: kicad.Point{X: x.Max.X + footprintPad, Y: x.Max.Y + footprintPad}})
 	}
 	for _, c := range e.Added {
 		put(MarkAdded, c.Refdes, head)
@@ -436,4 +428,20 @@ func WellFormed(b []byte) error {
 			return err
 		}
 	}
+}
+
+// boxMark is a Mark around the box min-max grown by pad on every side.
+func boxMark(kind, what, sheet string, min, max kicad.Point, pad float64) Mark {
+	return Mark{Kind: kind, What: what, Sheet: sheet,
+		Min: kicad.Point{X: min.X - pad, Y: min.Y - pad},
+		Max: kicad.Point{X: max.X + pad, Y: max.Y + pad}}
+}
+
+// footprintMark boxes ref's footprint in ext; false when ext has none.
+func footprintMark(kind, ref string, ext map[string]kicad.Extent) (Mark, bool) {
+	x, ok := ext[ref]
+	if !ok {
+		return Mark{}, false
+	}
+	return boxMark(kind, ref, "", x.Min, x.Max, footprintPad), true
 }
