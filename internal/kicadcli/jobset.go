@@ -27,6 +27,9 @@ import (
 // error message: the two calls then run on their own, and their errors (with
 // copperhead's own parse of the schematic) are the ones reported.
 func (t *Tool) ERCAndNetlist(ctx context.Context, schPath string) (*Report, *kicad.Netlist, error) {
+	if t.inputs == nil {
+		t = t.SharingInputs() // the two jobs read the same schematics: hashed once
+	}
 	erc, err := t.prepare(ercJob(schPath))
 	if err != nil {
 		return nil, nil, err
@@ -115,11 +118,7 @@ func (t *Tool) runJobset(ctx context.Context, project string, erc, nl *prepared)
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		return fmt.Errorf("%s: %w", label, err)
 	}
-	timeout := t.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	res, err := runGroup(ctx, timeout, label, dir, env, t.Path, "jobset", "run", "--file", file, project)
+	res, err := runGroup(ctx, t.Timeout, label, dir, env, t.Path, "jobset", "run", "--file", file, project)
 	if err != nil {
 		return err
 	}

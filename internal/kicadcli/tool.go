@@ -188,9 +188,6 @@ func (t *Tool) executeFile(ctx context.Context, timeout time.Duration, label, ou
 		}
 		argv[i] = a
 	}
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
 	out, err := runGroup(ctx, timeout, label, dir, env, t.Path, argv...)
 	if err != nil || outName == "" {
 		return out, nil, err
@@ -221,10 +218,14 @@ func (t *Tool) newRunFolder(label string) (string, []string, error) {
 }
 
 // runGroup runs a program (kicad-cli, or the Python of the zone filler) in
-// dir with env (nil: ours), in its own process group, bounded by timeout: on
-// timeout or cancellation the whole group is killed, so no child outlives
-// the run. It returns what the program printed; errors quote it.
+// dir with env (nil: ours), in its own process group, bounded by timeout
+// (zero: DefaultTimeout): on timeout or cancellation the whole group is
+// killed, so no child outlives the run. It returns what the program
+// printed; errors quote it.
 func runGroup(ctx context.Context, timeout time.Duration, label, dir string, env []string, name string, args ...string) (output, error) {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, name, args...)
