@@ -35,12 +35,46 @@ func ercJob(schPath string) job {
 // normalizes the report. Without that schematic kicad-cli skips parity and
 // says so on stderr, which lands in Report.Notes.
 func (t *Tool) DRC(ctx context.Context, pcbPath string) (*Report, error) {
-	return t.check(ctx, job{
+	c, err := t.PrepareDRC(pcbPath)
+	if err != nil {
+		return nil, err
+	}
+	return c.Run(ctx)
+}
+
+// PrepareDRC does DRC's work up to kicad-cli: the board's inputs checked
+// and hashed, the cache looked up. A caller that has other work to do
+// starts Run first and does it meanwhile, so kicad-cli (the slow part)
+// starts as early as it can and nothing of ours competes with the hashing.
+func (t *Tool) PrepareDRC(pcbPath string) (*PreparedCheck, error) {
+	p, err := t.prepare(job{
 		args:  []string{"pcb", "drc", "--format", "json", "--units", "mm", "--schematic-parity", "--severity-all"},
 		input: pcbPath,
 		out:   "drc.json",
 		board: true,
-	}, parseDRC)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &PreparedCheck{t: t, p: p, parse: parseDRC}, nil
+}
+
+// PreparedCheck is an ERC or DRC whose inputs are checked and hashed and
+// whose cached result, if any, is loaded: Run is what is left.
+type PreparedCheck struct {
+	t     *Tool
+	p     *prepared
+	parse func(data []byte, input string) (*Report, error)
+}
+
+// Run runs kicad-cli (unless the result was cached) and parses its report.
+func (c *PreparedCheck) Run(ctx context.Context) (*Report, error) {
+	if !c.p.res.cached {
+		if _, err := c.t.runPrepared(ctx, c.p); err != nil {
+			return nil, err
+		}
+	}
+	return parseReport(c.p.res, c.p.j.input, c.parse)
 }
 
 // check runs an ERC or DRC job and parses its JSON report with parse; the

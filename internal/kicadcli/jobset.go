@@ -27,18 +27,41 @@ import (
 // error message: the two calls then run on their own, and their errors (with
 // copperhead's own parse of the schematic) are the ones reported.
 func (t *Tool) ERCAndNetlist(ctx context.Context, schPath string) (*Report, *kicad.Netlist, error) {
+	c, err := t.PrepareERCAndNetlist(schPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.Run(ctx)
+}
+
+// PrepareERCAndNetlist does ERCAndNetlist's work up to kicad-cli (see
+// PrepareDRC).
+func (t *Tool) PrepareERCAndNetlist(schPath string) (*PreparedPair, error) {
 	if t.inputs == nil {
 		t = t.SharingInputs() // the two jobs read the same schematics: hashed once
 	}
 	erc, err := t.prepare(ercJob(schPath))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	nl, err := t.prepare(netlistJob(schPath))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if project := jobsetProject(schPath); project != "" && !erc.res.cached && !nl.res.cached {
+	return &PreparedPair{t: t, schPath: schPath, erc: erc, nl: nl}, nil
+}
+
+// PreparedPair is ERCAndNetlist prepared: Run is what is left.
+type PreparedPair struct {
+	t       *Tool
+	schPath string
+	erc, nl *prepared
+}
+
+// Run runs the jobset (or the calls not cached) and parses both results.
+func (c *PreparedPair) Run(ctx context.Context) (*Report, *kicad.Netlist, error) {
+	t, erc, nl := c.t, c.erc, c.nl
+	if project := jobsetProject(c.schPath); project != "" && !erc.res.cached && !nl.res.cached {
 		err := t.runJobset(ctx, project, erc, nl)
 		if err != nil && (ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)) {
 			return nil, nil, err
@@ -52,7 +75,7 @@ func (t *Tool) ERCAndNetlist(ctx context.Context, schPath string) (*Report, *kic
 			return nil, nil, err
 		}
 	}
-	rep, err := parseReport(erc.res, schPath, parseERC)
+	rep, err := parseReport(erc.res, c.schPath, parseERC)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -118,7 +141,7 @@ func (t *Tool) runJobset(ctx context.Context, project string, erc, nl *prepared)
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		return fmt.Errorf("%s: %w", label, err)
 	}
-	res, err := runGroup(ctx, t.Timeout, label, dir, env, t.Path, "jobset", "run", "--file", file, project)
+	res, err := runGroup(ctx, t.Timeout, t.yield, label, dir, env, t.Path, "jobset", "run", "--file", file, project)
 	if err != nil {
 		return err
 	}

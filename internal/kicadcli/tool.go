@@ -78,6 +78,18 @@ type Tool struct {
 	version string // as kicad-cli printed it, e.g. "9.0.8"
 	env     kicadEnv
 	inputs  *inputMemo // input sets shared by the runs of one check (SharingInputs); nil: none
+	yield   bool       // its kicad-cli runs yield the CPU (Yielding)
+}
+
+// Yielding returns a copy of t whose kicad-cli runs yield the CPU to those
+// at normal priority (procgroup.Yield): for a run beside a longer one (ERC
+// beside DRC, which is multithreaded and otherwise loses cores to it), so
+// the longer run is not slowed and the shorter fills the cores it leaves
+// idle.
+func (t *Tool) Yielding() *Tool {
+	c := *t
+	c.yield = true
+	return &c
 }
 
 // Find locates kicad-cli (COPPERHEAD_KICAD_CLI, else kicad-cli on PATH), asks
@@ -188,7 +200,7 @@ func (t *Tool) executeFile(ctx context.Context, timeout time.Duration, label, ou
 		}
 		argv[i] = a
 	}
-	out, err := runGroup(ctx, timeout, label, dir, env, t.Path, argv...)
+	out, err := runGroup(ctx, timeout, t.yield, label, dir, env, t.Path, argv...)
 	if err != nil || outName == "" {
 		return out, nil, err
 	}
@@ -220,9 +232,10 @@ func (t *Tool) newRunFolder(label string) (string, []string, error) {
 // runGroup runs a program (kicad-cli, or the Python of the zone filler) in
 // dir with env (nil: ours), in its own process group, bounded by timeout
 // (zero: DefaultTimeout): on timeout or cancellation the whole group is
-// killed, so no child outlives the run. It returns what the program
-// printed; errors quote it.
-func runGroup(ctx context.Context, timeout time.Duration, label, dir string, env []string, name string, args ...string) (output, error) {
+// killed, so no child outlives the run. With yield it yields the CPU
+// (Yielding). It returns what the program printed; errors
+// quote it.
+func runGroup(ctx context.Context, timeout time.Duration, yield bool, label, dir string, env []string, name string, args ...string) (output, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -237,7 +250,13 @@ func runGroup(ctx context.Context, timeout time.Duration, label, dir string, env
 	cmd.WaitDelay = waitDelay
 	stdout, stderr := &procgroup.Capped{Max: maxCaptured}, &procgroup.Capped{Max: maxCaptured}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	runErr := cmd.Run()
+	runErr := cmd.Start()
+	if runErr == nil {
+		if yield {
+			procgroup.Yield(cmd.Process.Pid)
+		}
+		runErr = cmd.Wait()
+	}
 	out := output{stdout: stdout.Bytes(), stderr: stderr.Bytes()}
 
 	if ctxErr := runCtx.Err(); ctxErr != nil {

@@ -29,7 +29,7 @@ func Archive(ctx context.Context, repo, changeID string) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return fmt.Errorf("openspec archive %s: no change folder openspec/changes/%s in %s", changeID, changeID, repo)
 	}
-	out, runErr := run(ctx, repo, "archive", changeID, "--yes", "--json")
+	out, runErr := run(ctx, repo, false, "archive", changeID, "--yes", "--json")
 	var rep struct {
 		Archive *struct {
 			ArchivedAs string `json:"archivedAs"`

@@ -45,7 +45,7 @@ func ValidateChange(ctx context.Context, repo, id string) (*Result, error) {
 	if err := CheckChangeID(id); err != nil {
 		return nil, err
 	}
-	out, err := run(ctx, repo, "validate", id, "--strict", "--json", "--no-interactive")
+	out, err := run(ctx, repo, false, "validate", id, "--strict", "--json", "--no-interactive")
 	// openspec exits non-zero when the change is invalid or unknown; the
 	// report still says why. Two shapes: an item report, or a status list
 	// when it could not resolve the item at all.

@@ -77,7 +77,7 @@ func (r *Result) OK() bool { return r.Failed == 0 }
 
 // Version returns the installed CLI's version, e.g. "1.13.2".
 func Version(ctx context.Context) (string, error) {
-	out, err := run(ctx, "", "--version")
+	out, err := run(ctx, "", false, "--version")
 	if err != nil {
 		return "", err
 	}
@@ -86,7 +86,17 @@ func Version(ctx context.Context) (string, error) {
 
 // ValidateAll runs `openspec validate --all` in repo and reads its JSON report.
 func ValidateAll(ctx context.Context, repo string) (*Result, error) {
-	out, err := run(ctx, repo, "validate", "--all", "--json", "--no-interactive")
+	return validateAll(ctx, repo, false)
+}
+
+// ValidateAllYielding is ValidateAll yielding the CPU (procgroup.Yield): for
+// check, where it runs beside kicad-cli, the slow part it must not delay.
+func ValidateAllYielding(ctx context.Context, repo string) (*Result, error) {
+	return validateAll(ctx, repo, true)
+}
+
+func validateAll(ctx context.Context, repo string, yield bool) (*Result, error) {
+	out, err := run(ctx, repo, yield, "validate", "--all", "--json", "--no-interactive")
 	// openspec exits non-zero when an item is invalid; the report still tells why.
 	var rep validateReport
 	if jerr := json.Unmarshal(bytes.TrimSpace(out), &rep); jerr != nil {
@@ -145,9 +155,10 @@ func Present(repo string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// run executes openspec with args in dir and returns its stdout. A non-zero
-// exit is returned as an error quoting stderr, alongside whatever stdout held.
-func run(ctx context.Context, dir string, args ...string) ([]byte, error) {
+// run executes openspec with args in dir (yielding the CPU with yield) and
+// returns its stdout. A non-zero exit is returned as an error quoting
+// stderr, alongside whatever stdout held.
+func run(ctx context.Context, dir string, yield bool, args ...string) ([]byte, error) {
 	bin, err := Binary()
 	if err != nil {
 		return nil, err
@@ -161,7 +172,12 @@ func run(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	if err = cmd.Start(); err == nil {
+		if yield {
+			procgroup.Yield(cmd.Process.Pid)
+		}
+		err = cmd.Wait()
+	}
 	if ctx.Err() == context.DeadlineExceeded {
 		return stdout.Bytes(), fmt.Errorf("openspec %s: timed out after %v", strings.Join(args, " "), Timeout)
 	}
@@ -194,6 +210,6 @@ func Init(ctx context.Context, repo string) error {
 	if Present(repo) {
 		return nil
 	}
-	_, err := run(ctx, repo, "init", "--tools", "none", "--no-animation", ".")
+	_, err := run(ctx, repo, false, "init", "--tools", "none", "--no-animation", ".")
 	return err
 }

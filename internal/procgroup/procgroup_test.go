@@ -67,3 +67,49 @@ func TestOwnKillsTheGroup(t *testing.T) {
 	syscall.Kill(pid, syscall.SIGKILL)
 	t.Errorf("the child %d outlived its group's cancellation", pid)
 }
+
+// TestYield: a yielding group's leader, and a child it starts later, run at
+// YieldNice; one not yielded keeps the parent's niceness. The child reads
+// its own niceness from /proc (field 19 of stat) once the leader sees the
+// change, so the test does not race the renice.
+func TestYield(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	parent, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Getpriority returns 20-nice on Linux.
+	base := 20 - parent
+	for _, yield := range []bool{true, false} {
+		want := base
+		if yield {
+			want = max(base, YieldNice)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		script := `nice() { cut -d' ' -f19 /proc/$1/stat; }
+i=0; while [ "$(nice $$)" != "` + strconv.Itoa(want) + `" ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i+1)); done
+nice $$; sh -c 'cut -d" " -f19 /proc/$$/stat'`
+		cmd := exec.CommandContext(ctx, "sh", "-c", script)
+		Own(cmd)
+		var out strings.Builder
+		cmd.Stdout = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if yield {
+			Yield(cmd.Process.Pid)
+		}
+		err := cmd.Wait()
+		cancel()
+		if err != nil {
+			t.Fatalf("yield %v: %v", yield, err)
+		}
+		got := strings.Fields(out.String())
+		w := strconv.Itoa(want)
+		if len(got) != 2 || got[0] != w || got[1] != w {
+			t.Errorf("yield %v: leader and child niceness %v, want both %s", yield, got, w)
+		}
+	}
+}

@@ -9,7 +9,6 @@ package verify
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"time"
 
@@ -114,21 +113,6 @@ type Input struct {
 // unreadable doc, a schematic kicad-cli cannot load); failed gates are in the
 // Result.
 func Run(ctx context.Context, in Input) (*Result, error) {
-	files, err := design.ReadFiles(in.Repo, in.Config)
-	if err != nil {
-		return nil, err
-	}
-	reg, err := design.LoadConstraints(in.Repo)
-	if err != nil {
-		return nil, err
-	}
-
-	// Every slow step is independent. Our own parse and OpenSpec run at
-	// once; the kicad-cli runs share the machine's cores (kicadLanes), the
-	// longest first: DRC, then ERC with the netlist export (one kicad-cli
-	// run: ERCAndNetlist). On two cores DRC keeps a core to itself instead
-	// of sharing two with ERC and the export, so check takes about as long
-	// as the slowest call rather than the calls fighting for cores.
 	var (
 		wg             sync.WaitGroup
 		erc, drc       *kicadcli.Report
@@ -144,27 +128,57 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	if in.Strict {
 		bar = kicadcli.SeverityWarning
 	}
-	// ERC and the netlist export read the same schematics: hashed once.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	// kicad-cli is the slow part, so it starts first, before any work of
+	// ours competes for the cores: DRC (usually the slowest call) as soon
+	// as its inputs are hashed, then ERC with the netlist export (one
+	// kicad-cli run: ERCAndNetlist). Beside a board, ERC yields the CPU:
+	// DRC is multithreaded and would otherwise lose cores to it, while ERC
+	// fits in what DRC leaves idle (kicadcli.Tool.Yielding). ERC and the
+	// export read the same schematics: hashed once (SharingInputs).
 	tool := in.Tool.SharingInputs()
+	if in.Board != "" {
+		var run *kicadcli.PreparedCheck
+		if run, drcErr = tool.PrepareDRC(in.Board); drcErr == nil {
+			wg.Go(func() { drc, drcErr = run.Run(ctx) })
+		}
+	}
+	ercTool := tool
+	if in.Board != "" {
+		ercTool = tool.Yielding()
+	}
+	// The drift and requirement analysis need only our parse and the
+	// netlist: they run as soon as both are there, while DRC still runs,
+	// not after it.
+	var ready sync.WaitGroup
+	ready.Add(2)
+	if pair, err := ercTool.PrepareERCAndNetlist(in.Schematic); err != nil {
+		ercErr = err
+		ready.Done()
+	} else {
+		wg.Go(func() {
+			defer ready.Done()
+			erc, nl, ercErr = pair.Run(ctx)
+		})
+	}
+	// An unreadable doc ends the kicad-cli runs: its error is the one
+	// reported.
+	files, err := design.ReadFiles(in.Repo, in.Config)
+	var reg design.Constraints
+	if err == nil {
+		reg, err = design.LoadConstraints(in.Repo)
+	}
+	if err != nil {
+		cancel()
+		ready.Done()
+		wg.Wait()
+		return nil, err
+	}
 	// Our own parse is the fastest to fail (a damaged sheet, a file outside
 	// the repository): it ends the kicad-cli runs at once, and its error,
 	// which names file:line:col, is the one reported.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var runs []func()
-	if in.Board != "" {
-		runs = append(runs, func() { drc, drcErr = tool.DRC(ctx, in.Board) })
-	}
-	// The drift and requirement analysis need only our parse and the
-	// netlist: they run as soon as both are there, while DRC (usually the
-	// slowest call) still runs, not after it.
-	var ready sync.WaitGroup
-	ready.Add(2)
-	runs = append(runs, func() {
-		defer ready.Done()
-		erc, nl, ercErr = tool.ERCAndNetlist(ctx, in.Schematic)
-	})
-	wg.Go(func() { inLanes(kicadLanes(), runs) })
 	wg.Go(func() {
 		defer ready.Done()
 		if sch, schErr = kicad.LoadSchematicWithin(in.Schematic, in.Repo); schErr != nil {
@@ -172,7 +186,7 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 		}
 	})
 	if runSpec {
-		wg.Go(func() { spec, specErr = openspec.ValidateAll(ctx, in.Repo) })
+		wg.Go(func() { spec, specErr = openspec.ValidateAllYielding(ctx, in.Repo) })
 	}
 	var (
 		drift             design.DriftReport
@@ -245,29 +259,6 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 
 	res.OK = res.ERC.OK && res.DRC.OK && res.Drift.OK && res.Constraints.OK && res.OpenSpec.OK && res.Sourcing.OK
 	return res, nil
-}
-
-// kicadLanes is how many kicad-cli runs check starts at a time: one per
-// core, at least two (so ERC never waits behind a long DRC on one core).
-func kicadLanes() int { return max(2, runtime.NumCPU()) }
-
-// inLanes runs each of runs, in order, on at most lanes goroutines at a
-// time: a run starts when an earlier one ends. It returns when all have.
-func inLanes(lanes int, runs []func()) {
-	next := make(chan func(), len(runs))
-	for _, r := range runs {
-		next <- r
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for range min(lanes, len(runs)) {
-		wg.Go(func() {
-			for r := range next {
-				r()
-			}
-		})
-	}
-	wg.Wait()
 }
 
 func toolGate(r *kicadcli.Report, bar kicadcli.Severity) ToolGate {
