@@ -13,6 +13,19 @@ import (
 // Write replaces path with data atomically, creating parent folders as needed.
 // An existing file keeps its permission bits; a new one gets perm.
 func Write(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, true)
+}
+
+// WriteUnsynced is Write without the sync: a running reader still never
+// sees half a file, but after a crash the file may hold anything (on
+// ext4, zeros). Only for files whose reader verifies what it reads (a
+// cache entry carrying its own checksum), where the sync's milliseconds
+// would be spent on a critical path for nothing.
+func WriteUnsynced(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, false)
+}
+
+func write(path string, data []byte, perm os.FileMode, sync bool) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
@@ -36,8 +49,10 @@ func Write(path string, data []byte, perm os.FileMode) error {
 	if err := tmp.Chmod(perm); err != nil {
 		return fail(err)
 	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			return fail(err)
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(name)

@@ -45,7 +45,7 @@ import (
 
 // cacheFormat names the entry layout and key recipe; bump it when either
 // changes.
-const cacheFormat = "copperhead kicad-cli cache v1"
+const cacheFormat = "copperhead kicad-cli cache v2"
 
 // cacheSubdir is the cache's folder inside CacheDir.
 const cacheSubdir = "kicad-cli"
@@ -78,6 +78,17 @@ type cacheEntry struct {
 	Format string `json:"format"`
 	Stderr string `json:"stderr"` // kicad-cli's stderr, for Report.Notes
 	Data   string `json:"data"`   // the file kicad-cli wrote
+	// Sum is entrySum of the above: entries are written without a sync
+	// (storeCached), so one a crash damaged is told from a good one.
+	Sum string `json:"sum"`
+}
+
+// entrySum is the checksum a cache entry carries.
+func entrySum(e cacheEntry) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00%s\x00", e.Format, len(e.Stderr), e.Stderr)
+	h.Write([]byte(e.Data))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // inputSet is the files a result depends on, as found when the key was made.
@@ -397,7 +408,7 @@ func (t *Tool) loadCached(key string) (cacheEntry, bool) {
 	}
 	p := t.cachePath(key)
 	data, err := os.ReadFile(p)
-	if err != nil || json.Unmarshal(data, &e) != nil || e.Format != cacheFormat {
+	if err != nil || json.Unmarshal(data, &e) != nil || e.Format != cacheFormat || e.Sum != entrySum(e) {
 		return cacheEntry{}, false
 	}
 	now := time.Now()
@@ -406,21 +417,48 @@ func (t *Tool) loadCached(key string) (cacheEntry, bool) {
 }
 
 // storeCached writes the entry for key atomically, then prunes entries
-// unused for cacheMaxAge. Failing to cache never fails a check, so errors
-// are dropped.
+// unused for cacheMaxAge, at most once every pruneEvery. The write is not
+// synced: it ends DRC's critical path, and the entry's checksum catches
+// what a crash could damage. Failing to cache never fails a check, so
+// errors are dropped.
 func (t *Tool) storeCached(key string, e cacheEntry) {
 	if t.CacheDir == "" {
 		return
 	}
 	e.Format = cacheFormat
+	e.Sum = entrySum(e)
 	data, err := json.Marshal(e)
 	if err != nil {
 		return
 	}
-	if atomicfile.Write(t.cachePath(key), data, 0o644) != nil {
+	if atomicfile.WriteUnsynced(t.cachePath(key), data, 0o644) != nil {
 		return
 	}
-	pruneCache(filepath.Join(t.CacheDir, cacheSubdir), time.Now().Add(-cacheMaxAge))
+	dir := filepath.Join(t.CacheDir, cacheSubdir)
+	if now := time.Now(); pruneDue(dir, now) {
+		pruneCache(dir, now.Add(-cacheMaxAge))
+	}
+}
+
+// pruneEvery is how often the cache folder is pruned: listing a folder of
+// thousands of entries after every store would cost each check
+// milliseconds to remove entries a month old.
+const pruneEvery = time.Hour
+
+// pruneMark is the file whose modification time says when dir was pruned.
+const pruneMark = ".pruned"
+
+// pruneDue reports whether dir was last pruned pruneEvery ago or more (or
+// never), and marks it pruned now when so.
+func pruneDue(dir string, now time.Time) bool {
+	mark := filepath.Join(dir, pruneMark)
+	if fi, err := os.Stat(mark); err == nil && now.Sub(fi.ModTime()) < pruneEvery {
+		return false
+	}
+	if err := os.WriteFile(mark, nil, 0o644); err == nil {
+		os.Chtimes(mark, now, now)
+	}
+	return true
 }
 
 // pruneCache removes entries (and stray temp files) last used before cutoff.
@@ -430,6 +468,9 @@ func pruneCache(dir string, cutoff time.Time) {
 		return
 	}
 	for _, d := range entries {
+		if d.Name() == pruneMark {
+			continue
+		}
 		if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() && fi.ModTime().Before(cutoff) {
 			os.Remove(filepath.Join(dir, d.Name()))
 		}
