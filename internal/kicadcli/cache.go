@@ -178,7 +178,7 @@ func isProjectInput(name string, board bool) bool {
 // schematics name outside it, or a file linked out of it, is refused with a
 // *repofs.Error naming the file, as is any input that is not a regular file
 // (a named pipe would block kicad-cli, and any reader, forever).
-func collectInputs(input string, board bool, boundary string) (*inputSet, error) {
+func collectInputs(input string, board bool, boundary string, sums *sumMemo) (*inputSet, error) {
 	abs, err := filepath.Abs(input)
 	if err != nil {
 		return nil, err
@@ -197,7 +197,7 @@ func collectInputs(input string, board bool, boundary string) (*inputSet, error)
 	// Hash in rounds: a round's schematics may name sheets outside the
 	// folder, which the next round hashes.
 	for len(paths) > 0 {
-		stamps, err := hashFiles(root, paths, boundary)
+		stamps, err := hashFiles(root, paths, boundary, sums)
 		if err != nil {
 			return nil, err
 		}
@@ -284,7 +284,7 @@ func isDesignFile(path string) bool {
 // reads scale with cores). A missing file is recorded, not an error: a
 // schematic may name a sheet that does not exist yet, and creating it must
 // change the key.
-func hashFiles(root string, paths []string, boundary string) ([]fileStamp, error) {
+func hashFiles(root string, paths []string, boundary string, sums *sumMemo) ([]fileStamp, error) {
 	stamps := make([]fileStamp, len(paths))
 	errs := make([]error, len(paths))
 	next := make(chan int)
@@ -292,7 +292,7 @@ func hashFiles(root string, paths []string, boundary string) ([]fileStamp, error
 	for range min(runtime.GOMAXPROCS(0), 4, len(paths)) {
 		wg.Go(func() {
 			for i := range next {
-				stamps[i], errs[i] = hashFile(root, paths[i], boundary)
+				stamps[i], errs[i] = hashFile(root, paths[i], boundary, sums)
 			}
 		})
 	}
@@ -310,8 +310,9 @@ func hashFiles(root string, paths []string, boundary string) ([]fileStamp, error
 }
 
 // hashFile hashes one input; a schematic is also scanned for the sheet
-// files it references.
-func hashFile(root, path, boundary string) (fileStamp, error) {
+// files it references. With sums, a file hashed before with the same size
+// and modification time is not read again.
+func hashFile(root, path, boundary string, sums *sumMemo) (fileStamp, error) {
 	rel, err := filepath.Rel(root, path)
 	if err != nil {
 		rel = path
@@ -340,6 +341,9 @@ func hashFile(root, path, boundary string) (fileStamp, error) {
 		return s, fmt.Errorf("hash %s: %w", path, err)
 	}
 	s.size, s.mtime = fi.Size(), fi.ModTime()
+	if sums.reuse(&s) {
+		return s, nil
+	}
 	h := sha256.New()
 	if filepath.Ext(path) == ".kicad_sch" {
 		data, err := io.ReadAll(f)
@@ -352,6 +356,7 @@ func hashFile(root, path, boundary string) (fileStamp, error) {
 		return s, fmt.Errorf("hash %s: %w", path, err)
 	}
 	h.Sum(s.sum[:0])
+	sums.store(s)
 	return s, nil
 }
 
@@ -482,6 +487,7 @@ func pruneCache(dir string, cutoff time.Time) {
 type inputMemo struct {
 	mu   sync.Mutex
 	sets map[inputMemoKey]*memoSet
+	sums sumMemo
 }
 
 type inputMemoKey struct {
@@ -495,6 +501,44 @@ type inputMemoKey struct {
 type memoSet struct {
 	mu  sync.Mutex
 	set *inputSet
+}
+
+// sumMemo keeps the hash of each file collected during one check, so DRC's
+// inputs and ERC's, which share the schematics and libraries, read each
+// file once. A file is taken from it only with the size and modification
+// time it had when hashed; the boundary and regular-file checks still run
+// on every collection (hashFile opens the file before asking).
+type sumMemo struct {
+	mu sync.Mutex
+	m  map[string]fileStamp // by path
+}
+
+// reuse fills s's hash and sheet references from the memo when the file
+// at s.path was hashed with s's size and modification time.
+func (m *sumMemo) reuse(s *fileStamp) bool {
+	if m == nil {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old, ok := m.m[s.path]
+	if !ok || old.size != s.size || !old.mtime.Equal(s.mtime) {
+		return false
+	}
+	s.sum, s.sheetRefs = old.sum, old.sheetRefs
+	return true
+}
+
+func (m *sumMemo) store(s fileStamp) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil {
+		m.m = map[string]fileStamp{}
+	}
+	m.m[s.path] = s
 }
 
 // SharingInputs returns a copy of t whose runs share their collected input
@@ -512,7 +556,7 @@ func (t *Tool) SharingInputs() *Tool {
 // stored under the set's key anyway).
 func (t *Tool) inputsFor(input string, board bool, boundary string) (*inputSet, error) {
 	if t.inputs == nil {
-		return collectInputs(input, board, boundary)
+		return collectInputs(input, board, boundary, nil)
 	}
 	k := inputMemoKey{input: input, boundary: boundary, board: board}
 	t.inputs.mu.Lock()
@@ -527,7 +571,7 @@ func (t *Tool) inputsFor(input string, board bool, boundary string) (*inputSet, 
 	if m.set != nil && m.set.unchanged() {
 		return m.set, nil
 	}
-	set, err := collectInputs(input, board, boundary)
+	set, err := collectInputs(input, board, boundary, &t.inputs.sums)
 	if err == nil {
 		m.set = set
 	}

@@ -358,7 +358,7 @@ func BenchmarkCacheKeyVMEWren(b *testing.B) {
 	}
 	tool := &Tool{version: "9.0.8"}
 	for b.Loop() {
-		set, err := collectInputs(pcb, true, "")
+		set, err := collectInputs(pcb, true, "", nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -158,13 +158,13 @@ func TestLibraryLinkedFromOutside(t *testing.T) {
 	if err := os.WriteFile(root, []byte(`(kicad_sch (uuid "t"))`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := collectInputs(root, false, repo); err != nil {
+	if _, err := collectInputs(root, false, repo, nil); err != nil {
 		t.Fatalf("collectInputs: %v", err)
 	}
 	if err := os.Symlink("../shared.kicad_sym", filepath.Join(repo, "linked.kicad_sch")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := collectInputs(root, false, repo); !errors.Is(err, repofs.ErrOutside) {
+	if _, err := collectInputs(root, false, repo, nil); !errors.Is(err, repofs.ErrOutside) {
 		t.Fatalf("a schematic linked from outside: %v, want a refusal", err)
 	}
 }
