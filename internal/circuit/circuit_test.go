@@ -21,6 +21,8 @@ func TestIsNoConnect(t *testing.T) {
 		{"power net single pin", kicad.Net{Name: "+3V3", Nodes: []kicad.NetNode{node("U1", "2")}}, false},
 		{"auto-named two pins", kicad.Net{Name: "Net-(R1-Pad2)", Nodes: []kicad.NetNode{node("R1", "2"), node("U1", "4")}}, false},
 		{"two pins of one part", kicad.Net{Name: "Net-(U3-Pad3)", Nodes: []kicad.NetNode{node("U3", "3"), node("U3", "6")}}, false},
+		{"a pin twice, then another", kicad.Net{Name: "Net-(U3-Pad3)", Nodes: []kicad.NetNode{node("U3", "3"), node("U3", "3"), node("R1", "3")}}, false},
+		{"no pins, no name", kicad.Net{}, true},
 	}
 	for _, tt := range tests {
 		if got := IsNoConnect(tt.net); got != tt.want {

@@ -91,18 +91,23 @@ func IsNoConnect(n kicad.Net) bool {
 	if kicad.IsUnconnectedNet(n.Name) {
 		return true
 	}
-	if distinctPins(n) >= 2 {
+	if twoPins(n) {
 		return false
 	}
 	return n.Name == "" || strings.HasPrefix(n.Name, "Net-(")
 }
 
-func distinctPins(n kicad.Net) int {
-	seen := map[[2]string]bool{}
+// twoPins reports whether n joins at least two distinct pins. It stops at
+// the first pin unlike the first: PINOUT.md asks it of every pin of a
+// net, and counting GND's hundreds of pins for each of them made drift
+// quadratic in the net's size.
+func twoPins(n kicad.Net) bool {
 	for _, nd := range n.Nodes {
-		seen[[2]string{nd.Refdes, nd.Pin}] = true
+		if first := n.Nodes[0]; nd.Refdes != first.Refdes || nd.Pin != first.Pin {
+			return true
+		}
 	}
-	return len(seen)
+	return false
 }
 
 var ohmsValue = regexp.MustCompile(`^\s*([0-9]+)(?:[.,]([0-9]+))?\s*([RrKkMmGg]?)([0-9]*)\s*(?:\x{2126}|\x{03a9}|[oO][hH][mM][sS]?)?(?:[\s,;/(].*)?$`)
