@@ -47,7 +47,9 @@ checks on a clean checkout of REV outside the repository and fails only on
 findings that are new since then: ERC/DRC violations, drift and constraint
 findings present at REV are reported as existing. A finding matches by its
 rule and the items it names (references, pads, nets), never by position, so
-a moved board still matches; positions only pair up identical findings.
+a moved board still matches; positions only pair up identical findings. A net
+renamed since REV with the very same pins (as diff reports renames) is the
+same net: its ERC/DRC violations match under either name.
 REV's result is cached by commit: a second check against the same commit,
 with the same kicad-cli and copperhead, checks nothing out (--no-cache does).
 
@@ -181,6 +183,14 @@ func printCheck(w io.Writer, r *verify.Result) {
 	based := r.Baseline != nil
 	if based {
 		fmt.Fprintf(w, "baseline %s (%s)\n", r.Baseline.Rev, r.Baseline.Commit[:min(12, len(r.Baseline.Commit))])
+		// Renamed nets are why a violation under a new net name is existing.
+		for i, rn := range r.Baseline.RenamedNets {
+			if i == maxWarningLines {
+				fmt.Fprintf(w, "  ... and %d more renamed nets (--json lists all)\n", len(r.Baseline.RenamedNets)-i)
+				break
+			}
+			fmt.Fprintf(w, "  net renamed since: %s -> %s\n", kicadcli.OneLine(rn.Old), kicadcli.OneLine(rn.New))
+		}
 	}
 	printTool(w, "ERC", r.ERC, based)
 	printTool(w, "DRC", r.DRC, based)

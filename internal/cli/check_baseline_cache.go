@@ -11,6 +11,7 @@ import (
 
 	"copperhead/internal/atomicfile"
 	"copperhead/internal/design"
+	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/verify"
 )
@@ -21,12 +22,12 @@ import (
 // A commit never changes, so its result is cached by commit instead,
 // together with everything else it depends on (baselineKey). The entry holds
 // only what the comparison reads: the ERC and DRC gates, the drift
-// mismatches, the constraint violations and the SHA-256 of the revision's
-// board files (for boardUnchanged).
+// mismatches, the constraint violations, the netlist's nets (for the nets
+// renamed since: verify.RenameNets) and the SHA-256 of the revision's board files (for boardUnchanged).
 
 // baselineCacheFormat names the entry layout and key recipe; bump it when
 // either changes.
-const baselineCacheFormat = "copperhead baseline cache v1"
+const baselineCacheFormat = "copperhead baseline cache v2"
 
 // baselineCacheSubdir is the baseline cache's folder inside the kicad-cli
 // cache folder.
@@ -39,7 +40,8 @@ type baselineEntry struct {
 	DRC         verify.ToolGate              `json:"drc"`
 	Drift       []design.Mismatch            `json:"drift"`
 	Constraints []design.ConstraintViolation `json:"constraints"`
-	Board       map[string]string            `json:"board"` // SHA-256 of the board files at the commit
+	Netlist     *kicad.Netlist               `json:"netlist"` // verify.RenameNets: what finds the nets renamed since
+	Board       map[string]string            `json:"board"`   // SHA-256 of the board files at the commit
 }
 
 // baselineKey is the cache key of a baseline result: the commit, where the
@@ -89,7 +91,7 @@ func executableIdentity() string {
 
 // newBaselineEntry keeps what ApplyBaseline and boardUnchanged read.
 func newBaselineEntry(r *verify.Result, board map[string]string) baselineEntry {
-	return baselineEntry{ERC: r.ERC, DRC: r.DRC, Drift: r.Drift.Mismatches, Constraints: r.Constraints.Violations, Board: board}
+	return baselineEntry{ERC: r.ERC, DRC: r.DRC, Drift: r.Drift.Mismatches, Constraints: r.Constraints.Violations, Netlist: verify.RenameNets(r.Netlist), Board: board}
 }
 
 // result is the entry as the Result the baseline's check returned, its
@@ -97,7 +99,8 @@ func newBaselineEntry(r *verify.Result, board map[string]string) baselineEntry {
 func (e *baselineEntry) result() *verify.Result {
 	r := &verify.Result{ERC: e.ERC, DRC: e.DRC,
 		Drift:       verify.DriftGate{Mismatches: e.Drift},
-		Constraints: verify.ConstraintsGate{Violations: e.Constraints}}
+		Constraints: verify.ConstraintsGate{Violations: e.Constraints},
+		Netlist:     e.Netlist}
 	r.ERC.Cached, r.DRC.Cached = true, true
 	return r
 }

@@ -31,6 +31,11 @@ type BaselineInfo struct {
 	// between the same items now and then). Parity issues, which depend on
 	// the schematic, are still matched.
 	BoardUnchanged bool `json:"board_unchanged"`
+	// RenamedNets are the nets the working tree holds under a new name with
+	// the very same pins as at the revision (netdiff's exact renames, set by
+	// ApplyBaseline): an ERC/DRC violation naming one matches across the
+	// rename.
+	RenamedNets []NetRename `json:"renamed_nets,omitempty"`
 }
 
 // ApplyBaseline marks every ERC/DRC violation, drift mismatch and constraint
@@ -47,10 +52,19 @@ type BaselineInfo struct {
 // board still matches and 3 identical findings at the baseline against 4 now
 // leaves exactly 1 new, the one farthest from any baseline one. bar is the
 // severity at which a new ERC/DRC finding fails (warning under --strict).
+//
+// A net renamed since the baseline with the very same pins (the two sides'
+// netlists, cur.Netlist and base.Netlist, compared by netdiff) is one net
+// under two names: in ERC/DRC text its old name reads as its new one on both
+// sides (netAliases), so renaming a net makes none of its violations new.
+// A net whose pins changed too is not renamed: its violations are matched
+// by name as before.
 func ApplyBaseline(cur, base *Result, info BaselineInfo, bar kicadcli.Severity) {
+	info.RenamedNets = exactRenames(base.Netlist, cur.Netlist)
 	cur.Baseline = &info
-	markTool(&cur.ERC, &base.ERC, bar, false)
-	markTool(&cur.DRC, &base.DRC, bar, info.BoardUnchanged)
+	alias := newNetAliases(info.RenamedNets)
+	markTool(&cur.ERC, &base.ERC, bar, false, alias)
+	markTool(&cur.DRC, &base.DRC, bar, info.BoardUnchanged, alias)
 
 	dk := func(m design.Mismatch) finding { return finding{key: MismatchKey(m)} }
 	states := matchStates(mapSlice(cur.Drift.Mismatches, dk), mapSlice(base.Drift.Mismatches, dk))
@@ -76,8 +90,9 @@ func ApplyBaseline(cur, base *Result, info BaselineInfo, bar kicadcli.Severity) 
 
 // markTool marks one ERC or DRC gate group by group (a violation never
 // matches an unconnected item or a parity issue) and recomputes its OK.
-// With boardSame, violations and unconnected items are all existing.
-func markTool(cur, base *ToolGate, bar kicadcli.Severity, boardSame bool) {
+// With boardSame, violations and unconnected items are all existing; alias
+// rewrites renamed nets in both sides' keys.
+func markTool(cur, base *ToolGate, bar kicadcli.Severity, boardSame bool, alias *netAliases) {
 	if cur.Skipped != "" {
 		return
 	}
@@ -91,7 +106,8 @@ func markTool(cur, base *ToolGate, bar kicadcli.Severity, boardSame bool) {
 		{cur.Unconnected, base.Unconnected, boardSame},
 		{cur.Parity, base.Parity, false},
 	} {
-		states := matchStates(mapSlice(g.cur, violationFinding), mapSlice(g.base, violationFinding))
+		key := func(v kicadcli.Violation) finding { return violationFinding(v, alias) }
+		states := matchStates(mapSlice(g.cur, key), mapSlice(g.base, key))
 		if g.same {
 			for i := range states {
 				states[i] = StateExisting
@@ -137,7 +153,7 @@ func (g ToolGate) BaselineCounts() (newCount, existing int) {
 // revisions: its rule, normalised description and the normalised, sorted
 // descriptions of its items (references, pads, nets). Positions and UUIDs
 // are not in it.
-func ViolationKey(v kicadcli.Violation) string { return violationFinding(v).key }
+func ViolationKey(v kicadcli.Violation) string { return violationFinding(v, nil).key }
 
 // MismatchKey is what a drift mismatch is matched by: kind, doc, refdes,
 // pin, field, cause, and the claim and actual values.
@@ -161,18 +177,20 @@ type finding struct {
 	x, y  float64
 }
 
-func violationFinding(v kicadcli.Violation) finding {
+// violationFinding is v's finding, its net names rewritten by alias (nil
+// for none).
+func violationFinding(v kicadcli.Violation, alias *netAliases) finding {
 	items := make([]string, 0, len(v.Items))
 	uuids := make([]string, 0, len(v.Items))
 	for _, it := range v.Items {
-		items = append(items, normText(it.Description))
+		items = append(items, normText(alias.rewrite(it.Description, v.Sheet)))
 		uuids = append(uuids, it.UUID)
 	}
 	// KiCad names the two sides of a clearance in either order.
 	slices.Sort(items)
 	slices.Sort(uuids)
 	return finding{
-		key:   v.Type + "\x00" + normText(v.Description) + "\x00" + strings.Join(items, "\x00"),
+		key:   v.Type + "\x00" + normText(alias.rewrite(v.Description, v.Sheet)) + "\x00" + strings.Join(items, "\x00"),
 		sheet: v.Sheet,
 		uuids: strings.Join(uuids, " "),
 		x:     v.Pos.X, y: v.Pos.Y,

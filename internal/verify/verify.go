@@ -36,6 +36,10 @@ type Result struct {
 	// Baseline is the revision findings were compared against (check
 	// --baseline); each violation then carries "baseline_state".
 	Baseline *BaselineInfo `json:"baseline,omitempty"`
+	// Netlist is kicad-cli's netlist of the schematic checked (nil when
+	// none was exported): ApplyBaseline finds renamed nets by comparing two
+	// sides' netlists. Not part of --json.
+	Netlist *kicad.Netlist `json:"-"`
 }
 
 // ToolGate is ERC or DRC as kicad-cli reported it.
@@ -224,7 +228,7 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	// kicad-cli files some ERC violations under the root sheet whatever
 	// sheet they are on: our parse knows which file declares each item.
 	erc.PlaceSheets(sch.SheetsDeclaring)
-	res := &Result{}
+	res := &Result{Netlist: nl}
 	res.ERC = toolGate(erc, bar)
 	if drc != nil {
 		res.DRC = toolGate(drc, bar)
