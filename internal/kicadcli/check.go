@@ -56,6 +56,7 @@ func (t *Tool) PrepareDRC(pcbPath string) (*PreparedCheck, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.early = earlyFor(func(data []byte) (*Report, error) { return parseDRC(data, pcbPath) })
 	return &PreparedCheck{t: t, p: p, parse: parseDRC}, nil
 }
 
@@ -74,7 +75,7 @@ func (c *PreparedCheck) Run(ctx context.Context) (*Report, error) {
 			return nil, err
 		}
 	}
-	return parseReport(c.p.res, c.p.j.input, c.parse)
+	return parseReport(c.p.res, c.p.j.input, c.parse, c.p.early)
 }
 
 // check runs an ERC or DRC job and parses its JSON report with parse; the
@@ -85,11 +86,13 @@ func (t *Tool) check(ctx context.Context, j job, parse func(data []byte, input s
 	if err != nil {
 		return nil, err
 	}
-	return parseReport(res, j.input, parse)
+	return parseReport(res, j.input, parse, nil)
 }
 
-func parseReport(res *result, input string, parse func(data []byte, input string) (*Report, error)) (*Report, error) {
-	r, err := parse(res.data, input)
+// parseReport parses a check's report, or takes its early parse (e, nil
+// for none) of the same bytes.
+func parseReport(res *result, input string, parse func(data []byte, input string) (*Report, error), e *early) (*Report, error) {
+	r, err := parseOf(e, res.data, func(data []byte) (*Report, error) { return parse(data, input) })
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", res.label, err)
 	}
@@ -104,7 +107,7 @@ func (t *Tool) Netlist(ctx context.Context, schPath string) (*kicad.Netlist, err
 	if err != nil {
 		return nil, err
 	}
-	return parseNetlist(res)
+	return parseNetlist(res, nil)
 }
 
 func netlistJob(schPath string) job {
@@ -116,8 +119,10 @@ func netlistJob(schPath string) job {
 	}
 }
 
-func parseNetlist(res *result) (*kicad.Netlist, error) {
-	nl, err := kicad.ParseNetlistXML(res.data)
+// parseNetlist parses an exported netlist, or takes its early parse (e,
+// nil for none) of the same bytes.
+func parseNetlist(res *result, e *early) (*kicad.Netlist, error) {
+	nl, err := parseOf(e, res.data, kicad.ParseNetlistXML)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", res.label, err)
 	}
@@ -172,6 +177,7 @@ type prepared struct {
 	j      job
 	res    *result
 	args   []string
+	early  *early // its output's early parses (early.go); nil: parsed after the exit
 	key    string
 	inputs *inputSet
 }
@@ -221,7 +227,7 @@ func (t *Tool) prepare(j job) (*prepared, error) {
 
 // runPrepared runs a prepared job's own kicad-cli call.
 func (t *Tool) runPrepared(ctx context.Context, p *prepared) (*result, error) {
-	out, data, err := t.executeFile(ctx, t.Timeout, p.res.label, p.j.out, p.args...)
+	out, data, err := t.executeFile(ctx, t.Timeout, p.res.label, p.j.out, p.early, p.args...)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err

@@ -48,6 +48,8 @@ func (t *Tool) PrepareERCAndNetlist(schPath string) (*PreparedPair, error) {
 	if err != nil {
 		return nil, err
 	}
+	erc.early = earlyFor(func(data []byte) (*Report, error) { return parseERC(data, schPath) })
+	nl.early = earlyFor(kicad.ParseNetlistXML)
 	return &PreparedPair{t: t, schPath: schPath, erc: erc, nl: nl}, nil
 }
 
@@ -75,11 +77,11 @@ func (c *PreparedPair) Run(ctx context.Context) (*Report, *kicad.Netlist, error)
 			return nil, nil, err
 		}
 	}
-	rep, err := parseReport(erc.res, c.schPath, parseERC)
+	rep, err := parseReport(erc.res, c.schPath, parseERC, erc.early)
 	if err != nil {
 		return nil, nil, err
 	}
-	netlist, err := parseNetlist(nl.res)
+	netlist, err := parseNetlist(nl.res, nl.early)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -141,6 +143,18 @@ func (t *Tool) runJobset(ctx context.Context, project string, erc, nl *prepared)
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		return fmt.Errorf("%s: %w", label, err)
 	}
+	// kicad-cli copies both outputs into out as its last work: each is
+	// parsed while it ends (early.go).
+	if err := os.Mkdir(out, 0o755); err != nil {
+		return fmt.Errorf("%s: %w", label, err)
+	}
+	watch := map[string]func(string){}
+	for _, p := range []*prepared{erc, nl} {
+		if p.early != nil {
+			watch[p.j.out] = p.early.closed
+		}
+	}
+	defer watchClosed(out, watch)()
 	res, err := runGroup(ctx, t.Timeout, t.yield, label, dir, env, t.Path, "jobset", "run", "--file", file, project)
 	if err != nil {
 		return err

@@ -169,7 +169,7 @@ type output struct{ stdout, stderr []byte }
 // execute runs kicad-cli once with args and returns what it printed; label
 // names the run in errors ("/usr/bin/kicad-cli version").
 func (t *Tool) execute(ctx context.Context, timeout time.Duration, label string, args ...string) (output, error) {
-	out, _, err := t.executeFile(ctx, timeout, label, "", args...)
+	out, _, err := t.executeFile(ctx, timeout, label, "", nil, args...)
 	return out, err
 }
 
@@ -179,9 +179,10 @@ const outPlaceholder = "\x00out"
 // executeFile runs kicad-cli once in a fresh run folder (newRunFolder). When
 // outName is set, the argument outPlaceholder is replaced by a path in the
 // run folder named outName, and the file kicad-cli writes there is returned;
-// a run that writes none is an error. label names the run in errors
-// ("kicad-cli sch erc hardware/x.kicad_sch").
-func (t *Tool) executeFile(ctx context.Context, timeout time.Duration, label, outName string, args ...string) (output, []byte, error) {
+// a run that writes none is an error; with e, the file is parsed early
+// (early.go). label names the run in errors ("kicad-cli sch erc
+// hardware/x.kicad_sch").
+func (t *Tool) executeFile(ctx context.Context, timeout time.Duration, label, outName string, e *early, args ...string) (output, []byte, error) {
 	dir, env, err := t.newRunFolder(label)
 	if err != nil {
 		return output{}, nil, err
@@ -199,6 +200,9 @@ func (t *Tool) executeFile(ctx context.Context, timeout time.Duration, label, ou
 			a = outPath
 		}
 		argv[i] = a
+	}
+	if e != nil && outName != "" {
+		defer watchClosed(filepath.Dir(outPath), map[string]func(string){outName: e.closed})()
 	}
 	out, err := runGroup(ctx, timeout, t.yield, label, dir, env, t.Path, argv...)
 	if err != nil || outName == "" {

@@ -1,0 +1,164 @@
+package kicadcli
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestClosedNames reads inotify's event records: names NUL-padded to the
+// record's length, several records in one read, a truncated tail ignored.
+func TestClosedNames(t *testing.T) {
+	record := func(name string, pad int) []byte {
+		b := make([]byte, syscall.SizeofInotifyEvent+len(name)+pad)
+		binary.NativeEndian.PutUint32(b[12:16], uint32(len(name)+pad))
+		copy(b[syscall.SizeofInotifyEvent:], name)
+		return b
+	}
+	tests := []struct {
+		name string
+		buf  []byte
+		want []string
+	}{
+		{"one", record("drc.json", 8), []string{"drc.json"}},
+		{"two", append(record("erc.json", 8), record("netlist.xml", 5)...), []string{"erc.json", "netlist.xml"}},
+		{"no name (the folder itself)", record("", 0), nil},
+		{"truncated tail", append(record("a", 3), record("b", 3)[:10]...), []string{"a"}},
+		{"length past the end", record("abc", 1)[:syscall.SizeofInotifyEvent+2], nil},
+		{"empty", nil, nil},
+	}
+	for _, tc := range tests {
+		if got := closedNames(tc.buf); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestWatchClosed: a watched name closed after writing calls back with its
+// path, each time; other names, and a file only read, do not; after stop
+// nothing is called.
+func TestWatchClosed(t *testing.T) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var got []string
+	seen := make(chan struct{}, 10)
+	stop := watchClosed(dir, map[string]func(string){"drc.json": func(p string) {
+		mu.Lock()
+		got = append(got, p)
+		mu.Unlock()
+		seen <- struct{}{}
+	}})
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait := func() {
+		select {
+		case <-seen:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no callback for a watched file closed after writing")
+		}
+	}
+	write("other.json", "{}")
+	write("drc.json", "{}")
+	wait()
+	if _, err := os.ReadFile(filepath.Join(dir, "drc.json")); err != nil {
+		t.Fatal(err)
+	}
+	write("drc.json", `{"again": true}`)
+	wait()
+	stop()
+	write("drc.json", "{}")
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{filepath.Join(dir, "drc.json"), filepath.Join(dir, "drc.json")}
+	if !slices.Equal(got, want) {
+		t.Errorf("callbacks %q, want %q (two writes of drc.json, nothing for other.json, a read or after stop)", got, want)
+	}
+}
+
+// TestEarlyResult: the early parse counts only for the very bytes the
+// output holds after the exit, the last such parse if the file was written
+// more than once; other bytes are parsed again.
+func TestEarlyResult(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.json")
+	var parses atomic.Int32
+	e := earlyFor(func(data []byte) (string, error) {
+		parses.Add(1)
+		if string(data) == "bad" {
+			return "", errors.New("unreadable")
+		}
+		return "parsed " + string(data), nil
+	})
+	for _, text := range []string{"half", "whole"} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e.closed(path)
+	}
+	parse := func(data []byte) (string, error) { return "late " + string(data), nil }
+	if got, err := parseOf(e, []byte("whole"), parse); err != nil || got != "parsed whole" {
+		t.Errorf("final bytes parsed early: got %q, %v; want the early parse", got, err)
+	}
+	if got, _ := parseOf(e, []byte("changed"), parse); got != "late changed" {
+		t.Errorf("bytes no early parse had: got %q, want a parse now", got)
+	}
+	if got, _ := parseOf(e, []byte("half"), parse); got != "parsed half" {
+		t.Errorf("an earlier close's bytes: got %q", got)
+	}
+	if n := parses.Load(); n != 2 {
+		t.Errorf("%d early parses, want 2 (one per close)", n)
+	}
+	if err := os.WriteFile(path, []byte("bad"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.closed(path)
+	if _, err := parseOf(e, []byte("bad"), parse); err == nil {
+		t.Error("an early parse's error was dropped")
+	}
+	if got, _ := parseOf[string](nil, []byte("x"), parse); got != "late x" {
+		t.Errorf("no early parses: got %q", got)
+	}
+	e.closed(filepath.Join(dir, "missing"))
+	if got, _ := parseOf(e, nil, parse); got != "late " {
+		t.Errorf("a file gone before its early read counted: %q", got)
+	}
+}
+
+// TestEarlyParseRealKiCad: on the real kicad-cli, DRC's report and the
+// jobset's two outputs are seen closed while kicad-cli runs, and the
+// results check reports are those early parses of the final bytes.
+func TestEarlyParseRealKiCad(t *testing.T) {
+	tool := kicadTool(t)
+	ctx := context.Background()
+	dir := copyDemo(t, "pic_programmer")
+	drc, err := tool.PrepareDRC(filepath.Join(dir, "pic_programmer.kicad_pcb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := drc.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pair, err := tool.PrepareERCAndNetlist(filepath.Join(dir, "pic_programmer.kicad_sch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := pair.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range map[string]*prepared{"DRC": drc.p, "ERC": pair.erc, "netlist": pair.nl} {
+		if _, _, ok := p.early.result(p.res.data); !ok {
+			t.Errorf("%s: no early parse of kicad-cli's final output", name)
+		}
+	}
+}
