@@ -488,6 +488,8 @@ type inputMemo struct {
 	mu   sync.Mutex
 	sets map[inputMemoKey]*memoSet
 	sums sumMemo
+	// stores is the cache writes still under way (finish, Flush).
+	stores sync.WaitGroup
 }
 
 type inputMemoKey struct {

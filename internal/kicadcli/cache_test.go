@@ -87,3 +87,29 @@ func TestPruneThrottled(t *testing.T) {
 		t.Error("pruning removed its own mark")
 	}
 }
+
+// TestFlush: a Tool sharing its inputs writes cache entries in the
+// background, and Flush returns once they are on disk; a plain Tool has
+// written before finish returns.
+func TestFlush(t *testing.T) {
+	for _, shared := range []bool{true, false} {
+		tool := &Tool{CacheDir: t.TempDir()}
+		if shared {
+			tool = tool.SharingInputs()
+		}
+		var keys []string
+		for i := range 20 {
+			p := &prepared{res: &result{}, key: string(rune('a' + i)), inputs: &inputSet{}}
+			tool.finish(p, nil, bytes.Repeat([]byte("x"), 1<<16))
+			keys = append(keys, p.key)
+		}
+		if shared {
+			tool.Flush()
+		}
+		for _, k := range keys {
+			if _, ok := tool.loadCached(k); !ok {
+				t.Errorf("shared %v: entry %s not written when it should be", shared, k)
+			}
+		}
+	}
+}

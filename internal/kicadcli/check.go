@@ -240,10 +240,29 @@ func (t *Tool) runPrepared(ctx context.Context, p *prepared) (*result, error) {
 
 // finish records a job's output as its result and caches it when no input
 // changed while kicad-cli ran.
+//
+// Within one check (SharingInputs) the entry is written in the background,
+// beside the check's own work that follows (the parse and drift): encoding
+// a netlist's entry cost 10-25 ms at the end of a schematic-only check.
+// Flush waits for those writes.
 func (t *Tool) finish(p *prepared, stderr, data []byte) {
 	p.res.data, p.res.notes = data, notes(string(stderr))
-	if p.key != "" && p.inputs.unchanged() {
-		t.storeCached(p.key, cacheEntry{Stderr: string(stderr), Data: string(data)})
+	if p.key == "" || !p.inputs.unchanged() {
+		return
+	}
+	store := func() { t.storeCached(p.key, cacheEntry{Stderr: string(stderr), Data: string(data)}) }
+	if t.inputs == nil {
+		store()
+		return
+	}
+	t.inputs.stores.Go(store)
+}
+
+// Flush waits for the cache writes of the runs that share t's inputs
+// (finish); a Tool that does not share writes before its run returns.
+func (t *Tool) Flush() {
+	if t.inputs != nil {
+		t.inputs.stores.Wait()
 	}
 }
 

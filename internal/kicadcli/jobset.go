@@ -37,7 +37,8 @@ func (t *Tool) ERCAndNetlist(ctx context.Context, schPath string) (*Report, *kic
 // PrepareERCAndNetlist does ERCAndNetlist's work up to kicad-cli (see
 // PrepareDRC).
 func (t *Tool) PrepareERCAndNetlist(schPath string) (*PreparedPair, error) {
-	if t.inputs == nil {
+	own := t.inputs == nil
+	if own {
 		t = t.SharingInputs() // the two jobs read the same schematics: hashed once
 	}
 	erc, err := t.prepare(ercJob(schPath))
@@ -50,7 +51,7 @@ func (t *Tool) PrepareERCAndNetlist(schPath string) (*PreparedPair, error) {
 	}
 	erc.early = earlyFor(func(data []byte) (*Report, error) { return parseERC(data, schPath) })
 	nl.early = earlyFor(kicad.ParseNetlistXML)
-	return &PreparedPair{t: t, schPath: schPath, erc: erc, nl: nl}, nil
+	return &PreparedPair{t: t, schPath: schPath, erc: erc, nl: nl, flush: own}, nil
 }
 
 // PreparedPair is ERCAndNetlist prepared: Run is what is left.
@@ -58,11 +59,15 @@ type PreparedPair struct {
 	t       *Tool
 	schPath string
 	erc, nl *prepared
+	flush   bool // Run waits for the cache writes: nobody else shares its inputs
 }
 
 // Run runs the jobset (or the calls not cached) and parses both results.
 func (c *PreparedPair) Run(ctx context.Context) (*Report, *kicad.Netlist, error) {
 	t, erc, nl := c.t, c.erc, c.nl
+	if c.flush {
+		defer t.Flush()
+	}
 	if project := jobsetProject(c.schPath); project != "" && !erc.res.cached && !nl.res.cached {
 		err := t.runJobset(ctx, project, erc, nl)
 		if err != nil && (ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)) {

@@ -143,6 +143,7 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	// fits in what DRC leaves idle (kicadcli.Tool.Yielding). ERC and the
 	// export read the same schematics: hashed once (SharingInputs).
 	tool := in.Tool.SharingInputs()
+	defer tool.Flush() // the cache writes, made beside the work below
 	if in.Board != "" {
 		var run *kicadcli.PreparedCheck
 		if run, drcErr = tool.PrepareDRC(in.Board); drcErr == nil {
