@@ -34,7 +34,10 @@ func TestReleaseProblems(t *testing.T) {
 		want []string // substrings, one per problem
 	}{
 		{"clean", Manifest{DRC: &DRC{Ran: true, Clean: true, Warnings: 3}}, nil},
-		{"errors", Manifest{DRC: &DRC{Ran: true, Errors: 2, Unconnected: 52}}, []string{"not DRC-clean (2 errors, 52 unconnected"}},
+		{"errors", Manifest{DRC: &DRC{Ran: true, Errors: 2, Warnings: 52, Unconnected: 52}}, []string{"not DRC-clean (2 errors, 52 warnings; 52 unconnected items among them)"}},
+		{"unconnected and parity among the errors", Manifest{DRC: &DRC{Ran: true, Errors: 3, Unconnected: 1, Parity: 2}},
+			[]string{"not DRC-clean (3 errors; 1 unconnected item and 2 parity issues among them)"}},
+		{"warnings alone", Manifest{DRC: &DRC{Ran: true, Warnings: 2, Unconnected: 2}}, []string{"not DRC-clean (2 warnings; 2 unconnected items among them)"}},
 		{"draft", Manifest{DRC: &DRC{Ran: true, Clean: true}, Draft: true}, []string{"copperhead layout draft"}},
 		{"no drc", Manifest{DRC: &DRC{Reason: "the project has no .kicad_pcb"}}, []string{"DRC did not run: the project has no .kicad_pcb"}},
 		{"old manifest", Manifest{}, []string{"DRC did not run"}},

@@ -66,14 +66,43 @@ var ErrNotReleasable = errors.New("not releasable")
 
 // DRC is the design-rules result of the board as packaged, in manifest.json.
 type DRC struct {
-	Ran         bool `json:"ran"`
-	Clean       bool `json:"clean"` // no error-severity violation, no unconnected item, no parity error
-	Errors      int  `json:"errors"`
-	Warnings    int  `json:"warnings"`
-	Unconnected int  `json:"unconnected"`
-	Parity      int  `json:"parity"`
+	Ran   bool `json:"ran"`
+	Clean bool `json:"clean"` // no error-severity violation, no unconnected item, no parity error
+	// Errors and Warnings count every finding of that severity: design
+	// violations, unconnected items and parity issues alike (Report.Counts).
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	// Unconnected and Parity are how many of those findings are
+	// unconnected items and schematic parity issues.
+	Unconnected int `json:"unconnected"`
+	Parity      int `json:"parity"`
 	// Reason says why DRC did not run (no board, kicad-cli failed).
 	Reason string `json:"reason,omitempty"`
+}
+
+// counts words the DRC numbers so that none reads as adding to another:
+// the errors and warnings count every finding, and the unconnected items
+// and parity issues are named as being among them ("2 errors, 18
+// warnings; 5 parity issues among them").
+func (d DRC) counts() string {
+	var total, among []string
+	if d.Errors > 0 {
+		total = append(total, textfmt.Count(d.Errors, "error"))
+	}
+	if d.Warnings > 0 || d.Errors == 0 {
+		total = append(total, textfmt.Count(d.Warnings, "warning"))
+	}
+	if d.Unconnected > 0 {
+		among = append(among, textfmt.CountForms(d.Unconnected, "unconnected item", "unconnected items"))
+	}
+	if d.Parity > 0 {
+		among = append(among, textfmt.CountForms(d.Parity, "parity issue", "parity issues"))
+	}
+	s := strings.Join(total, ", ")
+	if len(among) > 0 {
+		s += "; " + strings.Join(among, " and ") + " among them"
+	}
+	return s
 }
 
 // draftMarker is the title-block comment internal/draft/layout writes into
@@ -92,8 +121,7 @@ func (m Manifest) ReleaseProblems() []string {
 		}
 		p = append(p, reason)
 	case !m.DRC.Clean:
-		p = append(p, fmt.Sprintf("the board is not DRC-clean (%d errors, %d unconnected, %d parity issues, %d warnings)",
-			m.DRC.Errors, m.DRC.Unconnected, m.DRC.Parity, m.DRC.Warnings))
+		p = append(p, "the board is not DRC-clean ("+m.DRC.counts()+")")
 	}
 	if m.Draft {
 		p = append(p, "the board is a copperhead layout draft (see LAYOUT.md Draft quality)")
