@@ -200,3 +200,39 @@ func TestSummarizeDRC(t *testing.T) {
 		t.Error("a board with parity warnings only is not clean")
 	}
 }
+
+// TestGateNoBoard: a project without a board skips its board artifacts and
+// fails the gate once, naming them; a skip by request never fails it.
+func TestGateNoBoard(t *testing.T) {
+	ok := func(name string) Artifact { return Artifact{Name: name, Status: StatusOK, Files: []string{name}} }
+	skip := func(name, reason string) Artifact {
+		return Artifact{Name: name, Status: StatusSkipped, Files: []string{}, Reason: reason}
+	}
+	tests := []struct {
+		name      string
+		artifacts []Artifact
+		want      string // "" for a pass
+	}{
+		{"by request", []Artifact{ok(ArtifactGerbers), ok(ArtifactOutline), skip(ArtifactSTEP, "skipped by request (--no-step)"), ok(ArtifactSchematicSVG),
+			ok(ArtifactBoardSVG), skip(ArtifactRender, "skipped by request (--no-render)"), ok(ArtifactBOM), ok(ArtifactCPL)}, ""},
+		{"no board", []Artifact{skip(ArtifactGerbers, NoBoard), skip(ArtifactOutline, NoBoard), skip(ArtifactSTEP, "skipped by request (--no-step)"), ok(ArtifactSchematicSVG),
+			skip(ArtifactBoardSVG, NoBoard), skip(ArtifactRender, NoBoard), ok(ArtifactBOM), skip(ArtifactCPL, NoBoard)},
+			"the project has no board (.kicad_pcb): skipped gerbers, outline_dxf, board_svg, render_png, cpl_csv"},
+		{"no board and a failure", []Artifact{skip(ArtifactGerbers, NoBoard), skip(ArtifactOutline, NoBoard), skip(ArtifactSTEP, NoBoard),
+			{Name: ArtifactSchematicSVG, Status: StatusFailed, Files: []string{}, Reason: "kicad-cli said no"},
+			skip(ArtifactBoardSVG, NoBoard), skip(ArtifactRender, NoBoard), ok(ArtifactBOM), skip(ArtifactCPL, NoBoard)},
+			"the project has no board (.kicad_pcb): skipped gerbers, outline_dxf, step, board_svg, render_png, cpl_csv; schematic_svg failed: kicad-cli said no"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Manifest{Artifacts: tc.artifacts}.Gate()
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tc.want {
+				t.Errorf("Gate = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -35,10 +35,21 @@ const (
 
 // Artifact statuses.
 const (
-	StatusOK      = "ok"
-	StatusFailed  = "failed"
-	StatusSkipped = "skipped" // by request (--no-step, --no-render); never a failure
+	StatusOK     = "ok"
+	StatusFailed = "failed"
+	// StatusSkipped is an artifact left out: by request (--no-step,
+	// --no-render), never a failure; or a board artifact of a project with
+	// no board (Reason NoBoard), which Gate fails once for all of them.
+	StatusSkipped = "skipped"
 )
+
+// NoBoard is the reason of every board artifact (and of the DRC) of a
+// project without a .kicad_pcb.
+const NoBoard = "the project has no .kicad_pcb"
+
+// errNoBoard is needBoard's refusal; run records it as a skip with reason
+// NoBoard, not as a failure with the same words once per artifact.
+var errNoBoard = errors.New(NoBoard)
 
 // ManifestName is the manifest's file name inside the outputs folder.
 const ManifestName = "manifest.json"
@@ -133,7 +144,7 @@ func (m Manifest) ReleaseProblems() []string {
 type Input struct {
 	Name      string // project name, e.g. "open-telegraph"
 	Schematic string // root .kicad_sch
-	Board     string // .kicad_pcb; "" fails every board artifact with a reason
+	Board     string // .kicad_pcb; "" skips every board artifact (reason NoBoard), which fails Gate
 	BOMDoc    string // docs/BOM.md; a missing file means "schematic fields only"
 	Repo      string // the repository the design files must stay inside; "" for anywhere
 }
@@ -177,11 +188,26 @@ type Result struct {
 	Took     map[string]time.Duration
 }
 
+// SkippedForNoBoard names the artifacts skipped because the project has no
+// board, in manifest order; nil when it has one.
+func (m Manifest) SkippedForNoBoard() []string {
+	var names []string
+	for _, a := range m.Artifacts {
+		if a.Status == StatusSkipped && a.Reason == NoBoard {
+			names = append(names, a.Name)
+		}
+	}
+	return names
+}
+
 // Gate is the stage's completion check on a manifest: every artifact is ok
 // (or skipped by request) and has files. Verify applies it to the folder on
 // disk, with hashes.
 func (m Manifest) Gate() error {
 	var problems []string
+	if skipped := m.SkippedForNoBoard(); len(skipped) > 0 {
+		problems = append(problems, "the project has no board (.kicad_pcb): skipped "+strings.Join(skipped, ", "))
+	}
 	for _, a := range m.Artifacts {
 		switch {
 		case a.Status == StatusSkipped:
@@ -422,7 +448,7 @@ func cleanStaging(dir string) {
 // copperhead layout draft.
 func checkBoard(ctx context.Context, t *kicadcli.Tool, in Input) (DRC, bool) {
 	if in.Board == "" {
-		return DRC{Reason: "the project has no .kicad_pcb"}, false
+		return DRC{Reason: NoBoard}, false
 	}
 	data, err := readDesignFile(in.Repo, in.Board)
 	if err != nil {
@@ -470,9 +496,12 @@ func (g *generator) run(name string, produce func() (Artifact, error)) {
 	a, err := produce()
 	g.took[name] = time.Since(start)
 	a.Name = name
-	if err != nil {
+	switch {
+	case errors.Is(err, errNoBoard):
+		a = Artifact{Name: name, Status: StatusSkipped, Files: []string{}, Reason: NoBoard}
+	case err != nil:
 		a = Artifact{Name: name, Status: StatusFailed, Files: []string{}, Reason: textfmt.OneLine(err.Error()), Warnings: a.Warnings}
-	} else if a.Status == "" {
+	case a.Status == "":
 		a.Status = StatusOK
 	}
 	if a.Files == nil {
@@ -485,10 +514,11 @@ func (g *generator) skip(name, reason string) {
 	g.artifacts = append(g.artifacts, Artifact{Name: name, Status: StatusSkipped, Files: []string{}, Reason: reason})
 }
 
-// needBoard refuses board artifacts of a project without a board.
+// needBoard refuses board artifacts of a project without a board
+// (errNoBoard: run records the artifact as skipped).
 func (g *generator) needBoard() error {
 	if g.in.Board == "" {
-		return errors.New("the project has no .kicad_pcb")
+		return errNoBoard
 	}
 	return nil
 }
