@@ -45,6 +45,10 @@ const (
 	ercHelp      = "https://docs.kicad.org/9.0/en/eeschema/eeschema.html#electrical-rules-check"
 	drcHelp      = "https://docs.kicad.org/9.0/en/pcbnew/pcbnew.html#design-rule-checking"
 	fingerprint  = "copperhead/v1"
+	// homepage is tool.driver.informationUri: where the developer reading
+	// a result learns what copperhead is (the validator warns SARIF2005
+	// without it).
+	homepage = "https://github.com/copperhead-eda/copperhead"
 )
 
 type sarifLog struct {
@@ -64,9 +68,10 @@ type sarifTool struct {
 }
 
 type sarifDriver struct {
-	Name    string      `json:"name"`
-	Version string      `json:"version,omitempty"`
-	Rules   []sarifRule `json:"rules"`
+	Name           string      `json:"name"`
+	Version        string      `json:"version,omitempty"`
+	InformationURI string      `json:"informationUri"`
+	Rules          []sarifRule `json:"rules"`
 }
 
 type sarifMessage struct {
@@ -160,7 +165,7 @@ func SARIF(w io.Writer, r *verify.Result, p Project) error {
 	}
 
 	run := sarifRun{
-		Tool:       sarifTool{Driver: sarifDriver{Name: "copperhead", Version: numericVersion(p.Version), Rules: b.rules}},
+		Tool:       sarifTool{Driver: sarifDriver{Name: "copperhead", Version: numericVersion(p.Version), InformationURI: homepage, Rules: b.rules}},
 		Results:    b.results,
 		Properties: map[string]any{"ok": r.OK},
 	}

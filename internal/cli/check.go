@@ -265,19 +265,10 @@ func printTool(w io.Writer, name string, g verify.ToolGate, baseline bool) {
 		if n, old := g.BaselineCounts(); n+old > 0 {
 			parts = append(parts, fmt.Sprintf("%d new (%d existing)", n, old))
 		}
-	} else {
-		if g.Errors > 0 {
-			parts = append(parts, textfmt.Count(g.Errors, "error"))
-		}
-		if g.Warnings > 0 {
-			parts = append(parts, textfmt.Count(g.Warnings, "warning"))
-		}
-		if n := len(g.Unconnected); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d unconnected", n))
-		}
-		if n := len(g.Parity); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d parity", n))
-		}
+	} else if b := kicadcli.Breakdown(g.Violations, g.Unconnected, g.Parity); b != "" {
+		// Errors and warnings count every group: the unconnected items
+		// and parity issues are named inside the count that holds them.
+		parts = append(parts, b)
 	}
 	mark := checkMark(g.OK)
 	switch {

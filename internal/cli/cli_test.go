@@ -21,6 +21,11 @@ func TestExitCodes(t *testing.T) {
 	empty := t.TempDir()
 	file := filepath.Join(empty, "file")
 	os.WriteFile(file, nil, 0o644)
+	// A KiCad 5 project: a legacy .pro and .sch, no .kicad_sch.
+	k5 := t.TempDir()
+	os.WriteFile(filepath.Join(k5, "board.pro"), []byte("update=22/05/2015 07:44:53\nversion=1\n"), 0o644)
+	os.WriteFile(filepath.Join(k5, "board.sch"), []byte("EESchema Schematic File Version 4\nEELAYER 30 0\nEELAYER END\n"), 0o644)
+	const k5Line = "copperhead: board.sch is a KiCad 5 (legacy) schematic, which copperhead cannot read: open and save it in KiCad 6 or later (KiCad 9's File > Save converts it)\n"
 	tests := []struct {
 		name   string
 		args   []string
@@ -36,6 +41,10 @@ func TestExitCodes(t *testing.T) {
 		{"repo is a file", []string{"--repo", file, "parts"}, ExitUsage, "not a folder"},
 		{"no schematic", []string{"--repo", empty, "init"}, ExitFailed, "no KiCad schematic (.kicad_sch) found"},
 		{"no schematic, check", []string{"--repo", empty, "check"}, ExitFailed, "no KiCad schematic"},
+		{"KiCad 5 project, init", []string{"--repo", k5, "init"}, ExitFailed, k5Line},
+		{"KiCad 5 project, check", []string{"--repo", k5, "check"}, ExitFailed, k5Line},
+		{"KiCad 5 project, edit", []string{"--repo", k5, "edit", "set-field", "R1", "Value", "1k"}, ExitFailed, k5Line},
+		{"KiCad 5 project, draft layout", []string{"--repo", k5, "draft", "layout"}, ExitFailed, k5Line},
 		{"missing kicad-cli", []string{"--repo", "testdata/tiny", "nets"}, ExitUsage, "run scripts/setup.sh"},
 	}
 	for _, tc := range tests {

@@ -183,7 +183,7 @@ func (a *app) openForLayout() (*workspace, string, error) {
 	}
 	pr, err := project.Locate(repo, "", cfg.Schematic, "")
 	if err != nil {
-		if errors.Is(err, project.ErrNoSchematic) {
+		if errors.Is(err, project.ErrNoSchematic) && !errors.Is(err, project.ErrLegacySchematic) {
 			return nil, "", withHint(failf("%v", err), "draft the schematic first: copperhead draft schematic --intent FILE")
 		}
 		return nil, "", failf("%v", err)

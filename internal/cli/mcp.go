@@ -80,7 +80,14 @@ func (a *app) runMCP(ctx context.Context) error {
 		},
 	})
 	fmt.Fprintf(a.io.Err, "copperhead mcp: serving %s on stdio\n", repo)
-	if err := srv.Run(ctx, mcpserver.StdioTransport(in, proto)); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+	err = srv.Run(ctx, mcpserver.StdioTransport(in, proto))
+	if ctx.Err() != nil {
+		// A signal stopped the server: its normal shutdown, said in one
+		// log line; main turns the quiet failure into exit 130.
+		fmt.Fprintf(a.io.Err, "copperhead mcp: stopped (%v)\n", context.Cause(ctx))
+		return quietf(ExitFailed, "mcp: stopped (%v)", context.Cause(ctx))
+	}
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return failf("mcp: %v", err)
 	}
 	return nil

@@ -138,7 +138,14 @@ func resolveOut(repo, out, def string) string {
 // renderOutputs prints one line per artifact and a summary line.
 func renderOutputs(a *app, res *outputs.Result, rel string) {
 	w := a.io.Out
+	// A project without a board skips every board artifact for the one
+	// reason the error line gives once (Manifest.Gate), not once per
+	// artifact, and its DRC did not run for the same reason.
+	noBoard := len(res.Manifest.SkippedForNoBoard()) > 0
 	for _, art := range res.Manifest.Artifacts {
+		if art.Status == outputs.StatusSkipped && art.Reason == outputs.NoBoard {
+			continue
+		}
 		mark := "✓"
 		switch art.Status {
 		case outputs.StatusFailed:
@@ -167,6 +174,9 @@ func renderOutputs(a *app, res *outputs.Result, rel string) {
 		}
 	}
 	for _, p := range res.Manifest.ReleaseProblems() {
+		if noBoard && res.Manifest.DRC != nil && res.Manifest.DRC.Reason == outputs.NoBoard {
+			break
+		}
 		fmt.Fprintf(w, "warning: %s: this package is for review, not an order ('outputs --release' refuses it)\n", p)
 	}
 	fmt.Fprintf(w, "%s in %s/ · fab %s · supplier %s · kicad-cli %s · %s\n",

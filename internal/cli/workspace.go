@@ -52,6 +52,9 @@ func (a *app) openAt(sub string, forInit bool) (*workspace, error) {
 	}
 	pr, err := project.Locate(repo, sub, sch, brd)
 	if err != nil {
+		if errors.Is(err, project.ErrLegacySchematic) {
+			return nil, failf("%v", err) // the message says what to do
+		}
 		if errors.Is(err, project.ErrNoSchematic) {
 			return nil, withHint(failf("%v", err), "copperhead works on a KiCad project: run it in a repository holding a .kicad_sch, or pass --repo")
 		}

@@ -555,6 +555,7 @@ func Gate(ctx context.Context, env Env, st Stage) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
+		erc.PlaceSheets(sch.SheetsDeclaring) // as check files them
 		if n := len(erc.Violations); n > 0 {
 			problems = append(problems, fmt.Sprintf("ERC: %d violations (first: %s)", n, kicadcli.OneLine(erc.Violations[0].Description)))
 		}

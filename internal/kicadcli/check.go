@@ -17,8 +17,33 @@ import (
 // requested, exclusions included, so the report sorts them itself.
 // kicad-cli's exit status reflects loading, not violations: a schematic with
 // errors still succeeds here, and Report.Failed decides.
+//
+// Each violation is filed under the sheet its item is on (PlaceSheets), as
+// check files it, from copperhead's own read of the schematic, done while
+// kicad-cli runs: kicad-cli 9 files some sub-sheet violations under "/". A
+// schematic copperhead cannot read keeps kicad-cli's sheets.
 func (t *Tool) ERC(ctx context.Context, schPath string) (*Report, error) {
-	return t.check(ctx, ercJob(schPath), parseERC)
+	sheets := make(chan func(uuid string) []string, 1)
+	go func() { sheets <- t.sheetsDeclaring(schPath) }()
+	r, err := t.check(ctx, ercJob(schPath), parseERC)
+	if err != nil {
+		return nil, err
+	}
+	if of := <-sheets; of != nil {
+		r.PlaceSheets(of)
+	}
+	return r, nil
+}
+
+// sheetsDeclaring is kicad.Schematic.SheetsDeclaring of the schematic at
+// schPath (read within its boundary), or nil when it does not load: ERC's
+// own error, or kicad-cli's report as it is, says the rest.
+func (t *Tool) sheetsDeclaring(schPath string) func(uuid string) []string {
+	sch, err := kicad.LoadSchematicWithin(schPath, t.boundaryFor(schPath))
+	if err != nil {
+		return nil
+	}
+	return sch.SheetsDeclaring
 }
 
 func ercJob(schPath string) job {

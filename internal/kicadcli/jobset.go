@@ -26,6 +26,10 @@ import (
 // A jobset that fails or writes less than both files is not trusted with an
 // error message: the two calls then run on their own, and their errors (with
 // copperhead's own parse of the schematic) are the ones reported.
+//
+// Unlike ERC's, the report keeps kicad-cli's sheets: every caller loads the
+// schematic for its own needs and files the violations with it
+// (Report.PlaceSheets(sch.SheetsDeclaring)), so it is not read twice.
 func (t *Tool) ERCAndNetlist(ctx context.Context, schPath string) (*Report, *kicad.Netlist, error) {
 	c, err := t.PrepareERCAndNetlist(schPath)
 	if err != nil {

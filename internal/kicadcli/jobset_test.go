@@ -119,6 +119,13 @@ func TestJobsetMatchesSeparateCalls(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// ERC files violations under their item's sheet; the jobset's
+			// caller does so with the schematic it loaded.
+			loaded, err := kicad.LoadSchematic(sch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			erc.PlaceSheets(loaded.SheetsDeclaring)
 			if a, b := asJSON(t, erc), asJSON(t, ercAlone); a != b {
 				t.Errorf("ERC from the jobset differs from sch erc:\n%s\n%s", a, b)
 			}
@@ -190,6 +197,13 @@ func TestJobsetFallsBack(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// ERC files violations under their item's sheet; the jobset's
+			// caller does so with the schematic it loaded.
+			loaded, err := kicad.LoadSchematic(sch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			erc.PlaceSheets(loaded.SheetsDeclaring)
 			if a, b := asJSON(t, erc), asJSON(t, ercAlone); a != b {
 				t.Errorf("ERC differs from sch erc:\n%s\n%s", a, b)
 			}

@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
 
 	"copperhead/internal/kicad"
+	"copperhead/internal/textfmt"
 )
 
 // Severity is KiCad's severity of a violation: "error" or "warning" (KiCad
@@ -105,6 +107,62 @@ func (r *Report) Counts() Counts {
 		}
 	}
 	return c
+}
+
+// Breakdown words the findings that can fail a check (the violations,
+// unconnected items and parity issues of a report, or of a gate holding
+// them) so that no count reads as adding to another: one count per
+// severity, every group included, followed by the unconnected items and
+// parity issues inside it: "3 errors (2 unconnected), 18 warnings (5
+// parity)". Errors come first, then warnings, then any other severity KiCad
+// used ("1 info"). Empty when there are none. The error and warning counts
+// are Counts' own.
+func Breakdown(violations, unconnected, parity []Violation) string {
+	type tally struct{ all, unconnected, parity int }
+	by := map[Severity]*tally{}
+	add := func(vs []Violation, in func(*tally) *int) {
+		for _, v := range vs {
+			t := by[v.Severity]
+			if t == nil {
+				t = &tally{}
+				by[v.Severity] = t
+			}
+			t.all++
+			if in != nil {
+				*in(t)++
+			}
+		}
+	}
+	add(violations, nil)
+	add(unconnected, func(t *tally) *int { return &t.unconnected })
+	add(parity, func(t *tally) *int { return &t.parity })
+	sevs := slices.Collect(maps.Keys(by))
+	slices.SortFunc(sevs, func(a, b Severity) int {
+		return cmp.Or(cmp.Compare(b.rank(), a.rank()), strings.Compare(string(a), string(b)))
+	})
+	var parts []string
+	for _, sev := range sevs {
+		t := by[sev]
+		var word string
+		switch sev {
+		case SeverityError, SeverityWarning:
+			word = textfmt.Count(t.all, string(sev))
+		default:
+			word = fmt.Sprintf("%d %s", t.all, cmp.Or(string(sev), "unrated"))
+		}
+		var inside []string
+		if t.unconnected > 0 {
+			inside = append(inside, fmt.Sprintf("%d unconnected", t.unconnected))
+		}
+		if t.parity > 0 {
+			inside = append(inside, fmt.Sprintf("%d parity", t.parity))
+		}
+		if len(inside) > 0 {
+			word += " (" + strings.Join(inside, ", ") + ")"
+		}
+		parts = append(parts, word)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Failed reports whether the report fails a check at the default bar: any

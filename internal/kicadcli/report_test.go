@@ -3,6 +3,7 @@ package kicadcli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -302,4 +303,58 @@ func TestPlaceSheets(t *testing.T) {
 	if r.Environment[0].Sheet != "/amp/" {
 		t.Errorf("environment violation on %q, want /amp/", r.Environment[0].Sheet)
 	}
+}
+
+// TestBreakdown: the gate line's counts never read as adding to one
+// another: unconnected items and parity issues are named inside the
+// severity count that holds them.
+func TestBreakdown(t *testing.T) {
+	v := func(sev Severity, n int) []Violation {
+		out := make([]Violation, n)
+		for i := range out {
+			out[i].Severity = sev
+		}
+		return out
+	}
+	tests := []struct {
+		name                     string
+		violations, uncon, parit []Violation
+		want                     string
+	}{
+		{"none", nil, nil, nil, ""},
+		{"violations only", slices.Concat(v(SeverityError, 1), v(SeverityWarning, 2)), nil, nil, "1 error, 2 warnings"},
+		{"parity and unconnected inside the warnings", v(SeverityWarning, 11), v(SeverityWarning, 2), v(SeverityWarning, 5),
+			"18 warnings (2 unconnected, 5 parity)"},
+		{"each group under its severity", v(SeverityWarning, 13), v(SeverityError, 2), slices.Concat(v(SeverityError, 1), v(SeverityWarning, 5)),
+			"3 errors (2 unconnected, 1 parity), 18 warnings (5 parity)"},
+		{"parity only", nil, nil, v(SeverityWarning, 1), "1 warning (1 parity)"},
+		{"other severities last", v("info", 1), nil, v(SeverityError, 1), "1 error (1 parity), 1 info"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Breakdown(tc.violations, tc.uncon, tc.parit); got != tc.want {
+				t.Errorf("Breakdown = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestBreakdownAgreesWithCounts: on kicad-cli's own DRC report, the words
+// carry Counts' error and warning numbers.
+func TestBreakdownAgreesWithCounts(t *testing.T) {
+	r, err := parseDRC(readTestdata(t, "drc_pic_programmer_unrouted.json"), "x.kicad_pcb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Counts()
+	got := Breakdown(r.Violations, r.Unconnected, r.Parity)
+	for _, want := range []string{fmt.Sprintf("%d error", c.Errors), fmt.Sprintf("%d warning", c.Warnings)} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Breakdown = %q, lacks %q (Counts %+v)", got, want, c)
+		}
+	}
+	if len(r.Unconnected) == 0 || len(r.Parity) == 0 || !strings.Contains(got, "unconnected") || !strings.Contains(got, "parity") {
+		t.Errorf("Breakdown = %q for %d unconnected, %d parity", got, len(r.Unconnected), len(r.Parity))
+	}
+	t.Log(got)
 }

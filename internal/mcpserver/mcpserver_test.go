@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -530,4 +532,58 @@ func TestResultsRedacted(t *testing.T) {
 	if isErr || strings.Contains(text, secret) || strings.Contains(sr.Result, secret) || !strings.Contains(text, "[REDACTED]") {
 		t.Errorf("read_file of a file holding a secret: error=%v %q", isErr, text)
 	}
+}
+
+// TestRunEnds: Run returns when the client leaves (nil) or when its context
+// ends (the context's error: a signal stopping `copperhead mcp`), and
+// neither is logged as an error: both are a normal end of serving.
+func TestRunEnds(t *testing.T) {
+	for _, how := range []string{"context cancelled", "client left"} {
+		t.Run(how, func(t *testing.T) {
+			var log syncBuffer
+			srv := New(Options{Repo: t.TempDir(), Version: "test", Log: &log, Probes: &offlineProbes})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			st, ct := mcp.NewInMemoryTransports()
+			ran := make(chan error, 1)
+			go func() { ran <- srv.Run(ctx, st) }()
+			cl := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1.0"}, nil)
+			cs, err := cl.Connect(context.Background(), ct, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want error
+			if how == "client left" {
+				_ = cs.Close()
+			} else {
+				cancel()
+				want = context.Canceled
+				defer cs.Close()
+			}
+			if err := <-ran; !errors.Is(err, want) && !(want == nil && err == nil) {
+				t.Errorf("Run = %v, want %v", err, want)
+			}
+			if strings.Contains(log.String(), "level=") {
+				t.Errorf("Run logged through the SDK's logger:\n%s", log.String())
+			}
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

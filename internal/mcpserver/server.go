@@ -137,9 +137,25 @@ finish(done) is refused while an obligation is open or the last ERC/DRC predates
 Get the prompt "copperhead-rules" for the full rules.`
 
 // Run serves one connection on t until the client disconnects or ctx ends,
-// then closes any change session still open (Shutdown).
+// then closes any change session still open (Shutdown). When ctx ended it
+// Run returns ctx's error. It is the SDK's Server.Run without its log line:
+// that one logs an ERROR for a cancelled context, yet a signal stopping
+// `copperhead mcp` is its normal shutdown, and a session that ended with an
+// error is returned for the caller to report once.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	err := s.sdk.Run(ctx, t)
+	ss, err := s.sdk.Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		_ = ss.Close()
+		<-ended
+		err = ctx.Err()
+	case err = <-ended:
+	}
 	s.Shutdown(context.WithoutCancel(ctx))
 	return err
 }

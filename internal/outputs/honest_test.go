@@ -34,7 +34,10 @@ func TestReleaseProblems(t *testing.T) {
 		want []string // substrings, one per problem
 	}{
 		{"clean", Manifest{DRC: &DRC{Ran: true, Clean: true, Warnings: 3}}, nil},
-		{"errors", Manifest{DRC: &DRC{Ran: true, Errors: 2, Unconnected: 52}}, []string{"not DRC-clean (2 errors, 52 unconnected"}},
+		{"errors", Manifest{DRC: &DRC{Ran: true, Errors: 2, Warnings: 52, Unconnected: 52}}, []string{"not DRC-clean (2 errors, 52 warnings; 52 unconnected items among them)"}},
+		{"unconnected and parity among the errors", Manifest{DRC: &DRC{Ran: true, Errors: 3, Unconnected: 1, Parity: 2}},
+			[]string{"not DRC-clean (3 errors; 1 unconnected item and 2 parity issues among them)"}},
+		{"warnings alone", Manifest{DRC: &DRC{Ran: true, Warnings: 2, Unconnected: 2}}, []string{"not DRC-clean (2 warnings; 2 unconnected items among them)"}},
 		{"draft", Manifest{DRC: &DRC{Ran: true, Clean: true}, Draft: true}, []string{"copperhead layout draft"}},
 		{"no drc", Manifest{DRC: &DRC{Reason: "the project has no .kicad_pcb"}}, []string{"DRC did not run: the project has no .kicad_pcb"}},
 		{"old manifest", Manifest{}, []string{"DRC did not run"}},
@@ -195,5 +198,41 @@ func TestSummarizeDRC(t *testing.T) {
 	}
 	if !summarizeDRC(&kicadcli.Report{Parity: []kicadcli.Violation{v(kicadcli.SeverityWarning)}}).Clean {
 		t.Error("a board with parity warnings only is not clean")
+	}
+}
+
+// TestGateNoBoard: a project without a board skips its board artifacts and
+// fails the gate once, naming them; a skip by request never fails it.
+func TestGateNoBoard(t *testing.T) {
+	ok := func(name string) Artifact { return Artifact{Name: name, Status: StatusOK, Files: []string{name}} }
+	skip := func(name, reason string) Artifact {
+		return Artifact{Name: name, Status: StatusSkipped, Files: []string{}, Reason: reason}
+	}
+	tests := []struct {
+		name      string
+		artifacts []Artifact
+		want      string // "" for a pass
+	}{
+		{"by request", []Artifact{ok(ArtifactGerbers), ok(ArtifactOutline), skip(ArtifactSTEP, "skipped by request (--no-step)"), ok(ArtifactSchematicSVG),
+			ok(ArtifactBoardSVG), skip(ArtifactRender, "skipped by request (--no-render)"), ok(ArtifactBOM), ok(ArtifactCPL)}, ""},
+		{"no board", []Artifact{skip(ArtifactGerbers, NoBoard), skip(ArtifactOutline, NoBoard), skip(ArtifactSTEP, "skipped by request (--no-step)"), ok(ArtifactSchematicSVG),
+			skip(ArtifactBoardSVG, NoBoard), skip(ArtifactRender, NoBoard), ok(ArtifactBOM), skip(ArtifactCPL, NoBoard)},
+			"the project has no board (.kicad_pcb): skipped gerbers, outline_dxf, board_svg, render_png, cpl_csv"},
+		{"no board and a failure", []Artifact{skip(ArtifactGerbers, NoBoard), skip(ArtifactOutline, NoBoard), skip(ArtifactSTEP, NoBoard),
+			{Name: ArtifactSchematicSVG, Status: StatusFailed, Files: []string{}, Reason: "kicad-cli said no"},
+			skip(ArtifactBoardSVG, NoBoard), skip(ArtifactRender, NoBoard), ok(ArtifactBOM), skip(ArtifactCPL, NoBoard)},
+			"the project has no board (.kicad_pcb): skipped gerbers, outline_dxf, step, board_svg, render_png, cpl_csv; schematic_svg failed: kicad-cli said no"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Manifest{Artifacts: tc.artifacts}.Gate()
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tc.want {
+				t.Errorf("Gate = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -35,10 +35,21 @@ const (
 
 // Artifact statuses.
 const (
-	StatusOK      = "ok"
-	StatusFailed  = "failed"
-	StatusSkipped = "skipped" // by request (--no-step, --no-render); never a failure
+	StatusOK     = "ok"
+	StatusFailed = "failed"
+	// StatusSkipped is an artifact left out: by request (--no-step,
+	// --no-render), never a failure; or a board artifact of a project with
+	// no board (Reason NoBoard), which Gate fails once for all of them.
+	StatusSkipped = "skipped"
 )
+
+// NoBoard is the reason of every board artifact (and of the DRC) of a
+// project without a .kicad_pcb.
+const NoBoard = "the project has no .kicad_pcb"
+
+// errNoBoard is needBoard's refusal; run records it as a skip with reason
+// NoBoard, not as a failure with the same words once per artifact.
+var errNoBoard = errors.New(NoBoard)
 
 // ManifestName is the manifest's file name inside the outputs folder.
 const ManifestName = "manifest.json"
@@ -66,14 +77,43 @@ var ErrNotReleasable = errors.New("not releasable")
 
 // DRC is the design-rules result of the board as packaged, in manifest.json.
 type DRC struct {
-	Ran         bool `json:"ran"`
-	Clean       bool `json:"clean"` // no error-severity violation, no unconnected item, no parity error
-	Errors      int  `json:"errors"`
-	Warnings    int  `json:"warnings"`
-	Unconnected int  `json:"unconnected"`
-	Parity      int  `json:"parity"`
+	Ran   bool `json:"ran"`
+	Clean bool `json:"clean"` // no error-severity violation, no unconnected item, no parity error
+	// Errors and Warnings count every finding of that severity: design
+	// violations, unconnected items and parity issues alike (Report.Counts).
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	// Unconnected and Parity are how many of those findings are
+	// unconnected items and schematic parity issues.
+	Unconnected int `json:"unconnected"`
+	Parity      int `json:"parity"`
 	// Reason says why DRC did not run (no board, kicad-cli failed).
 	Reason string `json:"reason,omitempty"`
+}
+
+// counts words the DRC numbers so that none reads as adding to another:
+// the errors and warnings count every finding, and the unconnected items
+// and parity issues are named as being among them ("2 errors, 18
+// warnings; 5 parity issues among them").
+func (d DRC) counts() string {
+	var total, among []string
+	if d.Errors > 0 {
+		total = append(total, textfmt.Count(d.Errors, "error"))
+	}
+	if d.Warnings > 0 || d.Errors == 0 {
+		total = append(total, textfmt.Count(d.Warnings, "warning"))
+	}
+	if d.Unconnected > 0 {
+		among = append(among, textfmt.CountForms(d.Unconnected, "unconnected item", "unconnected items"))
+	}
+	if d.Parity > 0 {
+		among = append(among, textfmt.CountForms(d.Parity, "parity issue", "parity issues"))
+	}
+	s := strings.Join(total, ", ")
+	if len(among) > 0 {
+		s += "; " + strings.Join(among, " and ") + " among them"
+	}
+	return s
 }
 
 // draftMarker is the title-block comment internal/draft/layout writes into
@@ -92,8 +132,7 @@ func (m Manifest) ReleaseProblems() []string {
 		}
 		p = append(p, reason)
 	case !m.DRC.Clean:
-		p = append(p, fmt.Sprintf("the board is not DRC-clean (%d errors, %d unconnected, %d parity issues, %d warnings)",
-			m.DRC.Errors, m.DRC.Unconnected, m.DRC.Parity, m.DRC.Warnings))
+		p = append(p, "the board is not DRC-clean ("+m.DRC.counts()+")")
 	}
 	if m.Draft {
 		p = append(p, "the board is a copperhead layout draft (see LAYOUT.md Draft quality)")
@@ -105,7 +144,7 @@ func (m Manifest) ReleaseProblems() []string {
 type Input struct {
 	Name      string // project name, e.g. "open-telegraph"
 	Schematic string // root .kicad_sch
-	Board     string // .kicad_pcb; "" fails every board artifact with a reason
+	Board     string // .kicad_pcb; "" skips every board artifact (reason NoBoard), which fails Gate
 	BOMDoc    string // docs/BOM.md; a missing file means "schematic fields only"
 	Repo      string // the repository the design files must stay inside; "" for anywhere
 }
@@ -149,11 +188,26 @@ type Result struct {
 	Took     map[string]time.Duration
 }
 
+// SkippedForNoBoard names the artifacts skipped because the project has no
+// board, in manifest order; nil when it has one.
+func (m Manifest) SkippedForNoBoard() []string {
+	var names []string
+	for _, a := range m.Artifacts {
+		if a.Status == StatusSkipped && a.Reason == NoBoard {
+			names = append(names, a.Name)
+		}
+	}
+	return names
+}
+
 // Gate is the stage's completion check on a manifest: every artifact is ok
 // (or skipped by request) and has files. Verify applies it to the folder on
 // disk, with hashes.
 func (m Manifest) Gate() error {
 	var problems []string
+	if skipped := m.SkippedForNoBoard(); len(skipped) > 0 {
+		problems = append(problems, "the project has no board (.kicad_pcb): skipped "+strings.Join(skipped, ", "))
+	}
 	for _, a := range m.Artifacts {
 		switch {
 		case a.Status == StatusSkipped:
@@ -394,7 +448,7 @@ func cleanStaging(dir string) {
 // copperhead layout draft.
 func checkBoard(ctx context.Context, t *kicadcli.Tool, in Input) (DRC, bool) {
 	if in.Board == "" {
-		return DRC{Reason: "the project has no .kicad_pcb"}, false
+		return DRC{Reason: NoBoard}, false
 	}
 	data, err := readDesignFile(in.Repo, in.Board)
 	if err != nil {
@@ -442,9 +496,12 @@ func (g *generator) run(name string, produce func() (Artifact, error)) {
 	a, err := produce()
 	g.took[name] = time.Since(start)
 	a.Name = name
-	if err != nil {
+	switch {
+	case errors.Is(err, errNoBoard):
+		a = Artifact{Name: name, Status: StatusSkipped, Files: []string{}, Reason: NoBoard}
+	case err != nil:
 		a = Artifact{Name: name, Status: StatusFailed, Files: []string{}, Reason: textfmt.OneLine(err.Error()), Warnings: a.Warnings}
-	} else if a.Status == "" {
+	case a.Status == "":
 		a.Status = StatusOK
 	}
 	if a.Files == nil {
@@ -457,10 +514,11 @@ func (g *generator) skip(name, reason string) {
 	g.artifacts = append(g.artifacts, Artifact{Name: name, Status: StatusSkipped, Files: []string{}, Reason: reason})
 }
 
-// needBoard refuses board artifacts of a project without a board.
+// needBoard refuses board artifacts of a project without a board
+// (errNoBoard: run records the artifact as skipped).
 func (g *generator) needBoard() error {
 	if g.in.Board == "" {
-		return errors.New("the project has no .kicad_pcb")
+		return errNoBoard
 	}
 	return nil
 }

@@ -182,11 +182,29 @@ func TestGenerateGateFailsWithoutBoard(t *testing.T) {
 	repo, in := fixture(t)
 	in.Board = ""
 	res, err := Generate(context.Background(), tool, in, filepath.Join(repo, DefaultDir), Options{SkipSTEP: true, SkipRender: true})
-	if err == nil || !strings.Contains(err.Error(), "gerbers failed: the project has no .kicad_pcb") {
-		t.Fatalf("Generate without a board = %v, want the gerbers artifact to fail", err)
+	// One problem for the missing board, naming what it skipped (--no-step
+	// and --no-render were skipped by request, not for the board).
+	if want := "the project has no board (.kicad_pcb): skipped gerbers, outline_dxf, board_svg, cpl_csv"; err == nil || err.Error() != want {
+		t.Fatalf("Generate without a board = %v, want %q", err, want)
 	}
 	if res == nil {
-		t.Fatal("no result: the manifest must still record what failed")
+		t.Fatal("no result: the manifest must still record what was skipped")
+	}
+	for _, a := range res.Manifest.Artifacts {
+		switch a.Name {
+		case ArtifactSchematicSVG, ArtifactBOM:
+			if a.Status != StatusOK {
+				t.Errorf("%s: %s (%s), want ok: it needs no board", a.Name, a.Status, a.Reason)
+			}
+		case ArtifactSTEP, ArtifactRender:
+			if a.Status != StatusSkipped || !strings.Contains(a.Reason, "by request") {
+				t.Errorf("%s: %s (%s), want skipped by request", a.Name, a.Status, a.Reason)
+			}
+		default:
+			if a.Status != StatusSkipped || a.Reason != NoBoard {
+				t.Errorf("%s: %s (%s), want skipped: %s", a.Name, a.Status, a.Reason, NoBoard)
+			}
+		}
 	}
 	if _, err := Verify(res.Dir); err == nil {
 		t.Error("Verify passed a package whose board artifacts failed")

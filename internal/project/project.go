@@ -1,13 +1,16 @@
 // Package project finds the KiCad project inside a repository: the root
 // schematic, the board and the .kicad_pro beside them, from a folder to
-// search, a .kicad_pro or a root .kicad_sch. It reads folder listings only;
+// search, a .kicad_pro or a root .kicad_sch. It reads folder listings and,
+// to name a KiCad 5 project it cannot use, the first line of a legacy .sch;
 // it never parses KiCad files and imports only the standard library,
 // config (for its folder's name) and repofs.
 package project
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -42,6 +45,13 @@ func (pr *Project) Rel(p string) string {
 // ErrNoSchematic means the searched folder holds no .kicad_sch at all.
 var ErrNoSchematic = errors.New("no KiCad schematic (.kicad_sch)")
 
+// ErrLegacySchematic is wrapped by the refusal of a project whose
+// schematic is a KiCad 5 (legacy) .sch: a format copperhead cannot read,
+// which KiCad 6 and later convert on save. The refusal names the file, so a
+// KiCad 5 repository is not told it holds no schematic at all; it also
+// matches ErrNoSchematic, since there is no .kicad_sch to work on.
+var ErrLegacySchematic = errors.New("KiCad 5 (legacy) schematic")
+
 // ErrAmbiguous is wrapped by the refusal of a search that found several
 // projects (or several schematics and no project) with none enclosing the
 // others: the user must choose one.
@@ -52,22 +62,60 @@ var ErrAmbiguous = errors.New("more than one KiCad project")
 // .kicad_pro nor a .kicad_sch.
 var ErrBadPath = errors.New("bad path")
 
-// locateError is a refused search with its own message that matches kind
-// (ErrAmbiguous or ErrBadPath).
+// locateError is a refused search with its own message that matches each
+// of kinds (ErrAmbiguous, ErrBadPath, ErrLegacySchematic, ErrNoSchematic).
 type locateError struct {
-	msg  string
-	kind error
+	msg   string
+	kinds []error
 }
 
-func (e *locateError) Error() string        { return e.msg }
-func (e *locateError) Is(target error) bool { return target == e.kind }
+func (e *locateError) Error() string { return e.msg }
+func (e *locateError) Is(target error) bool {
+	for _, k := range e.kinds {
+		if target == k {
+			return true
+		}
+	}
+	return false
+}
 
 func badPath(format string, args ...any) error {
-	return &locateError{msg: fmt.Sprintf(format, args...), kind: ErrBadPath}
+	return &locateError{msg: fmt.Sprintf(format, args...), kinds: []error{ErrBadPath}}
 }
 
 func ambiguous(format string, args ...any) error {
-	return &locateError{msg: fmt.Sprintf(format, args...), kind: ErrAmbiguous}
+	return &locateError{msg: fmt.Sprintf(format, args...), kinds: []error{ErrAmbiguous}}
+}
+
+// legacy is the refusal of the KiCad 5 schematics files (absolute, at
+// least one): what they are and the one way forward.
+func (pr *Project) legacy(files ...string) error {
+	what, it := pr.Rel(files[0])+" is a KiCad 5 (legacy) schematic", "it"
+	if len(files) > 1 {
+		what, it = pr.list(files)+" are KiCad 5 (legacy) schematics", "them"
+	}
+	return &locateError{
+		msg:   what + ", which copperhead cannot read: open and save " + it + " in KiCad 6 or later (KiCad 9's File > Save converts " + it + ")",
+		kinds: []error{ErrLegacySchematic, ErrNoSchematic},
+	}
+}
+
+// legacyHeader opens every schematic KiCad 5 (and 4) wrote; the same
+// extension is used by other tools (Eagle, gEDA), whose files are not
+// KiCad's to convert.
+const legacyHeader = "EESchema Schematic File Version"
+
+// isLegacySchematic reports whether the file p starts with the KiCad 5
+// schematic header.
+func isLegacySchematic(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(legacyHeader))
+	n, _ := io.ReadFull(f, head)
+	return bytes.Equal(head[:n], []byte(legacyHeader))
 }
 
 // skipDirs are never searched: VCS data, dependencies, copperhead's own
@@ -144,15 +192,22 @@ func (pr *Project) named(file string) (string, error) {
 	if _, err := repofs.Resolve(pr.Repo, file); err != nil {
 		return "", badPath("search %v", repofs.Renamed(err, pr.Rel(file)))
 	}
-	switch filepath.Ext(file) {
+	switch ext := filepath.Ext(file); ext {
 	case ".kicad_pro":
 		s := strings.TrimSuffix(file, ".kicad_pro") + ".kicad_sch"
 		if !exists(s) {
+			if old := strings.TrimSuffix(file, ext) + ".sch"; isLegacySchematic(old) {
+				return "", pr.legacy(old) // KiCad 6+ migrated the project file, not yet the schematic
+			}
 			return "", fmt.Errorf("search %s: no root schematic %s beside it", pr.Rel(file), filepath.Base(s))
 		}
 		return s, nil
 	case ".kicad_sch":
 		return file, nil
+	case ".sch", ".pro":
+		if old := strings.TrimSuffix(file, ext) + ".sch"; isLegacySchematic(old) {
+			return "", pr.legacy(old)
+		}
 	}
 	return "", badPath("search %s: not a folder, .kicad_pro or .kicad_sch", pr.Rel(file))
 }
@@ -161,7 +216,7 @@ func (pr *Project) named(file string) (string, error) {
 // schematic by sharing its base name; with no project, a lone schematic is
 // the root.
 func (pr *Project) search(dir string) (string, error) {
-	var pros, schs []string
+	var pros, schs, olds []string // olds: .sch files, perhaps KiCad 5 schematics
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir {
@@ -180,6 +235,8 @@ func (pr *Project) search(dir string) (string, error) {
 			pros = append(pros, p)
 		case ".kicad_sch":
 			schs = append(schs, p)
+		case ".sch":
+			olds = append(olds, p)
 		}
 		return nil
 	})
@@ -209,7 +266,33 @@ func (pr *Project) search(dir string) (string, error) {
 		return "", ambiguous("found %d schematics but no .kicad_pro under %s: %s%s; choose the root one with --path (its .kicad_sch) or set \"schematic\" in .copperhead/config.json",
 			len(top), pr.relDir(dir), pr.list(top), pr.besides(nested))
 	}
+	if old := legacyRoots(olds); len(old) > 0 {
+		return "", pr.legacy(old...)
+	}
 	return "", fmt.Errorf("%w found under %s", ErrNoSchematic, pr.relDir(dir))
+}
+
+// legacyRoots are the root schematics of the KiCad 5 projects among the
+// .sch files olds (sorted): those with a legacy .pro of the same name, the
+// outermost ones; with no .pro, the outermost KiCad 5 schematics. A
+// hierarchical KiCad 5 project keeps every sheet as a .sch: naming the root
+// names the file to open.
+func legacyRoots(olds []string) []string {
+	var sch, roots []string
+	for _, p := range olds {
+		if !isLegacySchematic(p) {
+			continue
+		}
+		sch = append(sch, p)
+		if exists(strings.TrimSuffix(p, ".sch") + ".pro") {
+			roots = append(roots, p)
+		}
+	}
+	if len(roots) == 0 {
+		roots = sch
+	}
+	top, _ := outermost(roots)
+	return top
 }
 
 // outermost splits files (sorted) into those in the one folder that

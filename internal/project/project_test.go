@@ -20,10 +20,12 @@ func TestLocate(t *testing.T) {
 		sch, brd  string // config-named paths
 		wantSch   string
 		wantBoard string
-		wantPro   string // checked when set
+		wantPro   string            // checked when set
+		contents  map[string]string // a file's bytes, when not fileBytes's
 		wantErr   string
 		ambiguous bool // the error is ErrAmbiguous
 		badPath   bool // the error is ErrBadPath
+		legacy    bool // the error is ErrLegacySchematic (and ErrNoSchematic)
 	}{
 		{name: "project in hardware", files: []string{"hardware/kb.kicad_pro", "hardware/kb.kicad_sch", "hardware/power.kicad_sch", "hardware/kb.kicad_pcb"},
 			wantSch: "hardware/kb.kicad_sch", wantBoard: "hardware/kb.kicad_pcb"},
@@ -72,6 +74,29 @@ func TestLocate(t *testing.T) {
 			wantSch: "main.kicad_sch"},
 		{name: "schematics side by side stay ambiguous", files: []string{"main.kicad_sch", "power.kicad_sch"},
 			wantErr: `found 2 schematics but no .kicad_pro under the repository: main.kicad_sch, power.kicad_sch; choose the root one with --path (its .kicad_sch) or set "schematic" in .copperhead/config.json`, ambiguous: true},
+
+		// A KiCad 5 project (.sch and .pro, no .kicad_sch) is named, with
+		// the way to convert it, instead of "no schematic".
+		{name: "a KiCad 5 project", files: []string{"hardware/board.pro", "hardware/board.sch", "hardware/power.sch", "hardware/board.kicad_pcb"},
+			wantErr: "hardware/board.sch is a KiCad 5 (legacy) schematic, which copperhead cannot read: open and save it in KiCad 6 or later (KiCad 9's File > Save converts it)", legacy: true},
+		{name: "a KiCad 5 schematic without its .pro", files: []string{"old/board.sch", "old/sheets/power.sch"},
+			wantErr: "old/board.sch is a KiCad 5 (legacy) schematic, which copperhead cannot read", legacy: true},
+		{name: "two KiCad 5 projects", files: []string{"a.pro", "a.sch", "b.pro", "b.sch"},
+			wantErr: "a.sch, b.sch are KiCad 5 (legacy) schematics, which copperhead cannot read: open and save them in KiCad 6 or later (KiCad 9's File > Save converts them)", legacy: true},
+		{name: "a project file migrated, its schematic not yet", files: []string{"hw/b.kicad_pro", "hw/b.pro", "hw/b.sch"},
+			wantErr: "hw/b.sch is a KiCad 5 (legacy) schematic", legacy: true},
+		{name: "a KiCad 5 .pro as --path", files: []string{"hw/b.pro", "hw/b.sch"}, sub: "hw/b.pro",
+			wantErr: "hw/b.sch is a KiCad 5 (legacy) schematic", legacy: true},
+		{name: "a KiCad 5 .sch as --path", files: []string{"hw/b.pro", "hw/b.sch", "hw/c.sch"}, sub: "hw/c.sch",
+			wantErr: "hw/c.sch is a KiCad 5 (legacy) schematic", legacy: true},
+		{name: "a .kicad_pro beside a KiCad 5 schematic as --path", files: []string{"hw/b.kicad_pro", "hw/b.sch"}, sub: "hw/b.kicad_pro",
+			wantErr: "hw/b.sch is a KiCad 5 (legacy) schematic", legacy: true},
+		{name: "a converted project ignores its old .sch", files: []string{"hw/b.kicad_pro", "hw/b.kicad_sch", "hw/b.pro", "hw/b.sch"},
+			wantSch: "hw/b.kicad_sch"},
+		{name: "another tool's .sch is not KiCad 5", files: []string{"eagle/board.sch"}, contents: map[string]string{"eagle/board.sch": eagleSch},
+			wantErr: "no KiCad schematic (.kicad_sch) found under the repository"},
+		{name: "another tool's .sch as --path", files: []string{"eagle/board.sch"}, contents: map[string]string{"eagle/board.sch": eagleSch}, sub: "eagle/board.sch",
+			wantErr: "search eagle/board.sch: not a folder, .kicad_pro or .kicad_sch", badPath: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,7 +104,11 @@ func TestLocate(t *testing.T) {
 			for _, f := range tc.files {
 				p := filepath.Join(repo, f)
 				os.MkdirAll(filepath.Dir(p), 0o755)
-				if err := os.WriteFile(p, []byte("(x)"), 0o644); err != nil {
+				body, ok := tc.contents[f]
+				if !ok {
+					body = fileBytes(f)
+				}
+				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -93,6 +122,12 @@ func TestLocate(t *testing.T) {
 				}
 				if errors.Is(err, ErrBadPath) != tc.badPath {
 					t.Errorf("errors.Is(err, ErrBadPath) = %v, want %v", !tc.badPath, tc.badPath)
+				}
+				if errors.Is(err, ErrLegacySchematic) != tc.legacy {
+					t.Errorf("errors.Is(err, ErrLegacySchematic) = %v, want %v", !tc.legacy, tc.legacy)
+				}
+				if tc.legacy && !errors.Is(err, ErrNoSchematic) {
+					t.Errorf("a KiCad 5 refusal is not ErrNoSchematic: %v", err)
 				}
 				return
 			}
@@ -113,6 +148,23 @@ func TestLocate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// eagleSch is the start of an Eagle schematic, which shares KiCad 5's .sch.
+const eagleSch = `<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE eagle SYSTEM "eagle.dtd">
+`
+
+// fileBytes is what a test file holds: a KiCad 5 header for a .sch (and
+// KiCad 5's INI for a .pro), an s-expression otherwise.
+func fileBytes(name string) string {
+	switch filepath.Ext(name) {
+	case ".sch":
+		return "EESchema Schematic File Version 4\nEELAYER 30 0\nEELAYER END\n"
+	case ".pro":
+		return "update=22/05/2015 07:44:53\nversion=1\n"
+	}
+	return "(x)"
 }
 
 func TestNoSchematicIsDistinguishable(t *testing.T) {
