@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -193,7 +194,7 @@ func TestActionYAML(t *testing.T) {
 		t.Fatal(err)
 	}
 	y := string(b)
-	order := []string{"using: composite", "actions/setup-go", "scripts/action/install.sh", "go build -o \"$RUNNER_TEMP/copperhead\" ./cmd/copperhead",
+	order := []string{"using: composite", "actions/setup-go", "scripts/action/install.sh", "ACTION_REPOSITORY: ${{ github.action_repository }}", `scripts/action/build.sh "$RUNNER_TEMP/copperhead"`,
 		"scripts/action/run.sh", "if: always()", "github/codeql-action/upload-sarif", `exit "${{ steps.run.outputs.check-exit }}"`}
 	at := 0
 	for _, s := range order {
@@ -203,9 +204,53 @@ func TestActionYAML(t *testing.T) {
 		}
 		at += i
 	}
-	for _, s := range []string{"install.sh", "run.sh"} {
+	for _, s := range []string{"install.sh", "build.sh", "run.sh"} {
 		if _, err := os.Stat(filepath.Join("../../scripts/action", s)); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// TestActionBuild runs the action's build step (scripts/action/build.sh):
+// the binary it builds names the action's repository as where copperhead
+// comes from in its SARIF, and one built without a repository names none.
+func TestActionBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds copperhead twice")
+	}
+	if _, err := exec.LookPath("kicad-cli"); err != nil {
+		t.Skip("kicad-cli is not installed")
+	}
+	script, err := filepath.Abs("../../scripts/action/build.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := readmeEnv(t)
+	repo := t.TempDir()
+	if err := os.CopyFS(repo, os.DirFS("../../examples/open-telegraph")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ repository, want string }{
+		{"octo/copperhead", `"informationUri": "https://github.com/octo/copperhead"`},
+		{"", ""},
+	} {
+		bin := filepath.Join(t.TempDir(), "copperhead")
+		cmd := exec.Command("bash", script, bin)
+		cmd.Env = append(slices.Clone(env), "ACTION_REPOSITORY="+tc.repository)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("build.sh: %v\n%s", err, out)
+		}
+		check := exec.Command(bin, "--repo", repo, "check", "--format", "sarif")
+		check.Env = env
+		out, err := check.Output()
+		if err != nil {
+			t.Fatalf("check --format sarif: %v", err)
+		}
+		switch {
+		case tc.want != "" && !strings.Contains(string(out), tc.want):
+			t.Errorf("ACTION_REPOSITORY=%s: SARIF lacks %s", tc.repository, tc.want)
+		case tc.want == "" && strings.Contains(string(out), "informationUri"):
+			t.Errorf("no ACTION_REPOSITORY: SARIF names an informationUri anyway")
 		}
 	}
 }

@@ -45,11 +45,16 @@ const (
 	ercHelp      = "https://docs.kicad.org/9.0/en/eeschema/eeschema.html#electrical-rules-check"
 	drcHelp      = "https://docs.kicad.org/9.0/en/pcbnew/pcbnew.html#design-rule-checking"
 	fingerprint  = "copperhead/v1"
-	// homepage is tool.driver.informationUri: where the developer reading
-	// a result learns what copperhead is (the validator warns SARIF2005
-	// without it).
-	homepage = "https://github.com/copperhead-eda/copperhead"
 )
+
+// InformationURI is tool.driver.informationUri: where the developer reading
+// a result learns what copperhead is (the validator warns SARIF2005
+// without it). copperhead has no address of its own to write here, so it
+// is set where the build knows where the code came from: the GitHub
+// Action builds with -ldflags "-X copperhead/internal/checkfmt.InformationURI=
+// https://github.com/<the action's repository>". Empty, it is left out
+// rather than made up.
+var InformationURI string
 
 type sarifLog struct {
 	Schema  string     `json:"$schema"`
@@ -70,7 +75,7 @@ type sarifTool struct {
 type sarifDriver struct {
 	Name           string      `json:"name"`
 	Version        string      `json:"version,omitempty"`
-	InformationURI string      `json:"informationUri"`
+	InformationURI string      `json:"informationUri,omitempty"`
 	Rules          []sarifRule `json:"rules"`
 }
 
@@ -165,7 +170,7 @@ func SARIF(w io.Writer, r *verify.Result, p Project) error {
 	}
 
 	run := sarifRun{
-		Tool:       sarifTool{Driver: sarifDriver{Name: "copperhead", Version: numericVersion(p.Version), InformationURI: homepage, Rules: b.rules}},
+		Tool:       sarifTool{Driver: sarifDriver{Name: "copperhead", Version: numericVersion(p.Version), InformationURI: InformationURI, Rules: b.rules}},
 		Results:    b.results,
 		Properties: map[string]any{"ok": r.OK},
 	}
