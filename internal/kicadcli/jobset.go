@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"copperhead/internal/kicad"
 )
@@ -64,7 +65,17 @@ type PreparedPair struct {
 	schPath string
 	erc, nl *prepared
 	flush   bool // Run waits for the cache writes: nobody else shares its inputs
+	apart   bool // the two calls run as two processes at once (Apart)
 }
+
+// Apart makes Run start the two calls as two kicad-cli processes at once
+// instead of one jobset: for a pair with no other kicad-cli run beside it
+// (a project without a board) on two cores or more. Each process loads the
+// schematics, but on its own core, so the pair takes as long as ERC alone,
+// where the jobset takes ERC and then the export. Measured on the video
+// demo's schematic (8 rounds, 2 cores): sch erc alone 1.38 s, the jobset
+// 1.39 s, the two processes at once 1.02 s.
+func (c *PreparedPair) Apart() { c.apart = true }
 
 // Run runs the jobset (or the calls not cached) and parses both results.
 func (c *PreparedPair) Run(ctx context.Context) (*Report, *kicad.Netlist, error) {
@@ -72,7 +83,26 @@ func (c *PreparedPair) Run(ctx context.Context) (*Report, *kicad.Netlist, error)
 	if c.flush {
 		defer t.Flush()
 	}
-	if project := jobsetProject(c.schPath); project != "" && !erc.res.cached && !nl.res.cached {
+	if c.apart && !erc.res.cached && !nl.res.cached {
+		runCtx, cancel := context.WithCancel(ctx)
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for i, p := range []*prepared{erc, nl} {
+			wg.Go(func() {
+				if _, errs[i] = t.runPrepared(runCtx, p); errs[i] != nil {
+					cancel() // the pair fails as one
+				}
+			})
+		}
+		wg.Wait()
+		cancel()
+		// The first call's own error, not the other's "context canceled".
+		for i, err := range errs {
+			if err != nil && (ctx.Err() != nil || errs[1-i] == nil || !errors.Is(err, context.Canceled)) {
+				return nil, nil, err
+			}
+		}
+	} else if project := jobsetProject(c.schPath); project != "" && !erc.res.cached && !nl.res.cached {
 		err := t.runJobset(ctx, project, erc, nl)
 		if err != nil && (ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)) {
 			return nil, nil, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -265,4 +266,56 @@ func hasComponent(nl *kicad.Netlist, ref string) bool {
 		}
 	}
 	return false
+}
+
+// TestPairApart: a pair run Apart is two kicad-cli processes (sch erc and
+// sch export netlist), alive at the same time, with the results the jobset
+// gives; a failing call fails the pair with its own error.
+func TestPairApart(t *testing.T) {
+	ctx := context.Background()
+	dir := copyDemo(t, "pic_programmer")
+	sch := filepath.Join(dir, "pic_programmer.kicad_sch")
+
+	// Each call marks its start and waits (up to 5 s) for the other's: both
+	// marks are there only if the two ran at once.
+	marks := t.TempDir()
+	apart, log := loggingTool(t, `touch "`+marks+`/$1$2"; i=0; while [ $(ls "`+marks+`" | wc -l) -lt 2 ] && [ $i -lt 250 ]; do sleep 0.02; i=$((i+1)); done`)
+	pair, err := apart.PrepareERCAndNetlist(sch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair.Apart()
+	erc, nl, err := pair.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := calls(t, log)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"sch erc", "sch export"}) {
+		t.Fatalf("kicad-cli calls = %q, want sch erc and sch export, no jobset", got)
+	}
+	entries, _ := os.ReadDir(marks)
+	if len(entries) != 2 {
+		t.Fatalf("%d of the two calls had started when the first ended", len(entries))
+	}
+	ercJS, nlJS, err := kicadTool(t).ERCAndNetlist(ctx, sch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := asJSON(t, erc), asJSON(t, ercJS); a != b {
+		t.Errorf("ERC apart differs from the jobset's:\n%s\n%s", a, b)
+	}
+	if a, b := asJSON(t, nl), asJSON(t, nlJS); a != b {
+		t.Errorf("netlist apart differs from the jobset's")
+	}
+
+	failing, _ := loggingTool(t, `if [ "$2" = export ]; then echo "export broke" >&2; exit 3; fi`)
+	pair, err = failing.PrepareERCAndNetlist(sch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair.Apart()
+	if _, _, err := pair.Run(ctx); err == nil || !strings.Contains(err.Error(), "export broke") {
+		t.Errorf("a failing export: err = %v, want its own error", err)
+	}
 }

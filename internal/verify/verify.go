@@ -9,6 +9,7 @@ package verify
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"time"
 
@@ -163,6 +164,10 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 		ercErr = err
 		ready.Done()
 	} else {
+		// Alone, ERC and the export each get a core (PreparedPair.Apart).
+		if in.Board == "" && runtime.NumCPU() >= 2 {
+			pair.Apart()
+		}
 		wg.Go(func() {
 			defer ready.Done()
 			erc, nl, ercErr = pair.Run(ctx)
