@@ -27,8 +27,9 @@ func newDraftLayoutCmd(a *app) *cobra.Command {
 		Use:   "layout",
 		Short: "Draft a DRC-clean first layout from the schematic and LAYOUT.md (no model needed)",
 		Long: `layout writes a first-draft board from the schematic, the footprints its
-symbols name (the project's fp-lib-table, then KiCad's installed libraries) and
-docs/LAYOUT.md: an Edge.Cuts rectangle (the size LAYOUT.md states, e.g.
+symbols name (the project's fp-lib-table, then KiCad's installed libraries;
+one in neither is taken from the project's existing board, which embeds every
+footprint placed on it) and docs/LAYOUT.md: an Edge.Cuts rectangle (the size LAYOUT.md states, e.g.
 "Board: 40 x 25 mm", else one computed from footprint area), every footprint
 placed by rule (connectors on edges, decoupling caps next to their IC,
 crystals next to the MCU, antenna ends on an edge behind a keepout), then
