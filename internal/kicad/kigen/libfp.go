@@ -89,17 +89,5 @@ func LibraryFootprint(board *sexpr.Node) (sexpr.Node, error) {
 // coordinates, the inverse of zoneToBoard.
 func zoneToLocal(c *sexpr.Node, pos geom.Pt, rot float64) {
 	RemoveChildren(c, "filled_polygon")
-	pg := c.Child("polygon")
-	if pg == nil || pg.Child("pts") == nil {
-		return
-	}
-	for xy := range pg.Child("pts").All("xy") {
-		x, ok1 := xy.Float(0)
-		y, ok2 := xy.Float(1)
-		if !ok1 || !ok2 {
-			continue
-		}
-		q := geom.Rotate(geom.Pt{X: x - pos.X, Y: y - pos.Y}, -rot)
-		*xy = N("xy", q.X, q.Y)
-	}
+	mapZonePoints(c, func(q geom.Pt) geom.Pt { return geom.Rotate(geom.Pt{X: q.X - pos.X, Y: q.Y - pos.Y}, -rot) })
 }
