@@ -27,8 +27,9 @@ func newDraftLayoutCmd(a *app) *cobra.Command {
 		Use:   "layout",
 		Short: "Draft a DRC-clean first layout from the schematic and LAYOUT.md (no model needed)",
 		Long: `layout writes a first-draft board from the schematic, the footprints its
-symbols name (the project's fp-lib-table, then KiCad's installed libraries) and
-docs/LAYOUT.md: an Edge.Cuts rectangle (the size LAYOUT.md states, e.g.
+symbols name (the project's fp-lib-table, then KiCad's installed libraries;
+one in neither is taken from the project's existing board, which embeds every
+footprint placed on it) and docs/LAYOUT.md: an Edge.Cuts rectangle (the size LAYOUT.md states, e.g.
 "Board: 40 x 25 mm", else one computed from footprint area), every footprint
 placed by rule (connectors on edges, decoupling caps next to their IC,
 crystals next to the MCU, antenna ends on an edge behind a keepout), then
@@ -90,6 +91,7 @@ overwritten, or footprints are missing; 2 usage or environment (kicad-cli).`,
 			if err != nil {
 				return err
 			}
+			projectBoard := boardPath // footprints no library holds come from it
 			switch {
 			case board != "" && filepath.IsAbs(board):
 				boardPath = board
@@ -97,15 +99,16 @@ overwritten, or footprints are missing; 2 usage or environment (kicad-cli).`,
 				boardPath = filepath.Join(w.repo, filepath.FromSlash(board))
 			}
 			opts := layout.Options{
-				Schematic: w.proj.Schematic,
-				Board:     boardPath,
-				LayoutDoc: filepath.Join(w.repo, filepath.FromSlash(w.cfg.DocPath(design.LayoutDoc))),
-				Force:     force,
-				Display:   w.proj.Rel,
-				MarkDraft: !strict,
-				Repo:      w.repo,
-				Record:    true,
-				Fab:       fabName,
+				Schematic:    w.proj.Schematic,
+				Board:        boardPath,
+				LayoutDoc:    filepath.Join(w.repo, filepath.FromSlash(w.cfg.DocPath(design.LayoutDoc))),
+				Force:        force,
+				ProjectBoard: projectBoard,
+				Display:      w.proj.Rel,
+				MarkDraft:    !strict,
+				Repo:         w.repo,
+				Record:       true,
+				Fab:          fabName,
 			}
 			if !w.cfgFound {
 				// Before init: a LAYOUT.md the draft creates is the one init
@@ -202,6 +205,9 @@ func printDraftLayout(a *app, rep *layout.Report) {
 	}
 	fmt.Fprintf(out, "drafted %s: %s x %s mm (%s), %s\n", rep.Board,
 		kigen.Num(rep.Outline.WidthMM), kigen.Num(rep.Outline.HeightMM), src, textfmt.Count(len(rep.Parts), "footprint"))
+	for _, b := range rep.FromBoard {
+		fmt.Fprintf(out, "footprint %s for %s: in no library, taken from %s (%s, %s)\n", b.Footprint, strings.Join(b.Refdes, ", "), b.Board, b.BoardRefdes, b.BoardFootprint)
+	}
 	met := 0
 	var unmet []string
 	for _, r := range rep.Rules {

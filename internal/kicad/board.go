@@ -26,6 +26,42 @@ import (
 // file's shape is settled by sexpr.Parse on the whole file, so error
 // messages come from one parser.
 func LoadBoard(path string) (*Board, error) {
+	n, err := parseFootprints(path)
+	if err != nil {
+		return nil, err
+	}
+	b := &Board{Path: path, Footprints: make([]Footprint, 0, len(n.Children))}
+	for i := range n.Children {
+		b.Footprints = append(b.Footprints, readFootprint(&n.Children[i]))
+	}
+	slices.SortStableFunc(b.Footprints, func(x, y Footprint) int { return CompareRefdes(x.Refdes, y.Refdes) })
+	return b, nil
+}
+
+// FootprintNode is one board footprint as LoadBoard reads it, with its whole
+// node (pads, graphics and all).
+type FootprintNode struct {
+	Footprint
+	Node *sexpr.Node
+}
+
+// LoadFootprintNodes reads a .kicad_pcb's footprints the way LoadBoard does
+// (and with its errors), keeping each one's node, in file order.
+func LoadFootprintNodes(path string) ([]FootprintNode, error) {
+	n, err := parseFootprints(path)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]FootprintNode, 0, len(n.Children))
+	for i := range n.Children {
+		out = append(out, FootprintNode{Footprint: readFootprint(&n.Children[i]), Node: &n.Children[i]})
+	}
+	return out, nil
+}
+
+// parseFootprints parses a board's top-level footprints (and KiCad 5
+// modules) into the children of one list, in file order.
+func parseFootprints(path string) (*sexpr.Node, error) {
 	src, err := repofs.ReadRegular(path) // a named pipe would block forever
 	if err != nil {
 		return nil, fmt.Errorf("load board: %w", err)
@@ -60,12 +96,7 @@ func LoadBoard(path string) (*Board, error) {
 	if err != nil || len(n.Children) != len(spans) {
 		return nil, fullParseError(path, src)
 	}
-	b := &Board{Path: path, Footprints: make([]Footprint, 0, len(spans))}
-	for i := range n.Children {
-		b.Footprints = append(b.Footprints, readFootprint(&n.Children[i]))
-	}
-	slices.SortStableFunc(b.Footprints, func(x, y Footprint) int { return CompareRefdes(x.Refdes, y.Refdes) })
-	return b, nil
+	return n, nil
 }
 
 // fullParseError parses the whole file to report where and why it is

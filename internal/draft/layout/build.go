@@ -15,12 +15,15 @@ import (
 )
 
 // input is everything a draft is computed from; build does no I/O beyond
-// what the Libraries read.
+// what the Libraries and the project's board read.
 type input struct {
-	project     string
-	sch         *kicad.Schematic
-	netlist     *kicad.Netlist
-	libs        Libraries
+	project string
+	sch     *kicad.Schematic
+	netlist *kicad.Netlist
+	libs    Libraries
+	// board is the project's existing board, for footprints no library
+	// holds; nil for none.
+	board       *boardSource
 	intent      Intent
 	rules       designRules
 	house       fab.House
@@ -49,12 +52,13 @@ type draftResult struct {
 	padsByNet map[string][]routePad
 	kinds     netKinds
 	keepouts  []KeepoutNote
+	fromBoard []BoardFootprint
 }
 
 // build computes the draft: parts and footprints, the outline, placement,
 // routing and the board file's bytes.
 func build(in input) (*draftResult, error) {
-	parts, nets, err := collectParts(in)
+	parts, nets, fromBoard, err := collectParts(in)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +77,7 @@ func build(in input) (*draftResult, error) {
 	assignRoles(parts, byNet, kinds)
 
 	inset := in.rules.EdgeClearance
-	res := &draftResult{parts: parts, nets: nets, kinds: kinds}
+	res := &draftResult{parts: parts, nets: nets, kinds: kinds, fromBoard: fromBoard}
 	if in.intent.Width > 0 {
 		res.w, res.h, res.stated = in.intent.Width, in.intent.Height, true
 		if err := checkBoardSize(res.w, res.h); err != nil {
@@ -195,14 +199,15 @@ var errMissingFootprints = errors.New("cannot draft the layout")
 
 // collectParts joins the netlist's components (the authority for what is
 // on the board) with the schematic's placement data and loads every
-// footprint. Components excluded from the board are left out.
-func collectParts(in input) ([]*part, []netInfo, error) {
+// footprint: from its library, else (when no library holds it) from the
+// project's board, which fromBoard lists. Components excluded from the
+// board are left out.
+func collectParts(in input) (parts []*part, nets []netInfo, fromBoard []BoardFootprint, err error) {
 	schParts := map[string]*kicad.Part{}
 	for i := range in.sch.Parts {
 		schParts[in.sch.Parts[i].Refdes] = &in.sch.Parts[i]
 	}
 	pins := map[string]map[string]netNode{}
-	var nets []netInfo
 	for _, n := range in.netlist.Nets {
 		nets = append(nets, netInfo{Name: n.Name, Nodes: n.Nodes})
 		for _, nd := range n.Nodes {
@@ -212,27 +217,52 @@ func collectParts(in input) ([]*part, []netInfo, error) {
 			pins[nd.Refdes][nd.Pin] = netNode{Net: n.Name, PinFunction: nd.PinFunction, PinType: nd.PinType}
 		}
 	}
-	var parts []*part
+	// The parts of each footprint, so a missing one is named once.
+	var comps []kicad.NetComponent
+	var fpids []string
+	users := map[string][]string{}
 	var problems []string
-	loaded := map[string]*Footprint{}
 	for _, c := range in.netlist.Components {
-		sp := schParts[c.Refdes]
-		if sp != nil && !sp.OnBoard {
+		if sp := schParts[c.Refdes]; sp != nil && !sp.OnBoard {
 			continue
 		}
 		if c.Footprint == "" {
 			problems = append(problems, c.Refdes+" has no footprint assigned")
 			continue
 		}
-		fp, ok := loaded[c.Footprint]
-		if !ok {
-			var err error
-			if fp, err = loadFootprint(in.libs, c.Footprint); err != nil {
-				problems = append(problems, c.Refdes+": "+err.Error())
-				continue
-			}
-			loaded[c.Footprint] = fp
+		if users[c.Footprint] == nil {
+			fpids = append(fpids, c.Footprint)
 		}
+		users[c.Footprint] = append(users[c.Footprint], c.Refdes)
+		comps = append(comps, c)
+	}
+	loaded := map[string]*Footprint{}
+	for _, id := range fpids {
+		refs := users[id]
+		slices.SortFunc(refs, kicad.CompareRefdes)
+		fp, err := loadFootprint(in.libs, id)
+		if errors.Is(err, kigen.ErrNoFootprint) {
+			var bf BoardFootprint
+			var berr error
+			if fp, bf, berr = in.board.footprint(id, refs); berr == nil {
+				err = nil
+				fromBoard = append(fromBoard, bf)
+			} else {
+				err = fmt.Errorf("%w, and %w", err, berr)
+			}
+		}
+		if err != nil {
+			problems = append(problems, strings.Join(refs, ", ")+": "+err.Error())
+			continue
+		}
+		loaded[id] = fp
+	}
+	for _, c := range comps {
+		fp := loaded[c.Footprint]
+		if fp == nil {
+			continue
+		}
+		sp := schParts[c.Refdes]
 		p := &part{
 			Refdes: c.Refdes, Value: c.Value, LibID: c.LibID, FootprintID: c.Footprint,
 			SheetName: "/", SheetFile: filepath.Base(in.sch.Root), Path: in.symbolPaths[c.Refdes],
@@ -251,13 +281,13 @@ func collectParts(in input) ([]*part, []netInfo, error) {
 		parts = append(parts, p)
 	}
 	if len(problems) > 0 {
-		return nil, nil, fmt.Errorf("%w: %s", errMissingFootprints, strings.Join(problems, "; "))
+		return nil, nil, nil, fmt.Errorf("%w: %s", errMissingFootprints, strings.Join(problems, "; "))
 	}
 	if len(parts) == 0 {
-		return nil, nil, fmt.Errorf("%w: the schematic has no parts to place on a board", errMissingFootprints)
+		return nil, nil, nil, fmt.Errorf("%w: the schematic has no parts to place on a board", errMissingFootprints)
 	}
 	slices.SortFunc(parts, func(a, b *part) int { return kicad.CompareRefdes(a.Refdes, b.Refdes) })
-	return parts, nets, nil
+	return parts, nets, fromBoard, nil
 }
 
 // assignRoles decides each part's role, and for decoupling caps and

@@ -90,6 +90,10 @@ type Options struct {
 	// Force overwrites a board that is not an earlier draft (any existing
 	// file without DraftMarker in its title block).
 	Force bool
+	// ProjectBoard is the project's existing board: a footprint no library
+	// holds is taken from it when it has one placed. "" is Board (read
+	// before it is replaced).
+	ProjectBoard string
 	// Display renders a path for the report and messages (repo-relative,
 	// say); nil shows paths as given.
 	Display func(path string) string
@@ -142,12 +146,15 @@ type Report struct {
 	Fab        string        `json:"fab"`
 	BoardRules string        `json:"board_rules"`
 	Keepouts   []KeepoutNote `json:"keepouts"`
-	Routed     []string      `json:"routed_nets"`
-	Partial    []PartialNet  `json:"partly_routed_nets"`
-	Unrouted   []string      `json:"unrouted_nets"`
-	Tracks     int           `json:"tracks"`
-	Pour       Pour          `json:"pour"`
-	Vias       int           `json:"vias"`
+	// FromBoard are the footprints no library holds, taken from the
+	// project's board.
+	FromBoard []BoardFootprint `json:"footprints_from_board"`
+	Routed    []string         `json:"routed_nets"`
+	Partial   []PartialNet     `json:"partly_routed_nets"`
+	Unrouted  []string         `json:"unrouted_nets"`
+	Tracks    int              `json:"tracks"`
+	Pour      Pour             `json:"pour"`
+	Vias      int              `json:"vias"`
 	// Connections are the pad-to-pad connections the routed nets' spanning
 	// trees need; RoutedConnections of them are tracks. RoutedShare is
 	// their ratio (1 when there is nothing to route).
@@ -582,6 +589,11 @@ func loadInput(ctx context.Context, kc KiCad, o Options) (input, error) {
 	}
 	dir := filepath.Dir(o.Schematic)
 	in.libs = FindLibraries(dir)
+	src := o.ProjectBoard
+	if src == "" {
+		src = o.Board
+	}
+	in.board = &boardSource{path: src, name: o.show(src)}
 	if in.house, err = fab.Lookup(o.Fab); err != nil {
 		return in, err
 	}
@@ -668,11 +680,12 @@ func faultedNets(drc *kicadcli.Report, res *draftResult) map[string]string {
 func newReport(in input, res *draftResult, drc *kicadcli.Report, o Options) *Report {
 	rep := &Report{
 		Board: o.show(o.Board), LayoutDoc: o.show(o.LayoutDoc),
-		Outline:  Outline{WidthMM: res.w, HeightMM: res.h, Stated: res.stated},
-		Parts:    []PlacedPart{},
-		Rules:    []AppliedRule{},
-		Keepouts: append([]KeepoutNote{}, res.keepouts...),
-		Routed:   []string{}, Partial: []PartialNet{}, Unrouted: []string{},
+		Outline:   Outline{WidthMM: res.w, HeightMM: res.h, Stated: res.stated},
+		Parts:     []PlacedPart{},
+		Rules:     []AppliedRule{},
+		Keepouts:  append([]KeepoutNote{}, res.keepouts...),
+		FromBoard: append([]BoardFootprint{}, res.fromBoard...),
+		Routed:    []string{}, Partial: []PartialNet{}, Unrouted: []string{},
 		Tracks: len(res.tracks), Vias: len(res.vias),
 		Fab: in.house.Name, BoardRules: boardRulesText(in.house),
 	}

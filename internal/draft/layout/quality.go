@@ -26,6 +26,13 @@ func assess(rep *Report, res *draftResult, rules designRules) (fine, redo []stri
 	default:
 		redo = append(redo, fmt.Sprintf("Fix the %d DRC violation(s) and %d parity issue(s) the draft left: %s.", d.Violations, d.Parity, strings.Join(d.Details, "; ")))
 	}
+	if len(rep.FromBoard) > 0 {
+		var fs []string
+		for _, b := range rep.FromBoard {
+			fs = append(fs, fmt.Sprintf("%s for %s (from %s on %s)", b.Footprint, strings.Join(b.Refdes, ", "), b.BoardRefdes, b.Board))
+		}
+		redo = append(redo, "Footprints no library holds, taken from the project's board: "+strings.Join(fs, "; ")+"; add them to a footprint library the project's fp-lib-table names, so the next draft does not depend on that board.")
+	}
 	size := kigen.Num(rep.Outline.WidthMM) + " x " + kigen.Num(rep.Outline.HeightMM) + " mm"
 	if rep.Outline.Stated {
 		fine = append(fine, fmt.Sprintf("Outline: %s rectangle on Edge.Cuts, the size LAYOUT.md states (budget met).", size))

@@ -172,6 +172,14 @@ func padNet(c *sexpr.Node, pad func(string) (PadNet, bool)) {
 // zoneToBoard moves a footprint rule area's outline to board coordinates:
 // zones are the one footprint item a board stores in absolute positions.
 func zoneToBoard(c *sexpr.Node, p Placement) {
+	mapZonePoints(c, func(q geom.Pt) geom.Pt {
+		q = geom.Rotate(q, p.Rot)
+		return geom.Pt{X: p.X + q.X, Y: p.Y + q.Y}
+	})
+}
+
+// mapZonePoints rewrites every point of a zone's outline and fill by f.
+func mapZonePoints(c *sexpr.Node, f func(geom.Pt) geom.Pt) {
 	for _, poly := range []string{"polygon", "filled_polygon"} {
 		pg := c.Child(poly)
 		if pg == nil || pg.Child("pts") == nil {
@@ -183,8 +191,8 @@ func zoneToBoard(c *sexpr.Node, p Placement) {
 			if !ok1 || !ok2 {
 				continue
 			}
-			q := geom.Rotate(geom.Pt{X: x, Y: y}, p.Rot)
-			*xy = N("xy", p.X+q.X, p.Y+q.Y)
+			q := f(geom.Pt{X: x, Y: y})
+			*xy = N("xy", q.X, q.Y)
 		}
 	}
 }
