@@ -8,20 +8,27 @@ import (
 
 // Early parsing. kicad-cli writes its report and then spends a while
 // ending (measured under strace: 80-130 ms after DRC's report was closed on
-// the fixture and the video demo, 90 ms after a jobset copied its outputs),
-// and a check of a schematic-only project waits for its ERC and netlist to
-// be parsed after that. So each report is parsed as soon as kicad-cli has
-// closed it after writing (watchClosed), while the process ends. The early
-// parse counts only for the very bytes the file holds once kicad-cli has
-// exited 0: a run that fails is an error as before, and a file written
-// again is parsed again. Where no watcher can be set up the parse simply
-// waits for the exit.
+// the fixture and the video demo, 90 ms after a jobset copied its outputs):
+// it saves its settings into the private config folder of the run, removes
+// its instance lock there and unloads its libraries. Nothing of that is the
+// result, and the project's own lock file is gone by then (kicad-cli drops
+// it right after loading). So each report is parsed as soon as kicad-cli
+// has closed it after writing (watchClosed), and once every output of a run
+// has parsed, the run is ended there (runGroup kills its process group):
+// a report that parses is whole (a JSON object or an XML document cut
+// short does not), and kicad-cli writes its report as its last word on
+// the job. A run whose outputs do not all parse waits for the exit as
+// before and fails as before; the parse counts only for the very bytes
+// the file holds after the run, and a file written again is parsed again.
+// Where no watcher can be set up the parse simply waits for the exit.
 
 // early is the parses of one output started while kicad-cli still ran.
 type early struct {
-	parse func(data []byte) (any, error)
-	mu    sync.Mutex
-	runs  []*earlyRun
+	parse  func(data []byte) (any, error)
+	mu     sync.Mutex
+	runs   []*earlyRun
+	parsed chan struct{} // closed when a parse succeeded
+	once   sync.Once
 }
 
 // earlyRun is one parse of the bytes the output held when it was closed.
@@ -34,7 +41,16 @@ type earlyRun struct {
 
 // newEarly returns the early parses of an output parsed with parse.
 func newEarly(parse func(data []byte) (any, error)) *early {
-	return &early{parse: parse}
+	return &early{parse: parse, parsed: make(chan struct{})}
+}
+
+// whole is closed once a close of the output parsed without error: the
+// output is complete. It is nil (never ready) for a nil early.
+func (e *early) whole() <-chan struct{} {
+	if e == nil {
+		return nil
+	}
+	return e.parsed
 }
 
 // closed starts a parse of the file at path, just closed after writing.
@@ -50,6 +66,9 @@ func (e *early) closed(path string) {
 	go func() {
 		defer close(r.done)
 		r.val, r.err = e.parse(data)
+		if r.err == nil {
+			e.once.Do(func() { close(e.parsed) })
+		}
 	}()
 }
 

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -160,5 +162,101 @@ func TestEarlyParseRealKiCad(t *testing.T) {
 		if _, _, ok := p.early.result(p.res.data); !ok {
 			t.Errorf("%s: no early parse of kicad-cli's final output", name)
 		}
+	}
+}
+
+// TestRunEndsOnceOutputsParse: a kicad-cli still running after it wrote
+// every output of its run, each parsing, is ended there and the run
+// succeeds (the fake would otherwise sleep for 300 s, past the timeout);
+// an output that does not parse (a report cut short) ends nothing, and the
+// run fails as before. DRC, ERC with its netlist as one jobset, and the two
+// calls apart.
+func TestRunEndsOnceOutputsParse(t *testing.T) {
+	const (
+		drc     = `{"coordinate_units": "mm", "kicad_version": "9.0.8", "violations": [], "unconnected_items": [], "schematic_parity": []}`
+		erc     = `{"coordinate_units": "mm", "kicad_version": "9.0.8", "included_severities": ["error", "warning", "exclusion"], "sheets": []}`
+		netlist = `<?xml version="1.0" encoding="UTF-8"?><export version="E"><components></components><nets></nets></export>`
+	)
+	// Starts a child that keeps running, then writes each output where it
+	// is asked to and waits for the child.
+	body := `sleep 300 & echo $! >> "$FAKE_PIDFILE"
+out=""; prev=""
+for a in "$@"; do if [ "$prev" = -o ]; then out="$a"; fi; prev="$a"; done
+case "$1 $2" in
+"pcb drc") printf '%s' "$FAKE_DRC" > "$out";;
+"sch erc") printf '%s' "$FAKE_ERC" > "$out";;
+"sch export") printf '%s' "$FAKE_NETLIST" > "$out";;
+"jobset run") d="$(dirname "$4")/out"; printf '%s' "$FAKE_ERC" > "$d/erc.json"; printf '%s' "$FAKE_NETLIST" > "$d/netlist.xml";;
+esac
+wait`
+	dir := t.TempDir()
+	pcb, sch := filepath.Join(dir, "x.kicad_pcb"), filepath.Join(dir, "x.kicad_sch")
+	for path, text := range map[string]string{pcb: "(kicad_pcb)", sch: "(kicad_sch)", filepath.Join(dir, "x.kicad_pro"): "{}"} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	drcRun := func(tool *Tool) error { _, err := tool.DRC(context.Background(), pcb); return err }
+	pairRun := func(apart bool) func(tool *Tool) error {
+		return func(tool *Tool) error {
+			p, err := tool.PrepareERCAndNetlist(sch)
+			if err != nil {
+				return err
+			}
+			if apart {
+				p.Apart()
+			}
+			_, _, err = p.Run(context.Background())
+			return err
+		}
+	}
+	tests := []struct {
+		name                string
+		drc, erc, netlist   string
+		run                 func(tool *Tool) error
+		timeout             time.Duration
+		wantErr             string // "": the run succeeds
+		wantJobset, wantERC bool
+	}{
+		{name: "DRC", drc: drc, run: drcRun, timeout: 2 * time.Minute},
+		{name: "jobset", erc: erc, netlist: netlist, run: pairRun(false), timeout: 2 * time.Minute},
+		{name: "apart", erc: erc, netlist: netlist, run: pairRun(true), timeout: 2 * time.Minute},
+		{name: "DRC report cut short", drc: `{"violations": [`, run: drcRun, timeout: 500 * time.Millisecond,
+			wantErr: "timed out after 500ms and was killed"},
+		{name: "netlist cut short", erc: erc, netlist: `<export version="E"><components>`, run: pairRun(true),
+			timeout: 500 * time.Millisecond, wantErr: "timed out after 500ms and was killed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "children.pid")
+			t.Setenv("FAKE_PIDFILE", pidFile)
+			t.Setenv("FAKE_DRC", tc.drc)
+			t.Setenv("FAKE_ERC", tc.erc)
+			t.Setenv("FAKE_NETLIST", tc.netlist)
+			fakeKicadCLI(t, "echo 9.0.8", body)
+			tool, err := Find(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tool.Timeout, tool.CacheDir = tc.timeout, ""
+			err = tc.run(tool)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("err = %v, want the run ended once its outputs parsed", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("err = %v, want %q: an output that does not parse must not end the run", err, tc.wantErr)
+			}
+			data, err := os.ReadFile(pidFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Fields(string(data)) {
+				pid, err := strconv.Atoi(line)
+				if err != nil {
+					t.Fatal(err)
+				}
+				waitGone(t, pid)
+			}
+		})
 	}
 }

@@ -188,13 +188,18 @@ func (t *Tool) runJobset(ctx context.Context, project string, erc, nl *prepared)
 		return fmt.Errorf("%s: %w", label, err)
 	}
 	watch := map[string]func(string){}
+	var whole []<-chan struct{}
 	for _, p := range []*prepared{erc, nl} {
 		if p.early != nil {
 			watch[p.j.out] = p.early.closed
+			whole = append(whole, p.early.whole())
 		}
 	}
+	if len(whole) < 2 {
+		whole = nil // an output not parsed early: wait for the exit
+	}
 	defer watchClosed(out, watch)()
-	res, err := runGroup(ctx, t.Timeout, t.yield, label, dir, env, t.Path, "jobset", "run", "--file", file, project)
+	res, err := runGroup(ctx, t.Timeout, t.yield, label, dir, env, whole, t.Path, "jobset", "run", "--file", file, project)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"copperhead/internal/procgroup"
@@ -204,7 +205,11 @@ func (t *Tool) executeFile(ctx context.Context, timeout time.Duration, label, ou
 	if e != nil && outName != "" {
 		defer watchClosed(filepath.Dir(outPath), map[string]func(string){outName: e.closed})()
 	}
-	out, err := runGroup(ctx, timeout, t.yield, label, dir, env, t.Path, argv...)
+	var whole []<-chan struct{}
+	if e != nil && outName != "" {
+		whole = append(whole, e.whole())
+	}
+	out, err := runGroup(ctx, timeout, t.yield, label, dir, env, whole, t.Path, argv...)
 	if err != nil || outName == "" {
 		return out, nil, err
 	}
@@ -237,9 +242,11 @@ func (t *Tool) newRunFolder(label string) (string, []string, error) {
 // dir with env (nil: ours), in its own process group, bounded by timeout
 // (zero: DefaultTimeout): on timeout or cancellation the whole group is
 // killed, so no child outlives the run. With yield it yields the CPU
-// (Yielding). It returns what the program printed; errors
-// quote it.
-func runGroup(ctx context.Context, timeout time.Duration, yield bool, label, dir string, env []string, name string, args ...string) (output, error) {
+// (Yielding). When every channel of whole is closed (each output written
+// and parsed, early.go) before the program exits, the run is done: the
+// group is killed rather than waited for, and the run succeeds. It returns
+// what the program printed; errors quote it.
+func runGroup(ctx context.Context, timeout time.Duration, yield bool, label, dir string, env []string, whole []<-chan struct{}, name string, args ...string) (output, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -259,7 +266,7 @@ func runGroup(ctx context.Context, timeout time.Duration, yield bool, label, dir
 		if yield {
 			procgroup.Yield(cmd.Process.Pid)
 		}
-		runErr = cmd.Wait()
+		runErr = waitOrEnd(cmd, whole)
 	}
 	out := output{stdout: stdout.Bytes(), stderr: stderr.Bytes()}
 
@@ -282,6 +289,40 @@ func runGroup(ctx context.Context, timeout time.Duration, yield bool, label, dir
 		return out, fmt.Errorf("%s: %w", label, runErr)
 	}
 	return out, nil
+}
+
+// waitOrEnd waits for cmd, or, when it is still running once every channel
+// of whole (none: never) is closed, ends its process group and reports
+// success: what is left of the run is kicad-cli ending, not its result.
+func waitOrEnd(cmd *exec.Cmd, whole []<-chan struct{}) error {
+	if len(whole) == 0 {
+		return cmd.Wait()
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	for _, ch := range whole {
+		select {
+		case err := <-exited:
+			return err
+		case <-ch:
+		}
+	}
+	select {
+	case err := <-exited: // it ended on its own meanwhile
+		return err
+	default:
+	}
+	if cmd.Cancel() != nil { // procgroup.Own's: SIGKILL to the group
+		return <-exited
+	}
+	err := <-exited
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			return nil // our kill
+		}
+	}
+	return err
 }
 
 // quoteOutput renders what kicad-cli said, stderr first, as one quoted line

@@ -66,7 +66,7 @@ func (t *Tool) FillZones(ctx context.Context, board string) ([]byte, error) {
 		return nil, fmt.Errorf("fill zones: %w", err)
 	}
 	label := "pcbnew zone fill " + board
-	if _, err := runGroup(ctx, zoneFillTimeout, t.yield, label, dir, env, py, script, abs, out); err != nil {
+	if _, err := runGroup(ctx, zoneFillTimeout, t.yield, label, dir, env, nil, py, script, abs, out); err != nil {
 		return nil, err
 	}
 	data, err := os.ReadFile(out)
@@ -84,7 +84,7 @@ func findPcbnewPython(ctx context.Context) (string, error) {
 		if err != nil {
 			continue
 		}
-		if _, err := runGroup(ctx, 30*time.Second, false, p+" -c 'import pcbnew'", "", nil, p, "-c", "import pcbnew"); err == nil {
+		if _, err := runGroup(ctx, 30*time.Second, false, p+" -c 'import pcbnew'", "", nil, nil, p, "-c", "import pcbnew"); err == nil {
 			return p, nil
 		}
 	}
