@@ -107,11 +107,12 @@ func (c *PreparedCheck) Run(ctx context.Context) (*Report, error) {
 // report carries what kicad-cli said on stderr and whether it came from the
 // cache.
 func (t *Tool) check(ctx context.Context, j job, parse func(data []byte, input string) (*Report, error)) (*Report, error) {
-	res, err := t.produce(ctx, j)
+	e := earlyFor(func(data []byte) (*Report, error) { return parse(data, j.input) })
+	res, err := t.produce(ctx, j, e)
 	if err != nil {
 		return nil, err
 	}
-	return parseReport(res, j.input, parse, nil)
+	return parseReport(res, j.input, parse, e)
 }
 
 // parseReport parses a check's report, or takes its early parse (e, nil
@@ -128,11 +129,12 @@ func parseReport(res *result, input string, parse func(data []byte, input string
 // Netlist exports the connectivity of the schematic at schPath as KiCad sees
 // it (kicadxml) and parses it with kicad.ParseNetlistXML.
 func (t *Tool) Netlist(ctx context.Context, schPath string) (*kicad.Netlist, error) {
-	res, err := t.produce(ctx, netlistJob(schPath))
+	e := earlyFor(kicad.ParseNetlistXML)
+	res, err := t.produce(ctx, netlistJob(schPath), e)
 	if err != nil {
 		return nil, err
 	}
-	return parseNetlist(res, nil)
+	return parseNetlist(res, e)
 }
 
 func netlistJob(schPath string) job {
@@ -183,12 +185,14 @@ type result struct {
 	cached bool
 }
 
-// produce runs a job, or reuses its cached result when no input changed.
-func (t *Tool) produce(ctx context.Context, j job) (*result, error) {
+// produce runs a job, or reuses its cached result when no input changed;
+// with e, its output is parsed early (early.go).
+func (t *Tool) produce(ctx context.Context, j job, e *early) (*result, error) {
 	p, err := t.prepare(j)
 	if err != nil {
 		return nil, err
 	}
+	p.early = e
 	if p.res.cached {
 		return p.res, nil
 	}

@@ -31,7 +31,7 @@ func (t *Tool) Load(ctx context.Context, path string) error {
 	default:
 		return fmt.Errorf("kicad-cli load %s: not a .kicad_sch or .kicad_pcb", path)
 	}
-	_, err := t.produce(ctx, j)
+	_, err := t.produce(ctx, j, nil)
 	return err
 }
 

@@ -6,8 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+
+	"copperhead/internal/procgroup"
 )
 
 func needOpenSpec(t *testing.T) {
@@ -136,6 +140,48 @@ func TestMissingBinary(t *testing.T) {
 		}
 		if _, err := ValidateAll(context.Background(), t.TempDir()); !errors.Is(err, ErrNotInstalled) {
 			t.Errorf("%s: ValidateAll err = %v, want ErrNotInstalled", tc.env, err)
+		}
+	}
+}
+
+// TestValidateAllYielding: check's validation (beside kicad-cli) runs at
+// procgroup.YieldNice, the plain one at the caller's niceness. The fake
+// reports its niceness (field 19 of /proc/self/stat) as an issue, once it
+// sees the value wanted, so the test does not race the renice.
+func TestValidateAllYielding(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	parent, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := 20 - parent // Getpriority returns 20-nice on Linux
+	fake := filepath.Join(t.TempDir(), "openspec")
+	script := `#!/bin/sh
+nice() { cut -d' ' -f19 /proc/$$/stat; }
+i=0; while [ "$(nice)" != "$WANT_NICE" ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i+1)); done
+printf '{"items": [{"id": "power", "type": "spec", "valid": true, "issues": [{"level": "INFO", "path": "", "message": "nice %s"}]}]}\n' "$(nice)"
+`
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("COPPERHEAD_OPENSPEC", fake)
+	for _, tc := range []struct {
+		name     string
+		validate func(context.Context, string) (*Result, error)
+		want     int
+	}{
+		{"ValidateAllYielding", ValidateAllYielding, max(base, procgroup.YieldNice)},
+		{"ValidateAll", ValidateAll, base},
+	} {
+		t.Setenv("WANT_NICE", strconv.Itoa(tc.want))
+		res, err := tc.validate(context.Background(), t.TempDir())
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if want := "nice " + strconv.Itoa(tc.want); len(res.Issues) != 1 || res.Issues[0].Message != want {
+			t.Errorf("%s: %+v, want one issue %q", tc.name, res.Issues, want)
 		}
 	}
 }
