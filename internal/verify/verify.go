@@ -145,14 +145,12 @@ func Run(ctx context.Context, in Input) (*Result, error) {
 	// export read the same schematics: hashed once (SharingInputs).
 	tool := in.Tool.SharingInputs()
 	defer tool.Flush() // the cache writes, made beside the work below
+	ercTool := tool
 	if in.Board != "" {
 		var run *kicadcli.PreparedCheck
 		if run, drcErr = tool.PrepareDRC(in.Board); drcErr == nil {
 			wg.Go(func() { drc, drcErr = run.Run(ctx) })
 		}
-	}
-	ercTool := tool
-	if in.Board != "" {
 		ercTool = tool.Yielding()
 	}
 	// The drift and requirement analysis need only our parse and the
