@@ -261,11 +261,8 @@ func runGroup(ctx context.Context, timeout time.Duration, yield bool, label, dir
 	cmd.WaitDelay = waitDelay
 	stdout, stderr := &procgroup.Capped{Max: maxCaptured}, &procgroup.Capped{Max: maxCaptured}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	runErr := cmd.Start()
+	runErr := procgroup.Start(cmd, yield)
 	if runErr == nil {
-		if yield {
-			procgroup.Yield(cmd.Process.Pid)
-		}
 		runErr = waitOrEnd(cmd, whole)
 	}
 	out := output{stdout: stdout.Bytes(), stderr: stderr.Bytes()}

@@ -172,10 +172,7 @@ func run(ctx context.Context, dir string, yield bool, args ...string) ([]byte, e
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err = cmd.Start(); err == nil {
-		if yield {
-			procgroup.Yield(cmd.Process.Pid)
-		}
+	if err = procgroup.Start(cmd, yield); err == nil {
 		err = cmd.Wait()
 	}
 	if ctx.Err() == context.DeadlineExceeded {

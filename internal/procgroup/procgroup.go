@@ -44,6 +44,18 @@ func Yield(pid int) {
 	_ = syscall.Setpriority(syscall.PRIO_PGRP, pid, YieldNice)
 }
 
+// Start starts cmd (made by Own) and, with yield, yields its group the CPU
+// at once (Yield), before the program makes its threads.
+func Start(cmd *exec.Cmd, yield bool) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if yield {
+		Yield(cmd.Process.Pid)
+	}
+	return nil
+}
+
 // Capped is an io.Writer that keeps the first Max bytes written to it and
 // drops the rest, noting that it did (Over). Writes never fail, so the
 // program is never stopped by a full pipe.

@@ -68,7 +68,7 @@ func TestOwnKillsTheGroup(t *testing.T) {
 	t.Errorf("the child %d outlived its group's cancellation", pid)
 }
 
-// TestYield: a yielding group's leader, and a child it starts later, run at
+// TestYield: a group Start yields: its leader, and a child it starts later, run at
 // YieldNice; one not yielded keeps the parent's niceness. The child reads
 // its own niceness from /proc (field 19 of stat) once the leader sees the
 // change, so the test does not race the renice.
@@ -95,11 +95,8 @@ nice $$; sh -c 'cut -d" " -f19 /proc/$$/stat'`
 		Own(cmd)
 		var out strings.Builder
 		cmd.Stdout = &out
-		if err := cmd.Start(); err != nil {
+		if err := Start(cmd, yield); err != nil {
 			t.Fatal(err)
-		}
-		if yield {
-			Yield(cmd.Process.Pid)
 		}
 		err := cmd.Wait()
 		cancel()
