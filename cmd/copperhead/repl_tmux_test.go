@@ -288,11 +288,7 @@ func TestShellInTmux(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := string(data)
-	for _, want := range []string{"> /help", "> rename net KEY_DAH to KEY_DASH", "29 parts in", "done · verification passed"} {
-		if !strings.Contains(log, want) {
-			t.Errorf("the session log lacks %q:\n%s", want, log)
-		}
-	}
+	testkit.ContainsAll(t, "the session log", log, "> /help", "> rename net KEY_DAH to KEY_DASH", "29 parts in", "done · verification passed")
 	if strings.ContainsAny(log, "\x1b\r") {
 		t.Errorf("the session log holds control characters:\n%q", log)
 	}

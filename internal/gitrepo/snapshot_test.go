@@ -131,11 +131,7 @@ func checkStash(t *testing.T, dir, ref, msg string, wants []string) {
 		t.Fatalf("ref %q, stash list %q", ref, list)
 	}
 	show := git(t, dir, "stash", "show", "-p", "--include-untracked", "stash@{0}")
-	for _, want := range wants {
-		if !strings.Contains(show, want) {
-			t.Errorf("stash lacks %q:\n%s", want, show)
-		}
-	}
+	testkit.ContainsAll(t, "stash", show, wants...)
 }
 
 // newRepo makes a repository with one commit: a few design files and the
@@ -560,16 +556,12 @@ func TestChangedAndDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{
+	testkit.ContainsAll(t, "diff", d,
 		"diff --git a/docs/DECISIONS.md b/docs/DECISIONS.md\nnew file mode 100644",
 		"+# Decisions",
 		"diff --git a/docs/PINOUT.md b/docs/PINOUT.md\ndeleted file mode 100644",
 		"-  (symbol (lib_id \"Device:R\"))\n+  (symbol (lib_id \"Device:LED\"))",
-	} {
-		if !strings.Contains(d, want) {
-			t.Errorf("diff lacks %q:\n%s", want, d)
-		}
-	}
+	)
 	if strings.Contains(d, "user's own edit") || strings.Contains(d, "scratch.txt") {
 		t.Errorf("diff shows the user's pre-run changes:\n%s", d)
 	}

@@ -13,6 +13,7 @@ import (
 	"copperhead/internal/kicad/schedit"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/sexpr"
+	"copperhead/internal/testkit"
 )
 
 func kicadTool(t *testing.T) *kicadcli.Tool {
@@ -325,11 +326,7 @@ func TestFollowFieldsSplices(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, h := range c.has {
-				if !strings.Contains(string(next), h) {
-					t.Errorf("board lacks %q:\n%s", h, next)
-				}
-			}
+			testkit.ContainsAll(t, "board", string(next), c.has...)
 			if len(lines) != len(c.lines) {
 				t.Fatalf("lines %q, want %q", lines, c.lines)
 			}
