@@ -215,6 +215,18 @@ func git(t *testing.T, repo string, env []string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// wantCommitted fails t unless the screen p shows a run done and
+// committed, and repo holds that one commit on top of the fixture's.
+func wantCommitted(t *testing.T, p, repo string, env []string) {
+	t.Helper()
+	if !regexp.MustCompile(`(?m)^done · verification passed.* · commit [0-9a-f]{12} `).MatchString(p) {
+		t.Errorf("no done outcome line with a commit:\n%s", p)
+	}
+	if got := git(t, repo, env, "rev-list", "--count", "HEAD"); got != "2" {
+		t.Errorf("%s commits after the run, want 2 (one new)", got)
+	}
+}
+
 // renameScript is do_rename.txtar's scripted model: the same six replies.
 func renameScript(t *testing.T) []llmtest.Step {
 	steps, err := fakeSteps(scriptFile(t, "do_rename.txtar", "rename.json"))
@@ -265,12 +277,7 @@ func TestShellInTmux(t *testing.T) {
 
 	sh.typeLine("rename net KEY_DAH to KEY_DASH")
 	p = sh.prompts(5)
-	if !regexp.MustCompile(`(?m)^done · verification passed.* · commit [0-9a-f]{12} `).MatchString(p) {
-		t.Errorf("no done outcome line with a commit:\n%s", p)
-	}
-	if got := git(t, repo, env, "rev-list", "--count", "HEAD"); got != "2" {
-		t.Errorf("%s commits after the rename, want 2 (one new)", got)
-	}
+	wantCommitted(t, p, repo, env)
 	if got := git(t, repo, env, "log", "-1", "--format=%s"); got != "copperhead: rename net KEY_DAH to KEY_DASH" {
 		t.Errorf("the commit's subject is %q", got)
 	}
@@ -421,12 +428,7 @@ func TestShellBudgetPrompt(t *testing.T) {
 	}
 	sh.key("Enter")
 	p = sh.prompts(1)
-	if !regexp.MustCompile(`(?m)^done · verification passed.* · commit [0-9a-f]{12} `).MatchString(p) {
-		t.Errorf("the extended run did not commit:\n%s", p)
-	}
-	if got := git(t, repo, env, "rev-list", "--count", "HEAD"); got != "2" {
-		t.Errorf("%s commits, want 2", got)
-	}
+	wantCommitted(t, p, repo, env)
 	logs, _ := filepath.Glob(filepath.Join(repo, filepath.FromSlash(config.RunsDir), "repl-*.log"))
 	if len(logs) != 1 {
 		t.Fatalf("session logs %v, want one", logs)
