@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"copperhead/internal/testkit"
 )
 
 // fakeGitHub is the part of GitHub's REST API the action's comment step
@@ -153,11 +155,7 @@ func TestActionSteps(t *testing.T) {
 	if out["check-exit"] != "0" {
 		t.Errorf("check-exit = %q for a rename, want 0", out["check-exit"])
 	}
-	for _, want := range []string{"<!-- copperhead: electrical diff and check -->", "copperhead check passed", "### copperhead diff", "KEY_DASH"} {
-		if !strings.Contains(comment, want) {
-			t.Errorf("comment lacks %q:\n%s", want, comment)
-		}
-	}
+	testkit.ContainsAll(t, "comment", comment, "<!-- copperhead: electrical diff and check -->", "copperhead check passed", "### copperhead diff", "KEY_DASH")
 	if len(gh.comments) != 1 || gh.comments[1] != comment {
 		t.Fatalf("after the first push the PR has comments %v, want the one comment body", gh.comments)
 	}

@@ -39,6 +39,12 @@ type tmuxShell struct {
 	status string // the file the pane's script writes copperhead's exit status to
 }
 
+// newShell is the tmux server for a shell whose fixture shellFixture made
+// in dir, its environment env.
+func newShell(t *testing.T, dir string, env []string) *tmuxShell {
+	return &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
+}
+
 func (s *tmuxShell) tmux(args ...string) string {
 	s.t.Helper()
 	cmd := exec.Command("tmux", append([]string{"-S", s.sock, "-f", "/dev/null"}, args...)...)
@@ -99,11 +105,17 @@ func (s *tmuxShell) prompts(n int) string {
 	})
 }
 
+// key presses the key tmux names k (Enter, C-c, ...).
+func (s *tmuxShell) key(k string) {
+	s.t.Helper()
+	s.tmux("send-keys", "-t", "shell", k)
+}
+
 // typeLine types line and Enter.
 func (s *tmuxShell) typeLine(line string) {
 	s.t.Helper()
 	s.tmux("send-keys", "-t", "shell", "-l", line)
-	s.tmux("send-keys", "-t", "shell", "Enter")
+	s.key("Enter")
 }
 
 // exitStatus waits for the shell to exit and returns its status, which the
@@ -120,6 +132,15 @@ func (s *tmuxShell) exitStatus() string {
 			s.t.Fatalf("the shell did not exit; the screen:\n%s", s.pane())
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// wantExit waits for the shell to exit and fails the test unless its
+// status is want; what says how it was left.
+func (s *tmuxShell) wantExit(what, want string) {
+	s.t.Helper()
+	if status := s.exitStatus(); status != want {
+		s.t.Errorf("%s: exit status %s, want %s", what, status, want)
 	}
 }
 
@@ -194,6 +215,18 @@ func git(t *testing.T, repo string, env []string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// wantCommitted fails t unless the screen p shows a run done and
+// committed, and repo holds that one commit on top of the fixture's.
+func wantCommitted(t *testing.T, p, repo string, env []string) {
+	t.Helper()
+	if !regexp.MustCompile(`(?m)^done · verification passed.* · commit [0-9a-f]{12} `).MatchString(p) {
+		t.Errorf("no done outcome line with a commit:\n%s", p)
+	}
+	if got := git(t, repo, env, "rev-list", "--count", "HEAD"); got != "2" {
+		t.Errorf("%s commits after the run, want 2 (one new)", got)
+	}
+}
+
 // renameScript is do_rename.txtar's scripted model: the same six replies.
 func renameScript(t *testing.T) []llmtest.Step {
 	steps, err := fakeSteps(scriptFile(t, "do_rename.txtar", "rename.json"))
@@ -208,7 +241,7 @@ func renameScript(t *testing.T) []llmtest.Step {
 func TestShellInTmux(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.OpenAI, renameScript(t)...)
 	dir, repo, script, env := shellFixture(t, srv.URL+"/v1", nil)
-	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
+	sh := newShell(t, dir, env)
 	sh.start(script, "--model", "compat:scripted")
 
 	p := sh.prompts(1)
@@ -224,9 +257,9 @@ func TestShellInTmux(t *testing.T) {
 	}
 	// Tab completes a slash command's name.
 	sh.tmux("send-keys", "-t", "shell", "-l", "/par")
-	sh.tmux("send-keys", "-t", "shell", "Tab")
+	sh.key("Tab")
 	sh.waitFor("the completed name", func(p string) bool { return strings.HasSuffix(strings.TrimRight(p, "\n "), "copperhead> /parts") })
-	sh.tmux("send-keys", "-t", "shell", "Enter")
+	sh.key("Enter")
 	p = sh.prompts(3)
 	if !strings.Contains(p, "29 parts in hardware/open-telegraph.kicad_sch") {
 		t.Errorf("/parts did not list the parts:\n%s", p)
@@ -244,12 +277,7 @@ func TestShellInTmux(t *testing.T) {
 
 	sh.typeLine("rename net KEY_DAH to KEY_DASH")
 	p = sh.prompts(5)
-	if !regexp.MustCompile(`(?m)^done · verification passed.* · commit [0-9a-f]{12} `).MatchString(p) {
-		t.Errorf("no done outcome line with a commit:\n%s", p)
-	}
-	if got := git(t, repo, env, "rev-list", "--count", "HEAD"); got != "2" {
-		t.Errorf("%s commits after the rename, want 2 (one new)", got)
-	}
+	wantCommitted(t, p, repo, env)
 	if got := git(t, repo, env, "log", "-1", "--format=%s"); got != "copperhead: rename net KEY_DAH to KEY_DASH" {
 		t.Errorf("the commit's subject is %q", got)
 	}
@@ -273,9 +301,7 @@ func TestShellInTmux(t *testing.T) {
 	}
 
 	sh.typeLine("/quit")
-	if status := sh.exitStatus(); status != "0" {
-		t.Errorf("/quit: exit status %s, want 0", status)
-	}
+	sh.wantExit("/quit", "0")
 
 	// The session log: plain lines (no control sequences), what was typed
 	// and what the run printed.
@@ -288,11 +314,7 @@ func TestShellInTmux(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := string(data)
-	for _, want := range []string{"> /help", "> rename net KEY_DAH to KEY_DASH", "29 parts in", "done · verification passed"} {
-		if !strings.Contains(log, want) {
-			t.Errorf("the session log lacks %q:\n%s", want, log)
-		}
-	}
+	testkit.ContainsAll(t, "the session log", log, "> /help", "> rename net KEY_DAH to KEY_DASH", "29 parts in", "done · verification passed")
 	if strings.ContainsAny(log, "\x1b\r") {
 		t.Errorf("the session log holds control characters:\n%q", log)
 	}
@@ -306,13 +328,11 @@ func TestShellInTmux(t *testing.T) {
 func TestShellCtrlCLeaves(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.OpenAI)
 	dir, _, script, env := shellFixture(t, srv.URL+"/v1", nil)
-	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
+	sh := newShell(t, dir, env)
 	sh.start(script, "--model", "compat:scripted")
 	sh.prompts(1)
-	sh.tmux("send-keys", "-t", "shell", "C-c")
-	if status := sh.exitStatus(); status != "0" {
-		t.Errorf("Ctrl-C at an empty prompt: exit status %s, want 0", status)
-	}
+	sh.key("C-c")
+	sh.wantExit("Ctrl-C at an empty prompt", "0")
 }
 
 // scriptFile is one file of a testdata script, for a test that reuses a
@@ -342,7 +362,7 @@ func TestShellInterruptRun(t *testing.T) {
 	}
 	srv := llmtest.NewServer(t, llmtest.OpenAI, steps...)
 	dir, repo, script, env := shellFixture(t, srv.URL+"/v1", nil)
-	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
+	sh := newShell(t, dir, env)
 	sh.start(script, "--model", "compat:scripted")
 	sh.prompts(1)
 	sh.typeLine("change R7 to 1M")
@@ -351,7 +371,7 @@ func TestShellInterruptRun(t *testing.T) {
 			t.Fatalf("the model got %d requests, want 4; the screen:\n%s", len(srv.Requests()), sh.pane())
 		}
 	}
-	sh.tmux("send-keys", "-t", "shell", "C-c")
+	sh.key("C-c")
 	p := sh.prompts(2)
 	if !regexp.MustCompile(`(?m)^interrupted · `).MatchString(p) {
 		t.Errorf("no interrupted outcome line:\n%s", p)
@@ -370,10 +390,8 @@ func TestShellInterruptRun(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^copperhead \S+`).MatchString(p[strings.LastIndex(p, "> /version"):]) {
 		t.Errorf("/version after the interrupt printed no version:\n%s", p)
 	}
-	sh.tmux("send-keys", "-t", "shell", "C-d")
-	if status := sh.exitStatus(); status != "0" {
-		t.Errorf("Ctrl-D at an empty prompt: exit status %s, want 0", status)
-	}
+	sh.key("C-d")
+	sh.wantExit("Ctrl-D at an empty prompt", "0")
 }
 
 // TestShellBudgetPrompt: the first request, given on the command line, runs
@@ -397,7 +415,7 @@ func TestShellBudgetPrompt(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
+	sh := newShell(t, dir, env)
 	// The request on the command line (copperhead "<request>") runs before
 	// the first prompt.
 	sh.start(script, "--model", "compat:scripted", "rename net KEY_DAH to KEY_DASH")
@@ -408,14 +426,9 @@ func TestShellBudgetPrompt(t *testing.T) {
 	if strings.Contains(p, "copperhead> ") {
 		t.Errorf("a prompt came before the first request ran:\n%s", p)
 	}
-	sh.tmux("send-keys", "-t", "shell", "Enter")
+	sh.key("Enter")
 	p = sh.prompts(1)
-	if !regexp.MustCompile(`(?m)^done · verification passed.* · commit [0-9a-f]{12} `).MatchString(p) {
-		t.Errorf("the extended run did not commit:\n%s", p)
-	}
-	if got := git(t, repo, env, "rev-list", "--count", "HEAD"); got != "2" {
-		t.Errorf("%s commits, want 2", got)
-	}
+	wantCommitted(t, p, repo, env)
 	logs, _ := filepath.Glob(filepath.Join(repo, filepath.FromSlash(config.RunsDir), "repl-*.log"))
 	if len(logs) != 1 {
 		t.Fatalf("session logs %v, want one", logs)
@@ -424,9 +437,7 @@ func TestShellBudgetPrompt(t *testing.T) {
 		t.Errorf("the session log lacks the question (%v):\n%s", err, data)
 	}
 	sh.typeLine("/quit")
-	if status := sh.exitStatus(); status != "0" {
-		t.Errorf("/quit: exit status %s, want 0", status)
-	}
+	sh.wantExit("/quit", "0")
 }
 
 // TestShellModelPicker: with no model configured anywhere the shell offers
@@ -435,7 +446,7 @@ func TestShellBudgetPrompt(t *testing.T) {
 func TestShellModelPicker(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.OpenAI)
 	dir, _, script, env := shellFixture(t, srv.URL+"/v1", nil)
-	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
+	sh := newShell(t, dir, env)
 	sh.start(script)
 	p := sh.waitFor("the picker", func(p string) bool {
 		return strings.Contains(p, "Pick one for this session [1-1, Enter to keep none]:")
@@ -461,9 +472,7 @@ func TestShellModelPicker(t *testing.T) {
 		t.Errorf("/model with a malformed name was not refused:\n%s", p)
 	}
 	sh.typeLine("/quit")
-	if status := sh.exitStatus(); status != "0" {
-		t.Errorf("/quit: exit status %s, want 0", status)
-	}
+	sh.wantExit("/quit", "0")
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("picking a model made %d model requests, want none", n)
 	}
@@ -479,7 +488,7 @@ func TestShellUnignoredRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
+	sh := newShell(t, dir, env)
 	sh.start(script, "--model", "compat:scripted")
 	p := sh.prompts(1)
 	if !strings.Contains(p, "-- "+config.RunsDir+" is not git-ignored here (copperhead init adds it): this session keeps no history or log file") {
@@ -488,9 +497,7 @@ func TestShellUnignoredRuns(t *testing.T) {
 	sh.typeLine("/git")
 	sh.prompts(2)
 	sh.typeLine("/quit")
-	if status := sh.exitStatus(); status != "0" {
-		t.Errorf("/quit: exit status %s, want 0", status)
-	}
+	sh.wantExit("/quit", "0")
 	if got := git(t, repo, env, "status", "--porcelain"); got != "" {
 		t.Errorf("the shell made the tree dirty:\n%s", got)
 	}
@@ -502,7 +509,7 @@ func TestShellUnignoredRuns(t *testing.T) {
 func TestShellTerminated(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.OpenAI)
 	dir, _, script, env := shellFixture(t, srv.URL+"/v1", nil)
-	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
+	sh := newShell(t, dir, env)
 	sh.start(script, "--model", "compat:scripted")
 	sh.prompts(1)
 	// The pane runs the script; copperhead is its child.
@@ -518,9 +525,7 @@ func TestShellTerminated(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if status := sh.exitStatus(); status != strconv.Itoa(exitInterrupted) {
-		t.Errorf("SIGTERM at the prompt: exit status %s, want %d", status, exitInterrupted)
-	}
+	sh.wantExit("SIGTERM at the prompt", strconv.Itoa(exitInterrupted))
 	// Ended by the shell itself, not by the 10-second watchdog.
 	if p := sh.pane(); strings.Contains(p, "still running") {
 		t.Errorf("the watchdog ended the shell:\n%s", p)
@@ -540,7 +545,7 @@ func TestShellInterruptCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir, _, script, env := shellFixture(t, srv.URL+"/v1", nil, "COPPERHEAD_KICAD_CLI="+fake, "STARTED="+started)
-	sh := &tmuxShell{t: t, sock: filepath.Join(dir, "tmux.sock"), env: env, status: filepath.Join(dir, "status")}
+	sh := newShell(t, dir, env)
 	sh.start(script, "--model", "compat:scripted")
 	sh.prompts(1)
 	sh.typeLine("/nets")
@@ -552,13 +557,11 @@ func TestShellInterruptCommand(t *testing.T) {
 			t.Fatalf("kicad-cli never started; the screen:\n%s", sh.pane())
 		}
 	}
-	sh.tmux("send-keys", "-t", "shell", "C-c")
+	sh.key("C-c")
 	p := sh.prompts(2)
 	if !strings.Contains(p, "stopped (interrupt signal received)") {
 		t.Errorf("/nets was not stopped by the interrupt:\n%s", p)
 	}
 	sh.typeLine("/quit")
-	if status := sh.exitStatus(); status != "0" {
-		t.Errorf("/quit after the interrupt: exit status %s, want 0", status)
-	}
+	sh.wantExit("/quit after the interrupt", "0")
 }

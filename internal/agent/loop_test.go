@@ -265,6 +265,17 @@ func (h *harness) run() *runs.Outcome {
 	return out
 }
 
+// runTo runs the harness and fails the test unless the run ended by the
+// exit path want.
+func (h *harness) runTo(want transcript.ExitPath) *runs.Outcome {
+	h.t.Helper()
+	out := h.run()
+	if out.ExitPath != want {
+		h.t.Fatalf("exit path %s (%s), want %s", out.ExitPath, out.Error, want)
+	}
+	return out
+}
+
 // checkRecord asserts what every path must leave (AC-8.5): run-start first,
 // run-end last with the outcome's exit path, one tool event per call, and a
 // summary.md with the run stats.
@@ -356,6 +367,14 @@ func (h *harness) assertRestored() {
 
 func (h *harness) stashes() string { return git(h.t, h.repo, "stash", "list") }
 
+// assertNoStash checks the run (what names it) left no stash entry.
+func (h *harness) assertNoStash(what string) {
+	h.t.Helper()
+	if s := h.stashes(); s != "" {
+		h.t.Errorf("%s left a stash: %s", what, s)
+	}
+}
+
 // assertStashed checks a failed run's work is in its named stash entry.
 func (h *harness) assertStashed(out *runs.Outcome) {
 	h.t.Helper()
@@ -384,10 +403,7 @@ func TestRefusal(t *testing.T) {
 		reply("", "finish", `{"outcome":"refuse","summary":"A 100k pullup on KEY_DAH leaks about 33 uA; SPEC.md budgets 25 uA in sleep."}`),
 	)
 	h.in.Tools = nil // the real tool set
-	out := h.run()
-	if out.ExitPath != transcript.ExitRefused {
-		t.Fatalf("exit path %s (%s), want refused", out.ExitPath, out.Error)
-	}
+	out := h.runTo(transcript.ExitRefused)
 	if !out.OK() || out.Commit != "" || out.StashRef != "" {
 		t.Errorf("refusal: ok %v commit %q stash %q", out.OK(), out.Commit, out.StashRef)
 	}
@@ -395,9 +411,7 @@ func TestRefusal(t *testing.T) {
 		t.Errorf("summary %q does not carry the refusal", out.Summary)
 	}
 	h.assertRestored()
-	if s := h.stashes(); s != "" {
-		t.Errorf("a refusal that changed nothing left a stash: %s", s)
-	}
+	h.assertNoStash("a refusal that changed nothing")
 
 	reqs := h.model.requests()
 	for i, r := range reqs {
@@ -425,10 +439,7 @@ func TestRefusal(t *testing.T) {
 // stalled; each is nudged first.
 func TestStall(t *testing.T) {
 	h := newHarness(t, reply("thinking"), reply("still thinking"), reply("more thinking"))
-	out := h.run()
-	if out.ExitPath != transcript.ExitStalled {
-		t.Fatalf("exit path %s, want stalled", out.ExitPath)
-	}
+	out := h.runTo(transcript.ExitStalled)
 	if out.OK() || out.StashRef != "" {
 		t.Errorf("stall: ok %v stash %q", out.OK(), out.StashRef)
 	}
@@ -449,10 +460,7 @@ func TestStallCounterResets(t *testing.T) {
 		reply("hmm"), reply("hmm"),
 		reply("", "done", `{}`),
 	)
-	out := h.run()
-	if out.ExitPath != transcript.ExitDone {
-		t.Fatalf("exit path %s (%s), want done", out.ExitPath, out.Error)
-	}
+	h.runTo(transcript.ExitDone)
 }
 
 // TestTurnBudgetExhausted: without Extend, running out of turns fails, keeps
@@ -465,10 +473,7 @@ func TestTurnBudgetExhausted(t *testing.T) {
 		reply("", "touch", `{}`),
 	)
 	h.rn.TurnBudget = 3
-	out := h.run()
-	if out.ExitPath != transcript.ExitTurnBudgetExhausted {
-		t.Fatalf("exit path %s, want turn-budget-exhausted", out.ExitPath)
-	}
+	out := h.runTo(transcript.ExitTurnBudgetExhausted)
 	if out.Turns != 3 || out.TurnBudget != 3 {
 		t.Errorf("turns %d/%d, want 3/3", out.Turns, out.TurnBudget)
 	}
@@ -503,10 +508,7 @@ func TestExtendThenSuccess(t *testing.T) {
 		seen = append(seen, st)
 		return 2
 	}
-	out := h.run()
-	if out.ExitPath != transcript.ExitDone {
-		t.Fatalf("exit path %s (%s), want done", out.ExitPath, out.Error)
-	}
+	out := h.runTo(transcript.ExitDone)
 	if len(seen) != 1 || seen[0].TurnsUsed != 2 || seen[0].TurnBudget != 2 ||
 		!slices.Equal(seen[0].FilesTouched, []string{"notes/work.txt"}) || seen[0].Tokens.Input != 2000 {
 		t.Errorf("Extend saw %+v", seen)
@@ -556,10 +558,7 @@ func (h *harness) assertCommitted(out *runs.Outcome) {
 // TestDecisionsWritten: decisions reach DECISIONS.md in the commit.
 func TestDecisionsWritten(t *testing.T) {
 	h := newHarness(t, reply("", "touch", `{}`, "decide", `{}`, "done", `{}`))
-	out := h.run()
-	if out.ExitPath != transcript.ExitDone {
-		t.Fatalf("exit path %s (%s)", out.ExitPath, out.Error)
-	}
+	out := h.runTo(transcript.ExitDone)
 	h.assertCommitted(out)
 	d, _ := os.ReadFile(filepath.Join(h.repo, "docs", "DECISIONS.md"))
 	if !strings.Contains(string(d), "keep notes in notes/") || !strings.Contains(string(d), "the test says so") {
@@ -574,10 +573,7 @@ func TestProviderError(t *testing.T) {
 		reply("", "touch", `{}`),
 		step{err: &llm.Error{Kind: llm.ErrAuth, Provider: "scripted", Status: 401, Message: "invalid x-api-key", Hint: "check ANTHROPIC_API_KEY"}},
 	)
-	out := h.run()
-	if out.ExitPath != transcript.ExitProviderError {
-		t.Fatalf("exit path %s, want provider-error", out.ExitPath)
-	}
+	out := h.runTo(transcript.ExitProviderError)
 	if !strings.Contains(out.Error, "invalid x-api-key") || !strings.Contains(out.Error, "check ANTHROPIC_API_KEY") {
 		t.Errorf("error %q lacks the provider's words or hint", out.Error)
 	}
@@ -645,10 +641,7 @@ func TestRepairCyclesExhausted(t *testing.T) {
 		reply("", "touch", `{}`, "fail_check", `{}`, "touch", `{"Name":"late"}`),
 	)
 	h.rn.RepairBudget = 2
-	out := h.run()
-	if out.ExitPath != transcript.ExitRepairCyclesExhausted {
-		t.Fatalf("exit path %s, want repair-cycles-exhausted", out.ExitPath)
-	}
+	out := h.runTo(transcript.ExitRepairCyclesExhausted)
 	if out.RepairCycles != 3 || out.RepairBudget != 2 {
 		t.Errorf("repair cycles %d/%d, want 3/2", out.RepairCycles, out.RepairBudget)
 	}
@@ -669,10 +662,7 @@ func TestRepairCyclesExhausted(t *testing.T) {
 // keeps the work, and the summary names git's error (AC-8.6).
 func TestCommitFailed(t *testing.T) {
 	h := newHarness(t, reply("", "touch", `{}`, "nest_repo", `{}`, "done", `{}`))
-	out := h.run()
-	if out.ExitPath != transcript.ExitCommitFailed {
-		t.Fatalf("exit path %s (%s), want commit-failed", out.ExitPath, out.Error)
-	}
+	out := h.runTo(transcript.ExitCommitFailed)
 	if out.Commit != "" || !strings.Contains(out.Error, "git") {
 		t.Errorf("commit %q error %q", out.Commit, out.Error)
 	}
@@ -707,9 +697,7 @@ func TestNoChange(t *testing.T) {
 			t.Errorf("committed %q or stashed %q", out.Commit, out.StashRef)
 		}
 		h.assertRestored()
-		if s := h.stashes(); s != "" {
-			t.Errorf("left a stash: %s", s)
-		}
+		h.assertNoStash("a run that changed nothing")
 	}
 }
 
@@ -788,10 +776,7 @@ func TestDryRun(t *testing.T) {
 				return tool.Result{Text: "looked"}, nil
 			}})
 			h.in.DryRun = true
-			out := h.run()
-			if out.ExitPath != tc.exit {
-				t.Fatalf("exit path %s (%s), want %s", out.ExitPath, out.Error, tc.exit)
-			}
+			out := h.runTo(tc.exit)
 			if out.Commit != "" || out.StashRef != "" {
 				t.Errorf("dry run committed %q or stashed %q", out.Commit, out.StashRef)
 			}
@@ -830,9 +815,7 @@ func TestDryRun(t *testing.T) {
 			if head := git(t, h.repo, "rev-parse", "HEAD"); head != h.head {
 				t.Errorf("HEAD moved")
 			}
-			if s := h.stashes(); s != "" {
-				t.Errorf("dry run left a stash: %s", s)
-			}
+			h.assertNoStash("dry run")
 		})
 	}
 }
@@ -841,14 +824,9 @@ func TestDryRun(t *testing.T) {
 // without running.
 func TestFinishEndsTheBatch(t *testing.T) {
 	h := newHarness(t, reply("", "refuse", `{}`, "touch", `{}`))
-	out := h.run()
-	if out.ExitPath != transcript.ExitRefused {
-		t.Fatalf("exit path %s", out.ExitPath)
-	}
+	h.runTo(transcript.ExitRefused)
 	h.assertRestored()
-	if s := h.stashes(); s != "" {
-		t.Errorf("a call after finish ran: stash %s", s)
-	}
+	h.assertNoStash("a call after finish (it ran)")
 }
 
 // TestProgressEvents: the run's watchers hear of each turn, reply and tool
@@ -1110,10 +1088,7 @@ func TestRunRefLifetime(t *testing.T) {
 		}},
 		reply("", "refuse", `{}`),
 	}
-	out := h.run()
-	if out.ExitPath != transcript.ExitRefused {
-		t.Fatalf("exit path %s (%s)", out.ExitPath, out.Error)
-	}
+	h.runTo(transcript.ExitRefused)
 	if atTurn1 != gitrepo.RunRef(h.rn.ID) {
 		t.Errorf("refs at turn 1: %q, want %s", atTurn1, gitrepo.RunRef(h.rn.ID))
 	}

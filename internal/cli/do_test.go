@@ -13,6 +13,7 @@ import (
 	"copperhead/internal/llm"
 	"copperhead/internal/llm/llmtest"
 	"copperhead/internal/runs"
+	"copperhead/internal/testkit"
 	"copperhead/internal/transcript"
 )
 
@@ -77,17 +78,13 @@ func TestDoRefusal(t *testing.T) {
 		!regexp.MustCompile(`^run [0-9A-Z]{26} · turn budget 12 · repair budget 5$`).MatchString(lines[1]) {
 		t.Errorf("header:\n%s\n%s", lines[0], lines[1])
 	}
-	for _, want := range []string{
+	testkit.ContainsAll(t, "stdout", stdout,
 		"[turn 1/12 · 12.3k in / 678 out] A 100k pullup",
 		"  read_file: ",
 		"[turn 2/12 · 25.3k in / 768 out]",
 		"  finish: ",
 		"Refused: 33 uA of pullup leakage",
-	} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout)
-		}
-	}
+	)
 	last := lines[len(lines)-1]
 	if !regexp.MustCompile(`^refused · nothing committed · \S+ · 25.3k in / 768 out tokens · turns 2/12 · run \.copperhead/runs/[0-9A-Z]{26}$`).MatchString(last) {
 		t.Errorf("outcome line %q", last)
@@ -222,11 +219,7 @@ func TestDoDryRun(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{`+	(global_label "KEY_DASH"`, "+| U1 | 5 | IO5 | KEY_DASH |", "docs/CHANGELOG.md", "done · verification passed · dry run: nothing written"} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout)
-		}
-	}
+	testkit.ContainsAll(t, "stdout", stdout, `+	(global_label "KEY_DASH"`, "+| U1 | 5 | IO5 | KEY_DASH |", "docs/CHANGELOG.md", "done · verification passed · dry run: nothing written")
 	if gitOut(t, repo, "rev-parse", "HEAD") != head || gitOut(t, repo, "status", "--porcelain") != "" || gitOut(t, repo, "stash", "list") != "" {
 		t.Errorf("dry run wrote something")
 	}

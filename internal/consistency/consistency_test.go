@@ -362,12 +362,8 @@ func TestResolutionRequest(t *testing.T) {
 			ProposedResolution: "in docs/BOM.md set the R6 value to \"10k\"", Resolvable: true, Governing: "hw"},
 	}}
 	req := r.ResolutionRequest()
-	for _, s := range []string{"KiCad files (.kicad_sch, .kicad_pcb) are ground truth for as-built facts",
-		"Inconsistencies to resolve (1):", "1. [doc_drift] docs/BOM.md: R6 value", "   claim: 100k", "   resolution: in docs/BOM.md set"} {
-		if !strings.Contains(req, s) {
-			t.Errorf("request lacks %q:\n%s", s, req)
-		}
-	}
+	testkit.ContainsAll(t, "request", req, "KiCad files (.kicad_sch, .kicad_pcb) are ground truth for as-built facts",
+		"Inconsistencies to resolve (1):", "1. [doc_drift] docs/BOM.md: R6 value", "   claim: 100k", "   resolution: in docs/BOM.md set")
 	if strings.Contains(req, "pins.forbidden_here") {
 		t.Errorf("a violation leaked into the request:\n%s", req)
 	}

@@ -29,6 +29,7 @@ func TestCheckRequirements(t *testing.T) {
 	specPath := base.Config.DocPath(design.SpecDoc)
 	tests := []struct {
 		name     string
+		parts    [][4]string // resistors added first: ref, value, net, net
 		edit     func(st *State)
 		kinds    []string // Constraints' kinds, in order
 		idleUA   float64
@@ -38,7 +39,7 @@ func TestCheckRequirements(t *testing.T) {
 		{name: "the board as it is", budget: 25},
 		{
 			name:  "10k pull-down on KEY_DAH, idle high through R7",
-			edit:  func(st *State) { addResistor(st.Netlist, "R11", "10k", "KEY_DAH", "GND") },
+			parts: [][4]string{{"R11", "10k", "KEY_DAH", "GND"}},
 			kinds: []string{design.ViolationBudgetExceeded}, idleUA: 165, budget: 25,
 			contains: []string{"budget sleep_current_uA exceeded: at least 165 µA drawn by resistors while asleep",
 				"R7 10k from 3V3 to KEY_DAH with R11 10k to ground: 165 µA", "sleep_current_uA ≤ 25 µA (docs/SPEC.md ## Budgets)"},
@@ -48,62 +49,52 @@ func TestCheckRequirements(t *testing.T) {
 			// leakage model too (one classifier, internal/circuit): a
 			// pull-down to PGND, a bleeder to EARTH, a divider to SGND.
 			name: "pull-downs to PGND, EARTH and SGND",
-			edit: func(st *State) {
-				for _, r := range [][4]string{{"R11", "10k", "KEY_DAH", "PGND"}, {"R12", "100k", "3V3", "EARTH"},
-					{"R13", "47k", "VBAT", "VBAT_SENSE"}, {"R14", "47k", "VBAT_SENSE", "SGND"}} {
-					addResistor(st.Netlist, r[0], r[1], r[2], r[3])
-				}
-			},
+			parts: [][4]string{{"R11", "10k", "KEY_DAH", "PGND"}, {"R12", "100k", "3V3", "EARTH"},
+				{"R13", "47k", "VBAT", "VBAT_SENSE"}, {"R14", "47k", "VBAT_SENSE", "SGND"}},
 			kinds: []string{design.ViolationBudgetExceeded}, idleUA: 242.681, budget: 25,
 			contains: []string{"R7 10k from 3V3 to KEY_DAH with R11 10k to ground: 165 µA", "R12 100k from 3V3 to EARTH straight to ground: 33 µA",
 				"R13 47k from VBAT to VBAT_SENSE with R14 47k to ground: 44.681 µA"},
 		},
 		{
 			name:   "1M pull-down on KEY_DAH stays under the budget",
-			edit:   func(st *State) { addResistor(st.Netlist, "R11", "1M", "KEY_DAH", "GND") },
+			parts:  [][4]string{{"R11", "1M", "KEY_DAH", "GND"}},
 			idleUA: 3.267, budget: 25,
 		},
 		{
 			name:   "a second pull-up on the idle-high KEY_DAH draws nothing",
-			edit:   func(st *State) { addResistor(st.Netlist, "R11", "4k7", "3V3", "KEY_DAH") },
+			parts:  [][4]string{{"R11", "4k7", "3V3", "KEY_DAH"}},
 			idleUA: 0, budget: 25,
 		},
 		{
 			name:  "a pull-up to 1V8 on the net R7 holds at 3V3",
-			edit:  func(st *State) { addResistor(st.Netlist, "R11", "10k", "1V8", "KEY_DAH") },
+			parts: [][4]string{{"R11", "10k", "1V8", "KEY_DAH"}},
 			kinds: []string{design.ViolationBudgetExceeded}, idleUA: 75, budget: 25,
 			contains: []string{"R7 10k from 3V3 to KEY_DAH with R11 10k to 1V8: 75 µA"},
 		},
 		{
-			name: "battery-sense divider",
-			edit: func(st *State) {
-				addResistor(st.Netlist, "R11", "47k", "VBAT", "VBAT_SENSE")
-				addResistor(st.Netlist, "R12", "47k", "VBAT_SENSE", "GND")
-			},
+			name:  "battery-sense divider",
+			parts: [][4]string{{"R11", "47k", "VBAT", "VBAT_SENSE"}, {"R12", "47k", "VBAT_SENSE", "GND"}},
 			kinds: []string{design.ViolationBudgetExceeded}, idleUA: 44.681, budget: 25,
 			contains: []string{"R11 47k from VBAT to VBAT_SENSE with R12 47k to ground: 44.681 µA"},
 		},
 		{
-			name: "two pull-downs in parallel on one pull-up",
-			edit: func(st *State) {
-				addResistor(st.Netlist, "R11", "20k", "KEY_DAH", "GND")
-				addResistor(st.Netlist, "R12", "20k", "KEY_DAH", "GND")
-			},
+			name:  "two pull-downs in parallel on one pull-up",
+			parts: [][4]string{{"R11", "20k", "KEY_DAH", "GND"}, {"R12", "20k", "KEY_DAH", "GND"}},
 			kinds: []string{design.ViolationBudgetExceeded}, idleUA: 165, budget: 25,
 			contains: []string{"with R11 20k ∥ R12 20k to ground"},
 		},
 		{
-			name: "a do-not-populate pull-down is not fitted",
+			name:  "a do-not-populate pull-down is not fitted",
+			parts: [][4]string{{"R11", "10k", "KEY_DAH", "GND"}},
 			edit: func(st *State) {
-				addResistor(st.Netlist, "R11", "10k", "KEY_DAH", "GND")
 				st.Netlist.Components[len(st.Netlist.Components)-1].Properties = map[string]string{"dnp": ""}
 			},
 			idleUA: 0, budget: 25,
 		},
 		{
-			name: "budget absent: the leakage is reported, nothing fails",
+			name:  "budget absent: the leakage is reported, nothing fails",
+			parts: [][4]string{{"R11", "10k", "KEY_DAH", "GND"}},
 			edit: func(st *State) {
-				addResistor(st.Netlist, "R11", "10k", "KEY_DAH", "GND")
 				st.Config.Budgets = nil
 				delete(st.Constraints, "power.sleep_current_uA")
 				st.Files[specPath] = []byte(strings.Replace(string(st.Files[specPath]), "- sleep_current_uA: 25", "", 1))
@@ -111,9 +102,9 @@ func TestCheckRequirements(t *testing.T) {
 			idleUA: 165,
 		},
 		{
-			name: "the strictest budget governs: constraints.json below SPEC.md",
+			name:  "the strictest budget governs: constraints.json below SPEC.md",
+			parts: [][4]string{{"R11", "1M", "KEY_DAH", "GND"}},
 			edit: func(st *State) {
-				addResistor(st.Netlist, "R11", "1M", "KEY_DAH", "GND")
 				st.Constraints["power.sleep_current_uA"] = design.Constraint{Max: ptr(2.5), Source: "openspec/specs/power/spec.md#R1"}
 			},
 			kinds: []string{design.ViolationBudgetExceeded}, idleUA: 3.267, budget: 2.5,
@@ -126,10 +117,10 @@ func TestCheckRequirements(t *testing.T) {
 			contains: []string{"budget sleep_current_uA: .copperhead/config.json says 30 but docs/SPEC.md ## Budgets says 25"},
 		},
 		{
-			name: "a forbidden pin in use, with a leak: violations first, then the mirror",
+			name:  "a forbidden pin in use, with a leak: violations first, then the mirror",
+			parts: [][4]string{{"R11", "10k", "KEY_DAH", "GND"}},
 			edit: func(st *State) {
 				st.Constraints["pins.extra"] = design.Constraint{Forbidden: []string{"GPIO5"}, Source: "test"}
-				addResistor(st.Netlist, "R11", "10k", "KEY_DAH", "GND")
 				st.Config.Budgets = map[string]float64{"sleep_current_uA": 30}
 			},
 			kinds:  []string{design.ViolationForbiddenPin, design.ViolationBudgetExceeded, design.ViolationBudgetMismatch},
@@ -156,6 +147,9 @@ func TestCheckRequirements(t *testing.T) {
 			st.Constraints = design.Constraints{}
 			for k, v := range base.Constraints {
 				st.Constraints[k] = v
+			}
+			for _, r := range tc.parts {
+				addResistor(st.Netlist, r[0], r[1], r[2], r[3])
 			}
 			if tc.edit != nil {
 				tc.edit(&st)

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"copperhead/internal/config"
 	"copperhead/internal/kicad/schedit"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/project"
+	"copperhead/internal/tools/toolstest"
 	"copperhead/internal/txn"
 )
 
@@ -38,19 +38,8 @@ func fixtureRepo(t *testing.T) (Input, *project.Project) {
 	if err != nil {
 		t.Skipf("kicad-cli: %v", err)
 	}
-	repo := t.TempDir()
-	if err := os.CopyFS(repo, os.DirFS("../../examples/open-telegraph")); err != nil {
-		t.Fatal(err)
-	}
-	repo, _ = filepath.EvalSymlinks(repo)
-	cfg, _, err := config.LoadConfig(repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, err := project.Locate(repo, "", cfg.Schematic, cfg.Board)
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := toolstest.CopyFixture(t)
+	cfg, pr := toolstest.Locate(t, repo)
 	return Input{Repo: repo, Config: cfg, KiCad: tool, Board: pr.Board}, pr
 }
 

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -38,13 +37,7 @@ func perms(t *testing.T, dir string) map[string]fs.FileMode {
 // kept as "copperhead interrupted run <id>".
 func TestRunRefRecover(t *testing.T) {
 	ctx := context.Background()
-	tests := []struct {
-		name       string
-		allowDirty bool
-		before     func(t *testing.T, dir string)
-		run        func(t *testing.T, dir string)
-		wantStash  []string
-	}{
+	tests := []rollbackCase{
 		{
 			name: "clean start: edit, create, delete, chmod",
 			run: func(t *testing.T, dir string) {
@@ -82,17 +75,9 @@ func TestRunRefRecover(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := newRepo(t, true)
-			if tc.before != nil {
-				tc.before(t, dir)
-			}
-			wantFiles, wantStatus := treeView(t, dir)
+			dir, wantFiles, wantStatus, head := tc.setUp(t)
 			wantPerm := perms(t, dir)
-			head := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
-			snap, err := TakeSnapshot(ctx, dir, tc.allowDirty)
-			if err != nil {
-				t.Fatal(err)
-			}
+			snap := mustSnapshot(t, dir, tc.allowDirty)
 			const id = "01KILLEDRUN"
 			note := RunNote{RunID: id, RunDir: ".copperhead/runs/" + id, Owner: "4242 99"}
 			if err := snap.Reference(ctx, note); err != nil {
@@ -152,10 +137,7 @@ func TestRunRefRecover(t *testing.T) {
 func TestRunRefRejectsOddIDs(t *testing.T) {
 	ctx := context.Background()
 	dir := newRepo(t, true)
-	snap, err := TakeSnapshot(ctx, dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := mustSnapshot(t, dir, false)
 	for _, id := range []string{"", "../x", "a/b", "x.lock", "a b", "a..b", ".x"} {
 		if err := snap.Reference(ctx, RunNote{RunID: id}); err == nil {
 			t.Errorf("Reference(%q) accepted", id)
@@ -170,10 +152,7 @@ func TestRunRefRejectsOddIDs(t *testing.T) {
 func TestRollbackAsNames(t *testing.T) {
 	ctx := context.Background()
 	dir := newRepo(t, true)
-	snap, err := TakeSnapshot(ctx, dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := mustSnapshot(t, dir, false)
 	writeFile(t, dir, "docs/BOM.md", "# BOM by a refused run\n", 0o644)
 	if _, err := snap.RollbackAs(ctx, "01R", RefusedRunMessage("01R")); err != nil {
 		t.Fatal(err)

@@ -57,6 +57,25 @@ func asJSON(t *testing.T, v any) string {
 	return string(b)
 }
 
+// checkERCAlone fails t unless erc, ERCAndNetlist's report for sch, is what
+// a separate `sch erc` gives, once its violations are filed under their
+// item's sheet as the jobset's caller does with the schematic it loaded.
+func checkERCAlone(t *testing.T, ctx context.Context, sch string, erc *Report) {
+	t.Helper()
+	ercAlone, err := kicadTool(t).ERC(ctx, sch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := kicad.LoadSchematic(sch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	erc.PlaceSheets(loaded.SheetsDeclaring)
+	if a, b := asJSON(t, erc), asJSON(t, ercAlone); a != b {
+		t.Errorf("ERC from ERCAndNetlist differs from sch erc:\n%s\n%s", a, b)
+	}
+}
+
 // TestJobsetMatchesSeparateCalls: ERC and the netlist from one jobset are
 // what `sch erc` and `sch export netlist` give on their own, on demos with
 // hierarchies, project symbol libraries (${KIPRJMOD}) and a project whose
@@ -111,24 +130,10 @@ func TestJobsetMatchesSeparateCalls(t *testing.T) {
 				t.Fatalf("kicad-cli calls = %q, want one jobset run", got)
 			}
 
-			alone := kicadTool(t)
-			ercAlone, err := alone.ERC(ctx, sch)
+			checkERCAlone(t, ctx, sch, erc)
+			nlAlone, err := kicadTool(t).Netlist(ctx, sch)
 			if err != nil {
 				t.Fatal(err)
-			}
-			nlAlone, err := alone.Netlist(ctx, sch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// ERC files violations under their item's sheet; the jobset's
-			// caller does so with the schematic it loaded.
-			loaded, err := kicad.LoadSchematic(sch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			erc.PlaceSheets(loaded.SheetsDeclaring)
-			if a, b := asJSON(t, erc), asJSON(t, ercAlone); a != b {
-				t.Errorf("ERC from the jobset differs from sch erc:\n%s\n%s", a, b)
 			}
 			if a, b := asJSON(t, nl), asJSON(t, nlAlone); a != b {
 				t.Errorf("netlist from the jobset differs from sch export netlist:\n%.2000s\n%.2000s", a, b)
@@ -193,21 +198,7 @@ func TestJobsetFallsBack(t *testing.T) {
 			if got := calls(t, log); strings.Join(got, ",") != strings.Join(tc.want, ",") {
 				t.Errorf("kicad-cli calls = %q, want %q", got, tc.want)
 			}
-			alone := kicadTool(t)
-			ercAlone, err := alone.ERC(ctx, sch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// ERC files violations under their item's sheet; the jobset's
-			// caller does so with the schematic it loaded.
-			loaded, err := kicad.LoadSchematic(sch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			erc.PlaceSheets(loaded.SheetsDeclaring)
-			if a, b := asJSON(t, erc), asJSON(t, ercAlone); a != b {
-				t.Errorf("ERC differs from sch erc:\n%s\n%s", a, b)
-			}
+			checkERCAlone(t, ctx, sch, erc)
 			if !hasComponent(nl, "U1") {
 				t.Errorf("netlist without U1: %d components", len(nl.Components))
 			}

@@ -61,6 +61,23 @@ func chatOnce(t *testing.T, p llm.Provider) (*llm.Turn, error) {
 	return p.Chat(context.Background(), []llm.Message{{Role: llm.RoleUser, Text: "hello"}}, nil, llm.Options{System: "be brief"})
 }
 
+// errorText fails t unless err is an *llm.Error of kind whose message and
+// hint, returned as one text, mention each of contains.
+func errorText(t *testing.T, err error, kind llm.ErrorKind, contains ...string) string {
+	t.Helper()
+	var e *llm.Error
+	if !errors.As(err, &e) || e.Kind != kind {
+		t.Fatalf("err = %v, want kind %s", err, kind)
+	}
+	text := e.Error() + " " + e.Hint
+	for _, c := range contains {
+		if !strings.Contains(text, c) {
+			t.Errorf("%q lacks %q", text, c)
+		}
+	}
+	return text
+}
+
 func TestOpenRefusesBeforeAnyNetworkCall(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -102,16 +119,7 @@ func TestOpenRefusesBeforeAnyNetworkCall(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := &hosts{}
 			_, err := llm.Open(tt.sel, llm.Settings{Getenv: tt.env}, llm.OpenOptions{HTTPClient: h.client(), Retry: noWait})
-			var e *llm.Error
-			if !errors.As(err, &e) || e.Kind != tt.kind {
-				t.Fatalf("err = %v, want kind %s", err, tt.kind)
-			}
-			text := e.Error() + " " + e.Hint
-			for _, c := range tt.contains {
-				if !strings.Contains(text, c) {
-					t.Errorf("%q does not mention %q", text, c)
-				}
-			}
+			text := errorText(t, err, tt.kind, tt.contains...)
 			for _, a := range tt.absent {
 				if strings.Contains(text, a) {
 					t.Errorf("%q leaks %q", text, a)

@@ -277,16 +277,7 @@ func TestSavedLoginFailures(t *testing.T) {
 				t.Fatalf("Open: %v", err)
 			}
 			_, err = p.Chat(context.Background(), []llm.Message{{Role: llm.RoleUser, Text: "hi"}}, tools, llm.Options{})
-			var e *llm.Error
-			if !errors.As(err, &e) || e.Kind != tt.want {
-				t.Fatalf("err = %v, want kind %s", err, tt.want)
-			}
-			text := e.Error() + " " + e.Hint
-			for _, c := range tt.contains {
-				if !strings.Contains(text, c) {
-					t.Errorf("%q lacks %q", text, c)
-				}
-			}
+			text := errorText(t, err, tt.want, tt.contains...)
 			if strings.Contains(text, plantedAnthropic) || strings.Contains(text, "\n") {
 				t.Errorf("error leaks a key or spans lines: %q", text)
 			}

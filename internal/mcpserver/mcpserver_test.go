@@ -19,7 +19,6 @@ import (
 	"copperhead/internal/config"
 	"copperhead/internal/gitrepo"
 	"copperhead/internal/kicadcli"
-	"copperhead/internal/project"
 	"copperhead/internal/runmeta"
 	"copperhead/internal/testkit"
 	"copperhead/internal/tools/toolstest"
@@ -108,14 +107,7 @@ func (f *fixture) server(needOpenSpec bool) *Server {
 		f.t.Skip(err)
 	}
 	kc.Boundary = f.repo
-	cfg, _, err := config.LoadConfig(f.repo)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	proj, err := project.Locate(f.repo, "", cfg.Schematic, cfg.Board)
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	cfg, proj := toolstest.Locate(f.t, f.repo)
 	return New(Options{Repo: f.repo, Config: cfg, Project: proj, KiCad: kc, Version: "test", Probes: &offlineProbes})
 }
 

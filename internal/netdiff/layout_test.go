@@ -2,10 +2,10 @@ package netdiff
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 
 	"copperhead/internal/kicad"
+	"copperhead/internal/testkit"
 )
 
 // TestDiffBoards: footprints pair by reference (moved, rotated, flipped;
@@ -102,9 +102,5 @@ func TestLayoutText(t *testing.T) {
 		t.Errorf("moveText = %q, want %q", got, want)
 	}
 	md := Markdown("a", "b", r, nil)
-	for _, want := range []string{"#### Board", "| moved | `U1` | `rotated 0° -> 270°; flipped F.Cu -> B.Cu` |", "| tracks | — | 2 removed |", "| vias | — | 1 added |"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md)
-		}
-	}
+	testkit.ContainsAll(t, "markdown", md, "#### Board", "| moved | `U1` | `rotated 0° -> 270°; flipped F.Cu -> B.Cu` |", "| tracks | — | 2 removed |", "| vias | — | 1 added |")
 }

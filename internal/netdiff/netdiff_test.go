@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"copperhead/internal/kicad"
+	"copperhead/internal/testkit"
 )
 
 // netlist builds a netlist: parts "R1=10k" (refdes=value, on sheet "/"
@@ -249,17 +250,9 @@ func TestRenderings(t *testing.T) {
 	if err := WriteText(&b, "HEAD (abc)", "working tree", r); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"diff HEAD (abc) -> working tree\n", "net renamed   A -> A2 (2 pins, the same)\n", "pin moved     R1.2: B -> C\n", "part added    R3 1 FP:R (sheet /) pins 1 C\n"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("text lacks %q:\n%s", want, b.String())
-		}
-	}
+	testkit.ContainsAll(t, "text", b.String(), "diff HEAD (abc) -> working tree\n", "net renamed   A -> A2 (2 pins, the same)\n", "pin moved     R1.2: B -> C\n", "part added    R3 1 FP:R (sheet /) pins 1 C\n")
 	md := Markdown("main", "HEAD", r, []Picture{{Name: "sheet /", Path: "pics/x.svg"}})
-	for _, want := range []string{"**1 part added, 1 part changed", "| renamed | `A` → `A2` | 2 pins, the same |", "| `R1.2` | `B` | `C` |", "- [sheet /](pics/x.svg)"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md)
-		}
-	}
+	testkit.ContainsAll(t, "markdown", md, "**1 part added, 1 part changed", "| renamed | `A` → `A2` | 2 pins, the same |", "| `R1.2` | `B` | `C` |", "- [sheet /](pics/x.svg)")
 	if got := Summary(Diff(nil, nil, Docs{}, Docs{})); got != "no changes" {
 		t.Errorf("empty summary %q", got)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"copperhead/internal/kicad"
+	"copperhead/internal/testkit"
 )
 
 func TestOverlay(t *testing.T) {
@@ -29,17 +30,13 @@ func TestOverlay(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(out)
-	for _, want := range []string{
+	testkit.ContainsAll(t, "overlay", s,
 		`<g id="copperhead-diff"`,
 		`<rect class="copperhead-added" x="10.0000" y="20.0000" width="5.0000" height="10.0000"`,
 		`stroke="#1f9d3a"><title>added R11</title>`,
 		`<title>removed R&lt;5&gt;&amp;</title>`,
 		`class="copperhead-changed"`,
-	} {
-		if !strings.Contains(s, want) {
-			t.Errorf("overlay lacks %q:\n%s", want, s)
-		}
-	}
+	)
 	if !strings.HasSuffix(strings.TrimSpace(s), "</g>\n</svg>") {
 		t.Errorf("the overlay is not the last thing drawn:\n%s", s)
 	}

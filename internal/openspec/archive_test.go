@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"copperhead/internal/testkit"
 )
 
 const ledProposal = "## Why\nThe keyer needs a visible status indication while charging, so a second LED is added.\n\n" +
@@ -70,11 +72,7 @@ func TestArchive(t *testing.T) {
 			if len(archived) != 1 || active == nil {
 				t.Errorf("change not moved under openspec/changes/archive/ (archived %v, active stat %v)", archived, active)
 			}
-			for _, want := range []string{"### Requirement: Sleep current", "### Requirement: Status LED", "- **THEN** D2 lights"} {
-				if !strings.Contains(string(spec), want) {
-					t.Errorf("merged spec lacks %q:\n%s", want, spec)
-				}
-			}
+			testkit.ContainsAll(t, "merged spec", string(spec), "### Requirement: Sleep current", "### Requirement: Status LED", "- **THEN** D2 lights")
 			res, err := ValidateAll(ctx, root)
 			if err != nil || !res.OK() {
 				t.Errorf("specs invalid after archive: %v %+v", err, res)

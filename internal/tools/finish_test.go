@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"copperhead/internal/kicadcli"
+	"copperhead/internal/testkit"
 	"copperhead/internal/tool"
 )
 
@@ -114,12 +115,8 @@ func TestFinishRequirementGate(t *testing.T) {
 	mustOK(t, call(t, s, "run_erc", map[string]any{}))
 
 	res := mustOK(t, call(t, s, "check_drift", map[string]any{}))
-	for _, want := range []string{"drift: NOT clean", "constraint sleep_current_uA (budget_exceeded)",
-		"R7 10k from 3V3 to KEY_DAH with R99 10k to ground: 165 µA", "1 requirement violation: the design breaks a requirement"} {
-		if !strings.Contains(res.Text, want) {
-			t.Errorf("check_drift lacks %q:\n%s", want, res.Text)
-		}
-	}
+	testkit.ContainsAll(t, "check_drift", res.Text, "drift: NOT clean", "constraint sleep_current_uA (budget_exceeded)",
+		"R7 10k from 3V3 to KEY_DAH with R99 10k to ground: 165 µA", "1 requirement violation: the design breaks a requirement")
 	if strings.Contains(res.Text, "no constraint or budget is violated") {
 		t.Errorf("check_drift passed the leak:\n%s", res.Text)
 	}

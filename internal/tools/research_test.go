@@ -15,6 +15,7 @@ import (
 	"copperhead/internal/llm"
 	"copperhead/internal/research"
 	"copperhead/internal/research/researchtest"
+	"copperhead/internal/testkit"
 	"copperhead/internal/tool"
 	"copperhead/internal/tools/toolstest"
 )
@@ -68,11 +69,7 @@ func TestWebSearch(t *testing.T) {
 	if res.IsError {
 		t.Fatal(res.Text)
 	}
-	for _, want := range []string{"via brave", toolstest.ProductURL, "https://www.mouser.com/ProductDetail/Texas-Instruments/TPS63020DSJR", "data sheet, product information"} {
-		if !strings.Contains(res.Text, want) {
-			t.Errorf("result lacks %q:\n%s", want, res.Text)
-		}
-	}
+	testkit.ContainsAll(t, "result", res.Text, "via brave", toolstest.ProductURL, "https://www.mouser.com/ProductDetail/Texas-Instruments/TPS63020DSJR", "data sheet, product information")
 	for _, banned := range []string{"javascript:", "This body text must never be returned", "<strong>"} {
 		if strings.Contains(res.Text, banned) {
 			t.Errorf("result carries %q:\n%s", banned, res.Text)
@@ -170,15 +167,11 @@ func TestSearchParts(t *testing.T) {
 	if res.IsError {
 		t.Fatal(res.Text)
 	}
-	for _, want := range []string{
+	testkit.ContainsAll(t, "result", res.Text,
 		"via nexar: 2 parts", "TPS63020DSJR — Texas Instruments", "lifecycle: Production",
-		"datasheet: " + toolstest.DatasheetURL, "Digi-Key: stock 12450, MOQ 1; 1+ 4.61 USD, 10+ 3.32 USD, 1000+ 2.07 USD",
+		"datasheet: "+toolstest.DatasheetURL, "Digi-Key: stock 12450, MOQ 1; 1+ 4.61 USD, 10+ 3.32 USD, 1000+ 2.07 USD",
 		"Mouser: stock 0", "stock: 15450 in total at 1 distributor",
-	} {
-		if !strings.Contains(res.Text, want) {
-			t.Errorf("result lacks %q:\n%s", want, res.Text)
-		}
-	}
+	)
 	if _, ok := kit.Menu.Lookup(toolstest.DatasheetURL); !ok {
 		t.Errorf("datasheet URL not on the menu")
 	}

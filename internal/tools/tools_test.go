@@ -14,11 +14,9 @@ import (
 	"sync"
 	"testing"
 
-	"copperhead/internal/config"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/llm"
 	"copperhead/internal/openspec"
-	"copperhead/internal/project"
 	"copperhead/internal/research"
 	"copperhead/internal/tool"
 	"copperhead/internal/tools/toolstest"
@@ -80,14 +78,7 @@ func toolSession(t *testing.T, withKiCad bool) *tool.Session {
 	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v: %s", err, out)
 	}
-	cfg, _, err := config.LoadConfig(repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, err := project.Locate(repo, "", cfg.Schematic, cfg.Board)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, pr := toolstest.Locate(t, repo)
 	s := &tool.Session{Repo: repo, Config: cfg, Project: pr, RunID: "test-run", Request: "test", Ledger: tool.NewLedger()}
 	if withKiCad {
 		s.KiCad = realKiCad(t)

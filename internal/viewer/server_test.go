@@ -95,21 +95,30 @@ func startSession(t *testing.T, run Runner) *session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := Listen(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
+	s, cancel, done := serve(t, srv)
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Serve: %v", err)
 		}
 	})
+	s.sch, s.kc = sch, kc
+	return s
+}
+
+// serve serves srv on a new loopback port until cancel is called; done
+// then gets what Serve returned. The session's sch and kc are unset.
+func serve(t *testing.T, srv *Server) (s *session, cancel context.CancelFunc, done <-chan error) {
+	t.Helper()
+	ln, err := Listen(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
 	port := ln.Addr().(*net.TCPAddr).Port
-	return &session{srv: srv, base: fmt.Sprintf("http://127.0.0.1:%d", port), port: port, sch: sch, kc: kc}
+	return &session{srv: srv, base: fmt.Sprintf("http://127.0.0.1:%d", port), port: port}, cancel, served
 }
 
 func (s *session) do(t *testing.T, method, path string, header map[string]string, body string) (int, string) {
@@ -488,15 +497,7 @@ func TestServeWaitsForTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := Listen(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	port := ln.Addr().(*net.TCPAddr).Port
-	s := &session{srv: srv, port: port, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	s, cancel, done := serve(t, srv)
 	if code, msg := s.do(t, "POST", "/api/run", map[string]string{"X-Copperhead-Token": srv.token}, `{"request":"x"}`); code != 202 {
 		t.Fatalf("start: %d %q", code, msg)
 	}

@@ -7,6 +7,7 @@ import (
 	"copperhead/internal/carter/artifact"
 	"copperhead/internal/carter/evaluate"
 	"copperhead/internal/carter/verify"
+	"copperhead/internal/testkit"
 )
 
 func TestRenderEscapesUntrustedText(t *testing.T) {
@@ -35,11 +36,7 @@ func TestRenderEscapesUntrustedText(t *testing.T) {
 	if problems := verify.CheckBrief(brief); len(problems) != 0 {
 		t.Errorf("brief citations: %v\n%s", problems, brief)
 	}
-	for _, want := range []string{"**Partial brief.**", "tool-call budget (3 of 3 calls)", "⚠ contained instructions addressed to AI agents (ignored)", `\| pipe`} {
-		if !strings.Contains(brief, want) {
-			t.Errorf("brief lacks %q:\n%s", want, brief)
-		}
-	}
+	testkit.ContainsAll(t, "brief", brief, "**Partial brief.**", "tool-call budget (3 of 3 calls)", "⚠ contained instructions addressed to AI agents (ignored)", `\| pipe`)
 	if !out.Parsed.Partial || out.Parsed.StopReason != evaluate.StopMaxToolCalls {
 		t.Errorf("report %+v", out.Parsed)
 	}

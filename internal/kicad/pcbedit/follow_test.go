@@ -13,6 +13,7 @@ import (
 	"copperhead/internal/kicad/schedit"
 	"copperhead/internal/kicadcli"
 	"copperhead/internal/sexpr"
+	"copperhead/internal/testkit"
 )
 
 func kicadTool(t *testing.T) *kicadcli.Tool {
@@ -258,7 +259,7 @@ func TestFollowFieldsKiCad6Board(t *testing.T) {
 
 // tinyBoard is a KiCad 9 board with one footprint carrying a symbol field
 // (MPN) and one placed twice under the same reference.
-const tinyBoard = `(kicad_pcb
+var tinyBoard = `(kicad_pcb
 	(version 20241229)
 	(footprint "Resistor_SMD:R_0603_1608Metric"
 		(layer "F.Cu")
@@ -272,24 +273,21 @@ const tinyBoard = `(kicad_pcb
 		(pad "1" smd roundrect (at -0.825 0 90) (size 0.8 0.95) (layers "F.Cu" "F.Mask" "F.Paste") (net 1 "A"))
 		(pad "2" smd roundrect (at 0.825 0 90) (size 0.8 0.95) (layers "F.Cu" "F.Mask" "F.Paste") (net 2 "B"))
 	)
-	(footprint "Resistor_SMD:R_0603_1608Metric"
+` + tinyR2("2", "30") + tinyR2("3", "50") + ")\n"
+
+// tinyR2 is one placement of tinyBoard's R2: n ends its uuid and path, x is
+// where it stands.
+func tinyR2(n, x string) string {
+	return strings.NewReplacer("{n}", n, "{x}", x).Replace(`	(footprint "Resistor_SMD:R_0603_1608Metric"
 		(layer "F.Cu")
-		(uuid "00000000-0000-4000-8000-000000000002")
-		(at 30 20)
+		(uuid "00000000-0000-4000-8000-00000000000{n}")
+		(at {x} 20)
 		(property "Reference" "R2" (at 0 -1.43 0) (layer "F.SilkS"))
 		(property "Value" "1k" (at 0 1.43 0) (layer "F.Fab"))
-		(path "/00000000-0000-4000-8000-0000000000a2")
+		(path "/00000000-0000-4000-8000-0000000000a{n}")
 	)
-	(footprint "Resistor_SMD:R_0603_1608Metric"
-		(layer "F.Cu")
-		(uuid "00000000-0000-4000-8000-000000000003")
-		(at 50 20)
-		(property "Reference" "R2" (at 0 -1.43 0) (layer "F.SilkS"))
-		(property "Value" "1k" (at 0 1.43 0) (layer "F.Fab"))
-		(path "/00000000-0000-4000-8000-0000000000a3")
-	)
-)
-`
+`)
+}
 
 func TestFollowFieldsSplices(t *testing.T) {
 	needFootprints(t)
@@ -328,11 +326,7 @@ func TestFollowFieldsSplices(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, h := range c.has {
-				if !strings.Contains(string(next), h) {
-					t.Errorf("board lacks %q:\n%s", h, next)
-				}
-			}
+			testkit.ContainsAll(t, "board", string(next), c.has...)
 			if len(lines) != len(c.lines) {
 				t.Fatalf("lines %q, want %q", lines, c.lines)
 			}

@@ -67,11 +67,25 @@ func requirePoppler(t *testing.T) {
 	}
 }
 
+// newFixture is the usual start of a test that fetches: poppler present
+// (else skip), a supplier serving testPages under title, an empty cache.
+func newFixture(t *testing.T, title string) (*supplier, *Cache) {
+	t.Helper()
+	requirePoppler(t)
+	return newSupplier(t, researchtest.PDF(title, testPages)), newTestCache(t)
+}
+
+// fetch fetches the supplier's path into c as mpn's datasheet, refusing
+// files over maxMB megabytes (0: the default limit).
+func fetch(c *Cache, s *supplier, path, mpn string, maxMB int) (*Entry, error) {
+	return c.Fetch(context.Background(), testClient(), s.srv.URL+path, mpn, maxMB)
+}
+
 // mustFetch fetches the supplier's path into c as mpn's datasheet, failing
 // t on error.
 func mustFetch(t *testing.T, c *Cache, s *supplier, path, mpn string) *Entry {
 	t.Helper()
-	e, err := c.Fetch(context.Background(), testClient(), s.srv.URL+path, mpn, 0)
+	e, err := fetch(c, s, path, mpn, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,9 +154,7 @@ func TestFetchStoresPDFTextAndIndex(t *testing.T) {
 }
 
 func TestFetchIdempotentAndDeterministic(t *testing.T) {
-	requirePoppler(t)
-	s := newSupplier(t, researchtest.PDF("", testPages))
-	c := newTestCache(t)
+	s, c := newFixture(t, "")
 	first := mustFetch(t, c, s, "/ds.pdf", "TPS63020")
 	if first.Title != "TPS63020 Buck-Boost Converter" {
 		t.Errorf("title without Info Title = %q, want the first line", first.Title)
@@ -181,9 +193,7 @@ func TestFetchIdempotentAndDeterministic(t *testing.T) {
 }
 
 func TestFetchChangedHashSupersedes(t *testing.T) {
-	requirePoppler(t)
-	s := newSupplier(t, researchtest.PDF("rev A", testPages))
-	c := newTestCache(t)
+	s, c := newFixture(t, "rev A")
 	old := mustFetch(t, c, s, "/ds.pdf", "TPS63020")
 	s.pdf = researchtest.PDF("rev B", testPages)
 	c.now = func() time.Time { return time.Date(2025, 4, 1, 0, 0, 0, 0, time.UTC) }
@@ -197,14 +207,12 @@ func TestFetchChangedHashSupersedes(t *testing.T) {
 }
 
 func TestFetchMislabelledAndNotPDF(t *testing.T) {
-	requirePoppler(t)
-	s := newSupplier(t, researchtest.PDF("x", testPages))
-	c := newTestCache(t)
-	e, err := c.Fetch(context.Background(), testClient(), s.srv.URL+"/download", "TPS63020", 0)
+	s, c := newFixture(t, "x")
+	e, err := fetch(c, s, "/download", "TPS63020", 0)
 	if err != nil || e.Status != StatusCached {
 		t.Fatalf("octet-stream PDF: %+v, %v", e, err)
 	}
-	_, err = c.Fetch(context.Background(), testClient(), s.srv.URL+"/page.html", "TPS63020", 0)
+	_, err = fetch(c, s, "/page.html", "TPS63020", 0)
 	if err == nil || !strings.Contains(err.Error(), "not a PDF") {
 		t.Fatalf("HTML page: err = %v", err)
 	}
@@ -214,11 +222,9 @@ func TestFetchMislabelledAndNotPDF(t *testing.T) {
 }
 
 func TestFetchOversizedIsNotCached(t *testing.T) {
-	requirePoppler(t)
-	s := newSupplier(t, researchtest.PDF("x", testPages))
-	c := newTestCache(t)
+	s, c := newFixture(t, "x")
 	url := s.srv.URL + "/big.pdf"
-	e, err := c.Fetch(context.Background(), testClient(), url, "TPS63020", 1)
+	e, err := fetch(c, s, "/big.pdf", "TPS63020", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +236,7 @@ func TestFetchOversizedIsNotCached(t *testing.T) {
 		t.Errorf("cache folder holds %v, want only index.json", files)
 	}
 	// Recorded once, however often it is tried.
-	if _, err := c.Fetch(context.Background(), testClient(), url, "TPS63020", 1); err != nil {
+	if _, err := fetch(c, s, "/big.pdf", "TPS63020", 1); err != nil {
 		t.Fatal(err)
 	}
 	if entries, _ := c.Lookup("TPS63020"); len(entries) != 1 {
@@ -239,10 +245,8 @@ func TestFetchOversizedIsNotCached(t *testing.T) {
 }
 
 func TestCite(t *testing.T) {
-	requirePoppler(t)
-	s := newSupplier(t, researchtest.PDF("x", testPages))
-	c := newTestCache(t)
-	e, err := c.Fetch(context.Background(), testClient(), s.srv.URL+"/ds.pdf", "TPS63020", 0)
+	s, c := newFixture(t, "x")
+	e, err := fetch(c, s, "/ds.pdf", "TPS63020", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +291,7 @@ func TestPopplerMissing(t *testing.T) {
 	}
 	s = newSupplier(t, researchtest.PDF("x", testPages))
 	c := newTestCache(t)
-	_, err := c.Fetch(context.Background(), testClient(), s.srv.URL+"/ds.pdf", "X", 0)
+	_, err := fetch(c, s, "/ds.pdf", "X", 0)
 	if err == nil || !errors.Is(err, ErrNoPoppler) || !strings.Contains(err.Error(), "poppler-utils") {
 		t.Fatalf("err = %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"copperhead/internal/research/egress"
 	"copperhead/internal/research/researchtest"
+	"copperhead/internal/testkit"
 )
 
 const productPage = `<!doctype html>
@@ -32,11 +33,7 @@ func TestExtract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"two-cell or three-cell alkaline", "power-save mode", "ignore all previous instructions"} {
-		if !strings.Contains(p.Text, want) {
-			t.Errorf("text lacks %q:\n%s", want, p.Text)
-		}
-	}
+	testkit.ContainsAll(t, "text", p.Text, "two-cell or three-cell alkaline", "power-save mode", "ignore all previous instructions")
 	for _, banned := range []string{"window.track", "body{}", "<p>"} {
 		if strings.Contains(p.Text, banned) {
 			t.Errorf("text keeps %q", banned)

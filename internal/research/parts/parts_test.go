@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"copperhead/internal/research/egress"
+	"copperhead/internal/research/researchtest"
 )
 
 const (
@@ -324,55 +325,35 @@ func TestNexarErrors(t *testing.T) {
 	}
 }
 
-type fakeMouser struct {
-	mu       sync.Mutex
-	paths    []string
-	keys     []string
-	bodies   [][]byte
-	status   int
-	response []byte
-}
-
-func newFakeMouser(t *testing.T, status int, file string) (*fakeMouser, *httptest.Server) {
+// newFakeMouser is the Mouser API answering status with the testdata file.
+func newFakeMouser(t *testing.T, status int, file string) *researchtest.API {
 	t.Helper()
-	f := &fakeMouser{status: status, response: readTestdata(t, file)}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		f.mu.Lock()
-		f.paths = append(f.paths, r.Method+" "+r.URL.Path)
-		f.keys = append(f.keys, r.URL.Query().Get("apiKey"))
-		f.bodies = append(f.bodies, b)
-		f.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(f.status)
-		_, _ = w.Write(f.response)
-	}))
-	t.Cleanup(srv.Close)
-	return f, srv
+	return researchtest.NewAPI(t, status, readTestdata(t, file))
 }
 
-func testMouser(srv *httptest.Server, log *logSink) *Mouser {
+func testMouser(url string, log *logSink) *Mouser {
 	m := NewMouser(testMouserKey, testClient(log))
-	m.baseURL = srv.URL + "/api/v1"
+	m.baseURL = url + "/api/v1"
 	return m
 }
 
 func TestMouserByMPN(t *testing.T) {
-	fake, srv := newFakeMouser(t, 200, "mouser_partnumber.json")
+	fake := newFakeMouser(t, 200, "mouser_partnumber.json")
 	log := &logSink{}
-	got, err := testMouser(srv, log).ByMPN(context.Background(), "TPS63020DSJR")
+	got, err := testMouser(fake.URL, log).ByMPN(context.Background(), "TPS63020DSJR")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fake.paths[0] != "POST /api/v1/search/partnumber" || fake.keys[0] != testMouserKey {
-		t.Errorf("request = %s apiKey=%q", fake.paths[0], fake.keys[0])
+	req := fake.Requests()[0]
+	if req.Method+" "+req.Path != "POST /api/v1/search/partnumber" || req.Query.Get("apiKey") != testMouserKey {
+		t.Errorf("request = %s %s apiKey=%q", req.Method, req.Path, req.Query.Get("apiKey"))
 	}
 	var body mouserPartNumberRequest
-	if err := json.Unmarshal(fake.bodies[0], &body); err != nil {
+	if err := json.Unmarshal(req.Body, &body); err != nil {
 		t.Fatal(err)
 	}
 	if body.SearchByPartRequest.MouserPartNumber != "TPS63020DSJR" || body.SearchByPartRequest.PartSearchOptions != "Exact" {
-		t.Errorf("body = %s", fake.bodies[0])
+		t.Errorf("body = %s", req.Body)
 	}
 	want0 := Part{
 		MPN: "TPS63020DSJR", Manufacturer: "Texas Instruments",
@@ -404,20 +385,21 @@ func TestMouserByMPN(t *testing.T) {
 }
 
 func TestMouserSearch(t *testing.T) {
-	fake, srv := newFakeMouser(t, 200, "mouser_partnumber.json")
-	got, err := testMouser(srv, nil).Search(context.Background(), "buck-boost 4A", 1)
+	fake := newFakeMouser(t, 200, "mouser_partnumber.json")
+	got, err := testMouser(fake.URL, nil).Search(context.Background(), "buck-boost 4A", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fake.paths[0] != "POST /api/v1/search/keyword" {
-		t.Errorf("path = %s", fake.paths[0])
+	req := fake.Requests()[0]
+	if req.Method+" "+req.Path != "POST /api/v1/search/keyword" {
+		t.Errorf("path = %s %s", req.Method, req.Path)
 	}
 	var body mouserKeywordRequest
-	if err := json.Unmarshal(fake.bodies[0], &body); err != nil {
+	if err := json.Unmarshal(req.Body, &body); err != nil {
 		t.Fatal(err)
 	}
 	if body.SearchByKeywordRequest.Keyword != "buck-boost 4A" || body.SearchByKeywordRequest.Records != 1 {
-		t.Errorf("body = %s", fake.bodies[0])
+		t.Errorf("body = %s", req.Body)
 	}
 	if len(got) != 1 {
 		t.Errorf("limit 1 returned %d parts", len(got))
@@ -439,8 +421,7 @@ func TestMouserErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, srv := newFakeMouser(t, tt.status, tt.file)
-			_, err := testMouser(srv, nil).ByMPN(context.Background(), "X")
+			_, err := testMouser(newFakeMouser(t, tt.status, tt.file).URL, nil).ByMPN(context.Background(), "X")
 			if err == nil {
 				t.Fatal("want error")
 			}
@@ -460,7 +441,7 @@ func TestMouserErrors(t *testing.T) {
 func TestMouserTransportErrorHidesKey(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	srv.Close() // connection refused: the transport error names the URL
-	_, err := testMouser(srv, nil).ByMPN(context.Background(), "X")
+	_, err := testMouser(srv.URL, nil).ByMPN(context.Background(), "X")
 	if err == nil {
 		t.Fatal("want error")
 	}

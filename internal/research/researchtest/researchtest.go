@@ -4,7 +4,9 @@
 // certificate naming them, and the egress options that route a client's
 // dials to it. Code under test keeps its real URLs and its real allowlist;
 // only DNS and the trust roots are stood in for, through egress's explicit
-// test options (AllowLoopbackForTests, TLSRootCAs, DialForTests).
+// test options (AllowLoopbackForTests, TLSRootCAs, DialForTests). For a
+// test that sets a client's base URL instead, API is one plain loopback
+// JSON endpoint that keeps what it is sent.
 //
 // It listens; it never dials. It is imported by tests only.
 package researchtest

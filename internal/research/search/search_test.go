@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"copperhead/internal/research/egress"
+	"copperhead/internal/research/researchtest"
 )
 
 const (
@@ -24,54 +24,19 @@ const (
 	testOpenRouterKey = "sk-" + "or-v1-test-openrouter-key-0123456789"
 )
 
-// capturedRequest is what a fake provider saw.
-type capturedRequest struct {
-	Method string
-	Path   string
-	Query  url.Values
-	Header http.Header
-	Body   []byte
-}
-
-// fakeAPI serves a fixed status and body and records every request.
-type fakeAPI struct {
-	mu       sync.Mutex
-	requests []capturedRequest
-	status   int
-	body     []byte
-}
-
-func newFakeAPI(t *testing.T, status int, testdataFile string) (*fakeAPI, *httptest.Server) {
+// newFakeAPI is a provider API answering status with the testdata file, or
+// with an error body when testdataFile is "".
+func newFakeAPI(t *testing.T, status int, testdataFile string) *researchtest.API {
 	t.Helper()
-	f := &fakeAPI{status: status, body: []byte(`{"error":"nope"}`)}
+	body := []byte(`{"error":"nope"}`)
 	if testdataFile != "" {
 		b, err := os.ReadFile(filepath.Join("testdata", testdataFile))
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.body = b
+		body = b
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		f.mu.Lock()
-		f.requests = append(f.requests, capturedRequest{r.Method, r.URL.Path, r.URL.Query(), r.Header.Clone(), body})
-		f.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(f.status)
-		_, _ = w.Write(f.body)
-	}))
-	t.Cleanup(srv.Close)
-	return f, srv
-}
-
-func (f *fakeAPI) only(t *testing.T) capturedRequest {
-	t.Helper()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.requests) != 1 {
-		t.Fatalf("got %d requests, want 1", len(f.requests))
-	}
-	return f.requests[0]
+	return researchtest.NewAPI(t, status, body)
 }
 
 func testClient(t *testing.T, log *[]egress.Record) *egress.Client {
@@ -118,16 +83,16 @@ func TestAvailableKeyGating(t *testing.T) {
 }
 
 func TestBraveRequestAndParse(t *testing.T) {
-	fake, srv := newFakeAPI(t, 200, "brave_web.json")
+	fake := newFakeAPI(t, 200, "brave_web.json")
 	var log []egress.Record
 	b := NewBrave(testBraveKey, testClient(t, &log))
-	b.baseURL = srv.URL + "/res/v1/web/search"
+	b.baseURL = fake.URL + "/res/v1/web/search"
 
 	got, err := b.Search(context.Background(), "TPS63020 buck-boost datasheet", 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := fake.only(t)
+	req := fake.Only(t)
 	if req.Method != http.MethodGet || req.Path != "/res/v1/web/search" {
 		t.Errorf("request = %s %s", req.Method, req.Path)
 	}
@@ -169,9 +134,9 @@ func TestBraveRequestAndParse(t *testing.T) {
 }
 
 func TestBraveClampsCount(t *testing.T) {
-	fake, srv := newFakeAPI(t, 200, "brave_web.json")
+	fake := newFakeAPI(t, 200, "brave_web.json")
 	b := NewBrave(testBraveKey, testClient(t, nil))
-	b.baseURL = srv.URL
+	b.baseURL = fake.URL
 	got, err := b.Search(context.Background(), "x", 1)
 	if err != nil {
 		t.Fatal(err)
@@ -182,23 +147,21 @@ func TestBraveClampsCount(t *testing.T) {
 	if _, err := b.Search(context.Background(), "x", 500); err != nil {
 		t.Fatal(err)
 	}
-	fake.mu.Lock()
-	defer fake.mu.Unlock()
-	if c := fake.requests[1].Query.Get("count"); c != "20" {
+	if c := fake.Requests()[1].Query.Get("count"); c != "20" {
 		t.Errorf("count for n=500 is %q, want 20", c)
 	}
 }
 
 func TestTavilyRequestAndParse(t *testing.T) {
-	fake, srv := newFakeAPI(t, 200, "tavily_search.json")
+	fake := newFakeAPI(t, 200, "tavily_search.json")
 	tv := NewTavily(testTavilyKey, testClient(t, nil))
-	tv.baseURL = srv.URL + "/search"
+	tv.baseURL = fake.URL + "/search"
 
 	got, err := tv.Search(context.Background(), "TPS63020 buck-boost datasheet", 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := fake.only(t)
+	req := fake.Only(t)
 	if req.Method != http.MethodPost || req.Path != "/search" {
 		t.Errorf("request = %s %s", req.Method, req.Path)
 	}
@@ -234,15 +197,15 @@ func TestTavilyRequestAndParse(t *testing.T) {
 }
 
 func TestOpenRouterRequestAndParse(t *testing.T) {
-	fake, srv := newFakeAPI(t, 200, "openrouter_web.json")
+	fake := newFakeAPI(t, 200, "openrouter_web.json")
 	o := NewOpenRouter(testOpenRouterKey, testClient(t, nil))
-	o.baseURL = srv.URL + "/api/v1/chat/completions"
+	o.baseURL = fake.URL + "/api/v1/chat/completions"
 
 	got, err := o.Search(context.Background(), "buck-boost converter", 4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := fake.only(t)
+	req := fake.Only(t)
 	if req.Method != http.MethodPost || req.Path != "/api/v1/chat/completions" {
 		t.Errorf("request = %s %s", req.Method, req.Path)
 	}
@@ -319,8 +282,7 @@ func TestErrorMapping(t *testing.T) {
 			{500, nil, "500"},
 		} {
 			t.Run(p.name+"/"+http.StatusText(tc.status), func(t *testing.T) {
-				_, srv := newFakeAPI(t, tc.status, "")
-				_, err := p.make(testClient(t, nil), srv.URL).Search(context.Background(), "q", 3)
+				_, err := p.make(testClient(t, nil), newFakeAPI(t, tc.status, "").URL).Search(context.Background(), "q", 3)
 				if err == nil {
 					t.Fatal("want error")
 				}

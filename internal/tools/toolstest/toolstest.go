@@ -1,5 +1,6 @@
-// Package toolstest holds what the tests of tool, tools and agent share: a
-// copy of the open-telegraph example, a session on an empty repository,
+// Package toolstest holds what the tests of tool, tools and agent (and of
+// editdocs and mcpserver) share: a copy of the open-telegraph example and
+// its located project, a session on an empty repository,
 // repository file helpers, and the research fixtures (a fake internet answering for the real providers and supplier
 // with the providers' real JSON, its keys and the planted injection).
 //
@@ -18,6 +19,7 @@ import (
 	"testing"
 
 	"copperhead/internal/config"
+	"copperhead/internal/project"
 	"copperhead/internal/research"
 	"copperhead/internal/research/datasheet"
 	"copperhead/internal/research/researchtest"
@@ -51,6 +53,21 @@ func CopyFixture(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// Locate loads repo's config and locates its KiCad project, as a run does
+// at its start.
+func Locate(t *testing.T, repo string) (config.Config, *project.Project) {
+	t.Helper()
+	cfg, _, err := config.LoadConfig(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := project.Locate(repo, "", cfg.Schematic, cfg.Board)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, pr
 }
 
 // ReadRepo returns the repository file rel (slash-separated).
