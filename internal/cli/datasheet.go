@@ -20,12 +20,7 @@ import (
 )
 
 func newDatasheetCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "datasheet",
-		Short: "Work with the repository's datasheet cache (.copperhead/datasheets)",
-	}
-	cmd.AddCommand(newDatasheetFetchCmd(a))
-	return cmd
+	return groupCmd("datasheet", "Work with the repository's datasheet cache (.copperhead/datasheets)", newDatasheetFetchCmd(a))
 }
 
 // DatasheetFetchResult is `datasheet fetch --json`: the cache's index entry

@@ -15,12 +15,8 @@ import (
 // newDraftCmd groups the deterministic drafting engines the create pipeline
 // runs, so a person can run them without a model.
 func newDraftCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "draft",
-		Short: "Run a deterministic drafting engine (schematic from an intent file, first-draft layout)",
-	}
-	cmd.AddCommand(newDraftSchematicCmd(a), newDraftLayoutCmd(a))
-	return cmd
+	return groupCmd("draft", "Run a deterministic drafting engine (schematic from an intent file, first-draft layout)",
+		newDraftSchematicCmd(a), newDraftLayoutCmd(a))
 }
 
 func newDraftSchematicCmd(a *app) *cobra.Command {

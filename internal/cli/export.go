@@ -13,12 +13,7 @@ import (
 )
 
 func newExportCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "export",
-		Short: "Export one deliverable (export bom)",
-	}
-	cmd.AddCommand(newExportBOMCmd(a))
-	return cmd
+	return groupCmd("export", "Export one deliverable (export bom)", newExportBOMCmd(a))
 }
 
 func newExportBOMCmd(a *app) *cobra.Command {

@@ -222,6 +222,13 @@ func Main(ctx context.Context, args []string, streams IO) (code int) {
 	return ee.code
 }
 
+// groupCmd is a command that only groups its subcommands.
+func groupCmd(use, short string, subs ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short}
+	cmd.AddCommand(subs...)
+	return cmd
+}
+
 // noArgs rejects positional arguments as a usage error (exit 2).
 func noArgs(cmd *cobra.Command, args []string) error {
 	if err := cobra.NoArgs(cmd, args); err != nil {

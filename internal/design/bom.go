@@ -2,7 +2,6 @@ package design
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -89,8 +88,7 @@ func partFlags(p kicad.Part) []string {
 func GenerateBOM(project string, sch *kicad.Schematic) []byte {
 	rows := BOMRows(sch)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s — Bill of materials\n\n", escapeCell(project))
-	b.WriteString(generatedNote)
+	docHead(&b, project, "Bill of materials")
 	b.WriteString("One row per part reference in the schematic (all units of a multi-unit part in one row), the same set kicad-cli's netlist export lists. " +
 		"Parts marked DNP, not in BOM or not on board keep their row; the flag leads the Rationale. " +
 		"`MPN` is `" + MPNUnverified + "` until someone checks a manufacturer part number against its datasheet; never invent one. " +

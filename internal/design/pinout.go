@@ -109,8 +109,7 @@ func componentsByRef(nl *kicad.Netlist) map[string]kicad.NetComponent {
 func GeneratePinout(project string, nl *kicad.Netlist) []byte {
 	rows := PinoutRows(nl)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s — Pinout\n\n", escapeCell(project))
-	b.WriteString(generatedNote)
+	docHead(&b, project, "Pinout")
 	b.WriteString("One row per pin of every IC (reference designator U… or IC…, plus any part recognised as a known MCU), " +
 		"read from kicad-cli's netlist export. `Net` is the net on the pin, or `" + NCMarker + "` when the pin is connected to nothing. " +
 		"`Notes` marks MCU pins that are `" + NoteStrapping + "` (sampled at reset) or `" + NoteRTC + "` (RTC-capable, can wake the chip from deep sleep). " +

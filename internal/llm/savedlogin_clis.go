@@ -127,13 +127,9 @@ var cursorCLI = &savedLogin{
 // parseClaudeResult reads `claude -p --output-format json`: one result
 // object with the reply in "result", usage, and the models used.
 func parseClaudeResult(stdout []byte) (cliReply, *Error) {
-	obj := lastJSONObject(stdout)
 	var r struct {
-		Type           string `json:"type"`
-		IsError        bool   `json:"is_error"`
-		Result         string `json:"result"`
-		SessionID      string `json:"session_id"`
-		APIErrorStatus *int   `json:"api_error_status"`
+		resultObject
+		APIErrorStatus *int `json:"api_error_status"`
 		Usage          struct {
 			Input       int `json:"input_tokens"`
 			CacheCreate int `json:"cache_creation_input_tokens"`
@@ -144,11 +140,11 @@ func parseClaudeResult(stdout []byte) (cliReply, *Error) {
 			Output int `json:"outputTokens"`
 		} `json:"modelUsage"`
 	}
-	if obj == nil || json.Unmarshal(obj, &r) != nil || r.Type != "result" {
-		return cliReply{}, &Error{Kind: ErrTransient, Provider: BackendClaudeCode, Message: "no result object on its output" + quoteOut(stdout)}
+	if e := decodeResultObject(stdout, BackendClaudeCode, &r); e != nil {
+		return cliReply{}, e
 	}
 	if r.IsError {
-		e := &Error{Kind: ErrTransient, Provider: BackendClaudeCode, Message: "claude reported an error: " + textfmt.Clip(textfmt.OneLine(r.Result), 300)}
+		e := r.failure(BackendClaudeCode, "claude")
 		status := 0
 		if r.APIErrorStatus != nil {
 			status = *r.APIErrorStatus
@@ -255,24 +251,46 @@ func codexFailure(msg string) *Error {
 // object on success (the reply in "result", the chat in "session_id"); on
 // failure it exits non-zero with its message on stderr.
 func parseCursorResult(stdout []byte) (cliReply, *Error) {
-	obj := lastJSONObject(stdout)
-	var r struct {
-		Type      string `json:"type"`
-		IsError   bool   `json:"is_error"`
-		Result    string `json:"result"`
-		SessionID string `json:"session_id"`
-	}
-	if obj == nil || json.Unmarshal(obj, &r) != nil || r.Type != "result" {
-		return cliReply{}, &Error{Kind: ErrTransient, Provider: BackendCursor, Message: "no result object on its output" + quoteOut(stdout)}
+	var r resultObject
+	if e := decodeResultObject(stdout, BackendCursor, &r); e != nil {
+		return cliReply{}, e
 	}
 	if r.IsError {
-		e := &Error{Kind: ErrTransient, Provider: BackendCursor, Message: "agent reported an error: " + textfmt.Clip(textfmt.OneLine(r.Result), 300)}
+		e := r.failure(BackendCursor, "agent")
 		if saysLoggedOut(r.Result) {
 			e.Kind, e.Hint = ErrNotLoggedIn, cursorLoginHint
 		}
 		return cliReply{}, e
 	}
 	return cliReply{text: r.Result, session: r.SessionID}, nil
+}
+
+// resultObject is the one object `claude -p` and Cursor's `agent -p` print
+// with --output-format json; a parser's struct embeds it to read more.
+type resultObject struct {
+	Type      string `json:"type"`
+	IsError   bool   `json:"is_error"`
+	Result    string `json:"result"`
+	SessionID string `json:"session_id"`
+}
+
+func (o *resultObject) object() *resultObject { return o }
+
+// failure is the transient error of a result object that reports one (the
+// caller refines its kind); command names the CLI in the message.
+func (o *resultObject) failure(provider, command string) *Error {
+	return &Error{Kind: ErrTransient, Provider: provider, Message: command + " reported an error: " + textfmt.Clip(textfmt.OneLine(o.Result), 300)}
+}
+
+// decodeResultObject decodes the last JSON object on stdout into r, a
+// resultObject or a struct embedding one; without a result object there it
+// is provider's transient error.
+func decodeResultObject(stdout []byte, provider string, r interface{ object() *resultObject }) *Error {
+	obj := lastJSONObject(stdout)
+	if obj == nil || json.Unmarshal(obj, r) != nil || r.object().Type != "result" {
+		return &Error{Kind: ErrTransient, Provider: provider, Message: "no result object on its output" + quoteOut(stdout)}
+	}
+	return nil
 }
 
 // lastJSONObject is the last line of out that is a JSON object, or the

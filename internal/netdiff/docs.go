@@ -247,15 +247,8 @@ func entryFields(b, h string) []FieldChange {
 	if json.Unmarshal([]byte(b), &bm) != nil || json.Unmarshal([]byte(h), &hm) != nil {
 		return []FieldChange{{Field: "", Old: b, New: h}}
 	}
-	keys := slices.Collect(maps.Keys(bm))
-	for k := range hm {
-		if _, ok := bm[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
 	var out []FieldChange
-	for _, k := range keys {
+	for _, k := range unionKeys(bm, hm) {
 		if string(bm[k]) != string(hm[k]) {
 			out = append(out, FieldChange{Field: k, Old: string(bm[k]), New: string(hm[k])})
 		}

@@ -1,10 +1,7 @@
 package tools
 
 import (
-	"context"
-
 	"copperhead/internal/kicad/schedit"
-	"copperhead/internal/tool"
 )
 
 type disconnectPinArgs struct {
@@ -12,10 +9,6 @@ type disconnectPinArgs struct {
 	Pin string `json:"pin" desc:"pin number or name"`
 }
 
-var disconnectPinTool = newTool("disconnect_pin", disconnectPin, tool.Mutating)
-
-func disconnectPin(ctx context.Context, s *tool.Session, a disconnectPinArgs) (tool.Result, error) {
-	return runSchedit(ctx, s, "disconnect_pin", func(d *schedit.Design) (*schedit.Plan, error) {
-		return schedit.Disconnect(d, a.Ref, a.Pin)
-	})
-}
+var disconnectPinTool = scheditTool("disconnect_pin", func(d *schedit.Design, a disconnectPinArgs) (*schedit.Plan, error) {
+	return schedit.Disconnect(d, a.Ref, a.Pin)
+})

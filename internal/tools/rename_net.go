@@ -1,10 +1,7 @@
 package tools
 
 import (
-	"context"
-
 	"copperhead/internal/kicad/schedit"
-	"copperhead/internal/tool"
 )
 
 type renameNetArgs struct {
@@ -13,10 +10,6 @@ type renameNetArgs struct {
 	Merge bool   `json:"merge,omitempty" desc:"allow renaming onto a net that already exists, joining the two (refused otherwise)"`
 }
 
-var renameNetTool = newTool("rename_net", renameNet, tool.Mutating)
-
-func renameNet(ctx context.Context, s *tool.Session, a renameNetArgs) (tool.Result, error) {
-	return runSchedit(ctx, s, "rename_net", func(d *schedit.Design) (*schedit.Plan, error) {
-		return schedit.RenameNet(d, a.Old, a.New, a.Merge)
-	})
-}
+var renameNetTool = scheditTool("rename_net", func(d *schedit.Design, a renameNetArgs) (*schedit.Plan, error) {
+	return schedit.RenameNet(d, a.Old, a.New, a.Merge)
+})

@@ -60,6 +60,35 @@ func researchTool[A any](name string, run func(ctx context.Context, s *tool.Sess
 	}
 }
 
+// firstAnswer calls each provider in order and hands the first answer to
+// answer, with failed: "" or the earlier providers' scrubbed failures as
+// " (a; b)". A provider that fails (out of credit, rate limited, down)
+// hands over to the next; when none answers the tool reports every failure.
+// what names the providers for the internal error of an empty list.
+func firstAnswer[P interface{ Name() string }, R any](ctx context.Context, s *tool.Session, name, what string, providers []P,
+	call func(p P) (R, error), answer func(p P, found R, failed string) (tool.Result, error)) (tool.Result, error) {
+	var failures []string
+	for _, p := range providers {
+		found, err := call(p)
+		if err != nil {
+			if ctx.Err() != nil {
+				return tool.Result{}, ctx.Err()
+			}
+			failures = append(failures, s.Scrub(err.Error()))
+			continue
+		}
+		failed := ""
+		if len(failures) > 0 {
+			failed = " (" + strings.Join(failures, "; ") + ")"
+		}
+		return answer(p, found, failed)
+	}
+	if len(failures) == 0 {
+		return tool.Result{}, fmt.Errorf("%s has no %s", name, what) // Research never builds it so
+	}
+	return tool.Errorf("%s failed: %s", name, strings.Join(failures, "; ")), nil
+}
+
 // WithResearch places the research tools just before the first mutating
 // tool: they are present from the first turn, so the list the model sees
 // keeps a stable prefix and unlocking the edit tools still only appends.

@@ -22,6 +22,15 @@ import (
 // scheditOp plans one operation on the loaded design.
 type scheditOp func(d *schedit.Design) (*schedit.Plan, error)
 
+// scheditTool is a mutating structured edit tool whose whole body is one
+// schedit operation on its arguments: the tool's file is then its arguments
+// and that call.
+func scheditTool[A any](name string, op func(d *schedit.Design, args A) (*schedit.Plan, error)) tool.Tool {
+	return newTool(name, func(ctx context.Context, s *tool.Session, a A) (tool.Result, error) {
+		return runSchedit(ctx, s, name, func(d *schedit.Design) (*schedit.Plan, error) { return op(d, a) })
+	}, tool.Mutating)
+}
+
 // runSchedit is the shared body of the structured edit tools. A refusal, a
 // missing schematic or a schematic that does not load is an IsError result
 // the model can act on; "already applied" is a plain result that changes

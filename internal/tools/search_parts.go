@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -70,31 +69,21 @@ func searchParts(ctx context.Context, s *tool.Session, kit *research.Kit, a sear
 		limit = defaultPartResults
 	}
 
-	var failures []string
-	for _, p := range kit.Parts {
-		var found []parts.Part
-		var err error
+	var retrieved time.Time
+	return firstAnswer(ctx, s, "search_parts", "part-data provider", kit.Parts, func(p parts.Provider) (found []parts.Part, err error) {
 		if mpn != "" {
 			found, err = p.ByMPN(ctx, mpn)
 		} else {
 			found, err = p.Search(ctx, query, limit)
 		}
-		retrieved := time.Now()
-		if err != nil {
-			if ctx.Err() != nil {
-				return tool.Result{}, ctx.Err()
-			}
-			failures = append(failures, s.Scrub(err.Error()))
-			continue
-		}
+		retrieved = time.Now()
+		return found, err
+	}, func(p parts.Provider, found []parts.Part, failed string) (tool.Result, error) {
 		what := fmt.Sprintf("query %q", query)
 		if mpn != "" {
 			what = fmt.Sprintf("mpn %q", mpn)
 		}
-		head := fmt.Sprintf("search_parts %s via %s: %s", what, p.Name(), textfmt.CountForms(len(found), "part", "parts"))
-		if len(failures) > 0 {
-			head += " (" + strings.Join(failures, "; ") + ")"
-		}
+		head := fmt.Sprintf("search_parts %s via %s: %s", what, p.Name(), textfmt.CountForms(len(found), "part", "parts")) + failed
 		if len(found) == 0 {
 			res := tool.Result{Text: head + "."}
 			if refdes != "" {
@@ -110,11 +99,7 @@ func searchParts(ctx context.Context, s *tool.Session, kit *research.Kit, a sear
 			res.Changed, res.IsError = changed, fail
 		}
 		return res, nil
-	}
-	if len(failures) == 0 {
-		return tool.Result{}, errors.New("search_parts has no part-data provider") // Research never builds it so
-	}
-	return tool.Errorf("search_parts failed: %s", strings.Join(failures, "; ")), nil
+	})
 }
 
 // renderParts lists the parts for the model, putting each datasheet URL on the

@@ -1,10 +1,7 @@
 package tools
 
 import (
-	"context"
-
 	"copperhead/internal/kicad/schedit"
-	"copperhead/internal/tool"
 )
 
 type swapPinsArgs struct {
@@ -14,10 +11,6 @@ type swapPinsArgs struct {
 	Net  string `json:"net,omitempty" desc:"the net that must end up on pin_b; makes a repeated call a no-op instead of swapping back"`
 }
 
-var swapPinsTool = newTool("swap_pins", swapPins, tool.Mutating)
-
-func swapPins(ctx context.Context, s *tool.Session, a swapPinsArgs) (tool.Result, error) {
-	return runSchedit(ctx, s, "swap_pins", func(d *schedit.Design) (*schedit.Plan, error) {
-		return schedit.SwapPins(d, a.Ref, a.PinA, a.PinB, a.Net)
-	})
-}
+var swapPinsTool = scheditTool("swap_pins", func(d *schedit.Design, a swapPinsArgs) (*schedit.Plan, error) {
+	return schedit.SwapPins(d, a.Ref, a.PinA, a.PinB, a.Net)
+})

@@ -2,12 +2,12 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"copperhead/internal/research"
+	websearch "copperhead/internal/research/search"
 	"copperhead/internal/textfmt"
 	"copperhead/internal/tool"
 )
@@ -46,19 +46,9 @@ func webSearch(ctx context.Context, s *tool.Session, kit *research.Kit, a webSea
 	if n == 0 {
 		n = defaultSearchResults
 	}
-	// Providers are tried in order; one that fails (out of credit, rate
-	// limited, down) hands over to the next, and the model hears which
-	// answered.
-	var failures []string
-	for _, p := range kit.Search {
-		results, err := p.Search(ctx, query, n)
-		if err != nil {
-			if ctx.Err() != nil {
-				return tool.Result{}, ctx.Err()
-			}
-			failures = append(failures, s.Scrub(err.Error()))
-			continue
-		}
+	return firstAnswer(ctx, s, "web_search", "search provider", kit.Search, func(p websearch.Provider) ([]websearch.Result, error) {
+		return p.Search(ctx, query, n)
+	}, func(p websearch.Provider, results []websearch.Result, failed string) (tool.Result, error) {
 		source := "web_search:" + p.Name()
 		var b strings.Builder
 		for i, r := range results {
@@ -75,14 +65,7 @@ func webSearch(ctx context.Context, s *tool.Session, kit *research.Kit, a webSea
 		if len(results) == 0 {
 			return tool.Result{Text: head + "."}, nil
 		}
-		if len(failures) > 0 {
-			head += " (" + strings.Join(failures, "; ") + ")"
-		}
-		head += "; their URLs are on this run's URL menu."
+		head += failed + "; their URLs are on this run's URL menu."
 		return tool.Result{Text: head + "\n" + untrusted("web_search ("+p.Name()+")", b.String())}, nil
-	}
-	if len(failures) == 0 {
-		return tool.Result{}, errors.New("web_search has no search provider") // Research never builds it so
-	}
-	return tool.Errorf("web_search failed: %s", strings.Join(failures, "; ")), nil
+	})
 }

@@ -30,3 +30,4 @@ func insertAfter(n *sexpr.Node, after string, kids ...sexpr.Node) {
 }
 
 func twoLayerStack() sexpr.Node { return kigen.TwoLayerStack() }
+func setupNode() sexpr.Node     { return kigen.TwoLayerSetup() }

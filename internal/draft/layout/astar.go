@@ -47,6 +47,7 @@ type copperIndex struct {
 	stampO []uint32  // per obstacle: the query that last saw it
 	stampT []uint32
 	query  uint32
+	near   []int // the buckets of the last buckets call
 }
 
 func (r *router) bucketRange(b Rect) (x0, y0, x1, y1 int) {
@@ -54,6 +55,30 @@ func (r *router) bucketRange(b Rect) (x0, y0, x1, y1 int) {
 	clamp := func(v, n int) int { return max(0, min(n-1, v)) }
 	return clamp(int(math.Floor(b.X0/bucketMM)), ix.nx), clamp(int(math.Floor(b.Y0/bucketMM)), ix.ny),
 		clamp(int(math.Floor(b.X1/bucketMM)), ix.nx), clamp(int(math.Floor(b.Y1/bucketMM)), ix.ny)
+}
+
+// buckets lists the buckets b touches, row by row, in a slice the next call
+// reuses.
+func (r *router) buckets(b Rect) []int {
+	ix := r.idx
+	x0, y0, x1, y1 := r.bucketRange(b)
+	ix.near = ix.near[:0]
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			ix.near = append(ix.near, y*ix.nx+x)
+		}
+	}
+	return ix.near
+}
+
+// seen reports whether query q has already visited entry i of stamps (an
+// obstacle or track sitting in several buckets), and marks it visited.
+func seen(stamps []uint32, i int32, q uint32) bool {
+	if stamps[i] == q {
+		return true
+	}
+	stamps[i] = q
+	return false
 }
 
 // buildIndex indexes every obstacle and track the router holds.
@@ -72,24 +97,16 @@ func (r *router) buildIndex() {
 
 func (r *router) indexObstacle(i int) {
 	o := &r.obstacles[i]
-	x0, y0, x1, y1 := r.bucketRange(o.sh.bbox().Inflate(o.clearance))
-	for y := y0; y <= y1; y++ {
-		for x := x0; x <= x1; x++ {
-			k := y*r.idx.nx + x
-			r.idx.obst[k] = append(r.idx.obst[k], int32(i))
-		}
+	for _, k := range r.buckets(o.sh.bbox().Inflate(o.clearance)) {
+		r.idx.obst[k] = append(r.idx.obst[k], int32(i))
 	}
 	r.idx.stampO = append(r.idx.stampO, 0)
 }
 
 func (r *router) indexTrack(i int) {
 	t := &r.tracks[i]
-	x0, y0, x1, y1 := r.bucketRange(emptyRect.AddPt(t.a).AddPt(t.b).Inflate(t.width / 2))
-	for y := y0; y <= y1; y++ {
-		for x := x0; x <= x1; x++ {
-			k := y*r.idx.nx + x
-			r.idx.trk[k] = append(r.idx.trk[k], int32(i))
-		}
+	for _, k := range r.buckets(emptyRect.AddPt(t.a).AddPt(t.b).Inflate(t.width / 2)) {
+		r.idx.trk[k] = append(r.idx.trk[k], int32(i))
 	}
 	r.idx.stampT = append(r.idx.stampT, 0)
 }
@@ -135,56 +152,50 @@ func (r *router) segFree(a, b Pt, layer int, net string, width float64) bool {
 	ix := r.idx
 	ix.query++
 	q := ix.query
-	x0, y0, x1, y1 := r.bucketRange(seg)
-	for y := y0; y <= y1; y++ {
-		for x := x0; x <= x1; x++ {
-			k := y*ix.nx + x
-			for _, oi := range ix.obst[k] {
-				if ix.stampO[oi] == q {
-					continue
-				}
-				ix.stampO[oi] = q
-				o := &r.obstacles[oi]
-				if !o.layers[layer] {
-					continue
-				}
-				var need float64
-				switch {
-				case o.keep:
-					need = half + routeMargin
-				case o.hole:
-					if o.net == net && !o.npth {
-						continue
-					}
-					need = r.rules.HoleClearance + half + routeMargin
-				default:
-					if o.net == net && net != "" {
-						continue
-					}
-					need = math.Max(r.rules.Clearance, o.clearance) + half + routeMargin
-				}
-				if o.sh.segDist(a, b) < need {
-					if r.softOK(int(oi), o.net) {
-						continue
-					}
-					return false
-				}
+	for _, k := range r.buckets(seg) {
+		for _, oi := range ix.obst[k] {
+			if seen(ix.stampO, oi, q) {
+				continue
 			}
-			for _, ti := range ix.trk[k] {
-				if ix.stampT[ti] == q {
+			o := &r.obstacles[oi]
+			if !o.layers[layer] {
+				continue
+			}
+			var need float64
+			switch {
+			case o.keep:
+				need = half + routeMargin
+			case o.hole:
+				if o.net == net && !o.npth {
 					continue
 				}
-				ix.stampT[ti] = q
-				t := &r.tracks[ti]
-				if t.layer != layer || t.net == net {
+				need = r.rules.HoleClearance + half + routeMargin
+			default:
+				if o.net == net && net != "" {
 					continue
 				}
-				if segSegDist(a, b, t.a, t.b) < r.rules.Clearance+half+t.width/2+routeMargin {
-					if r.softOK(r.routedFrom, t.net) {
-						continue
-					}
-					return false
+				need = math.Max(r.rules.Clearance, o.clearance) + half + routeMargin
+			}
+			if o.sh.segDist(a, b) < need {
+				if r.softOK(int(oi), o.net) {
+					continue
 				}
+				return false
+			}
+		}
+		for _, ti := range ix.trk[k] {
+			if seen(ix.stampT, ti, q) {
+				continue
+			}
+			t := &r.tracks[ti]
+			if t.layer != layer || t.net == net {
+				continue
+			}
+			if segSegDist(a, b, t.a, t.b) < r.rules.Clearance+half+t.width/2+routeMargin {
+				if r.softOK(r.routedFrom, t.net) {
+					continue
+				}
+				return false
 			}
 		}
 	}
@@ -206,57 +217,51 @@ func (r *router) viaFree(p Pt, net string) bool {
 	ix := r.idx
 	ix.query++
 	q := ix.query
-	x0, y0, x1, y1 := r.bucketRange(box)
-	for y := y0; y <= y1; y++ {
-		for x := x0; x <= x1; x++ {
-			k := y*ix.nx + x
-			for _, oi := range ix.obst[k] {
-				if ix.stampO[oi] == q {
-					continue
-				}
-				ix.stampO[oi] = q
-				o := &r.obstacles[oi]
-				d := o.sh.segDist(p, p)
-				switch {
-				case o.keep:
-					if d < rad+routeMargin {
-						return false
-					}
-				case o.hole:
-					// Hole to hole, whatever the nets; copper to a foreign hole.
-					if d < drill+r.rules.HoleToHole+routeMargin || o.net != net && d < rad+r.rules.HoleClearance+routeMargin {
-						if o.net != net && r.softOK(int(oi), o.net) {
-							continue
-						}
-						return false
-					}
-				default:
-					if o.net == net && net != "" {
-						continue
-					}
-					if d < rad+math.Max(r.rules.Clearance, o.clearance)+routeMargin {
-						if r.softOK(int(oi), o.net) {
-							continue
-						}
-						return false
-					}
-				}
+	for _, k := range r.buckets(box) {
+		for _, oi := range ix.obst[k] {
+			if seen(ix.stampO, oi, q) {
+				continue
 			}
-			for _, ti := range ix.trk[k] {
-				if ix.stampT[ti] == q {
-					continue
+			o := &r.obstacles[oi]
+			d := o.sh.segDist(p, p)
+			switch {
+			case o.keep:
+				if d < rad+routeMargin {
+					return false
 				}
-				ix.stampT[ti] = q
-				t := &r.tracks[ti]
-				if t.net == net {
-					continue
-				}
-				if pointSegDist(p, t.a, t.b) < rad+r.rules.Clearance+t.width/2+routeMargin {
-					if r.softOK(r.routedFrom, t.net) {
+			case o.hole:
+				// Hole to hole, whatever the nets; copper to a foreign hole.
+				if d < drill+r.rules.HoleToHole+routeMargin || o.net != net && d < rad+r.rules.HoleClearance+routeMargin {
+					if o.net != net && r.softOK(int(oi), o.net) {
 						continue
 					}
 					return false
 				}
+			default:
+				if o.net == net && net != "" {
+					continue
+				}
+				if d < rad+math.Max(r.rules.Clearance, o.clearance)+routeMargin {
+					if r.softOK(int(oi), o.net) {
+						continue
+					}
+					return false
+				}
+			}
+		}
+		for _, ti := range ix.trk[k] {
+			if seen(ix.stampT, ti, q) {
+				continue
+			}
+			t := &r.tracks[ti]
+			if t.net == net {
+				continue
+			}
+			if pointSegDist(p, t.a, t.b) < rad+r.rules.Clearance+t.width/2+routeMargin {
+				if r.softOK(r.routedFrom, t.net) {
+					continue
+				}
+				return false
 			}
 		}
 	}

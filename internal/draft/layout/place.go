@@ -625,19 +625,7 @@ func wireCost(p *part, pos Pt, rot float64, nets map[string][]*part, kinds netKi
 		if net == "" || strings.HasPrefix(net, "unconnected-(") {
 			continue
 		}
-		var sum Pt
-		n := 0
-		for _, q := range nets[net] {
-			if q == p || !q.placed {
-				continue
-			}
-			for k := range q.fp.Pads {
-				if q.pins[q.fp.Pads[k].Number].Net == net {
-					sum = sum.Add(q.padAt(k))
-					n++
-				}
-			}
-		}
+		sum, n := addPlacedPads(Pt{}, 0, p, nets[net], net)
 		if n == 0 {
 			continue
 		}
@@ -687,22 +675,30 @@ func pullTarget(p *part, nets map[string][]*part, kinds netKinds, dflt Pt) Pt {
 	var sum Pt
 	n := 0
 	for _, net := range signalNets(p, kinds) {
-		for _, q := range nets[net] {
-			if q == p || !q.placed {
-				continue
-			}
-			for i := range q.fp.Pads {
-				if q.pins[q.fp.Pads[i].Number].Net == net {
-					sum = sum.Add(q.padAt(i))
-					n++
-				}
-			}
-		}
+		sum, n = addPlacedPads(sum, n, p, nets[net], net)
 	}
 	if n == 0 {
 		return dflt
 	}
 	return sum.Scale(1 / float64(n))
+}
+
+// addPlacedPads adds to sum the position of each pad on net of the placed
+// parts among on, p itself left out, and to n their count: the running sum
+// of a centroid, in the order the pads come.
+func addPlacedPads(sum Pt, n int, p *part, on []*part, net string) (Pt, int) {
+	for _, q := range on {
+		if q == p || !q.placed {
+			continue
+		}
+		for i := range q.fp.Pads {
+			if q.pins[q.fp.Pads[i].Number].Net == net {
+				sum = sum.Add(q.padAt(i))
+				n++
+			}
+		}
+	}
+	return sum, n
 }
 
 // servedPin is where a decoupling cap or crystal should go: for a cap, the

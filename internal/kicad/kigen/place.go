@@ -79,21 +79,9 @@ func PlaceFootprint(lib *sexpr.Node, p Placement) sexpr.Node {
 		switch c.Head() {
 		case "property":
 			last = i
-			switch c.Arg(0) {
-			case "Reference":
-				setArgAt(c, 1, p.Ref)
-			case "Value":
-				setArgAt(c, 1, p.Value)
-			}
-			turnAt(c, p.Rot, true)
+			placeText(c, p, "Reference", "Value")
 		case "fp_text":
-			switch c.Arg(0) {
-			case "reference":
-				setArgAt(c, 1, p.Ref)
-			case "value":
-				setArgAt(c, 1, p.Value)
-			}
-			turnAt(c, p.Rot, true)
+			placeText(c, p, "reference", "value")
 		case "pad":
 			turnAt(c, p.Rot, false)
 			padNet(c, p.Pad)
@@ -107,6 +95,19 @@ func PlaceFootprint(lib *sexpr.Node, p Placement) sexpr.Node {
 	kids = append(kids, n.Children[last+1:]...)
 	n.Children = kids
 	return n
+}
+
+// placeText sets a footprint text to the part's reference or value when it
+// is the text named ref or value (a property capitalises the names, an
+// fp_text does not), and turns it with the footprint.
+func placeText(c *sexpr.Node, p Placement, ref, value string) {
+	switch c.Arg(0) {
+	case ref:
+		setArgAt(c, 1, p.Ref)
+	case value:
+		setArgAt(c, 1, p.Value)
+	}
+	turnAt(c, p.Rot, true)
 }
 
 func setArgAt(c *sexpr.Node, i int, v string) {

@@ -17,15 +17,11 @@ const braveBaseURL = "https://api.search.brave.com/res/v1/web/search"
 // Brave searches through the Brave Search API. The key travels in the
 // X-Subscription-Token header, never in the URL, so the egress log and any
 // transport error stay key-free.
-type Brave struct {
-	key     string
-	client  *egress.Client
-	baseURL string // overridden by tests to point at a loopback server
-}
+type Brave struct{ keyed }
 
 // NewBrave returns a Brave provider using key for every request.
 func NewBrave(key string, client *egress.Client) *Brave {
-	return &Brave{key: key, client: client, baseURL: braveBaseURL}
+	return &Brave{keyed{key: key, client: client, baseURL: braveBaseURL}}
 }
 
 // Name reports "brave".

@@ -24,15 +24,13 @@ const (
 // it is generated text about untrusted pages, and returning it would turn
 // web_search into a summarizer (D4).
 type OpenRouter struct {
-	key     string
-	model   string
-	client  *egress.Client
-	baseURL string // overridden by tests to point at a loopback server
+	keyed
+	model string
 }
 
 // NewOpenRouter returns an OpenRouter web-plugin provider using key.
 func NewOpenRouter(key string, client *egress.Client) *OpenRouter {
-	return &OpenRouter{key: key, model: defaultOpenRouterModel, client: client, baseURL: openRouterBaseURL}
+	return &OpenRouter{keyed: keyed{key: key, client: client, baseURL: openRouterBaseURL}, model: defaultOpenRouterModel}
 }
 
 // Name reports "openrouter".
@@ -75,7 +73,7 @@ type openRouterResponse struct {
 func (o *OpenRouter) Search(ctx context.Context, query string, n int) ([]Result, error) {
 	n = clampResults(n)
 	var body openRouterResponse
-	err := postJSON(ctx, o.client, "openrouter", o.baseURL, o.key, OpenRouterKeyEnv, openRouterRequest{
+	err := o.postJSON(ctx, "openrouter", OpenRouterKeyEnv, openRouterRequest{
 		Model: o.model,
 		Messages: []openRouterMessage{{
 			Role:    "user",

@@ -87,27 +87,32 @@ func clampResults(n int) int {
 	return min(n, maxResults)
 }
 
-// statusError maps a non-2xx response to an error naming the provider and,
-// for authentication failures, the variable holding the key. The response
-// body is deliberately not quoted: it is untrusted and may echo the request.
-// postJSON is a search API call: payload as a JSON POST with the key as a
-// bearer token, through egress, a 2xx status required, the reply decoded into
-// out. Errors name the provider and never carry the key.
-func postJSON(ctx context.Context, client *egress.Client, provider, url, key, keyEnv string, payload, out any) error {
+// keyed is what every search provider holds: its key, the guarded client
+// and its endpoint, which tests point at a loopback server.
+type keyed struct {
+	key     string
+	client  *egress.Client
+	baseURL string
+}
+
+// postJSON is a search API call: payload as a JSON POST to the endpoint with
+// the key as a bearer token, through egress, a 2xx status required, the reply
+// decoded into out. Errors name the provider and never carry the key.
+func (k keyed) postJSON(ctx context.Context, provider, keyEnv string, payload, out any) error {
 	body, err := json.Marshal(payload)
 	if err != nil {
 		return fmt.Errorf("%s search: %w", provider, err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, k.baseURL, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("%s search: %w", provider, scrub(err, key))
+		return fmt.Errorf("%s search: %w", provider, scrub(err, k.key))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := client.Do(ctx, req, maxResponseBytes)
+	req.Header.Set("Authorization", "Bearer "+k.key)
+	resp, err := k.client.Do(ctx, req, maxResponseBytes)
 	if err != nil {
-		return fmt.Errorf("%s search: %w", provider, scrub(err, key))
+		return fmt.Errorf("%s search: %w", provider, scrub(err, k.key))
 	}
 	if resp.Status < 200 || resp.Status > 299 {
 		return statusError(provider, keyEnv, resp.Status)
@@ -118,6 +123,9 @@ func postJSON(ctx context.Context, client *egress.Client, provider, url, key, ke
 	return nil
 }
 
+// statusError maps a non-2xx response to an error naming the provider and,
+// for authentication failures, the variable holding the key. The response
+// body is deliberately not quoted: it is untrusted and may echo the request.
 func statusError(provider, keyEnv string, status int) error {
 	if status == 402 {
 		return fmt.Errorf("%s search: HTTP 402: the account behind %s is out of credit", provider, keyEnv)

@@ -12,15 +12,11 @@ const tavilyBaseURL = "https://api.tavily.com/search"
 // Tavily searches through the Tavily API. The key travels as a bearer token
 // rather than the legacy api_key body field, so it never sits in a request
 // body a proxy or log might capture.
-type Tavily struct {
-	key     string
-	client  *egress.Client
-	baseURL string // overridden by tests to point at a loopback server
-}
+type Tavily struct{ keyed }
 
 // NewTavily returns a Tavily provider using key for every request.
 func NewTavily(key string, client *egress.Client) *Tavily {
-	return &Tavily{key: key, client: client, baseURL: tavilyBaseURL}
+	return &Tavily{keyed{key: key, client: client, baseURL: tavilyBaseURL}}
 }
 
 // Name reports "tavily".
@@ -50,7 +46,7 @@ type tavilyResponse struct {
 func (t *Tavily) Search(ctx context.Context, query string, n int) ([]Result, error) {
 	n = clampResults(n)
 	var body tavilyResponse
-	if err := postJSON(ctx, t.client, "tavily", t.baseURL, t.key, TavilyKeyEnv,
+	if err := t.postJSON(ctx, "tavily", TavilyKeyEnv,
 		tavilyRequest{Query: query, MaxResults: n, SearchDepth: "basic"}, &body); err != nil {
 		return nil, err
 	}
