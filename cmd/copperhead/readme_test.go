@@ -435,7 +435,7 @@ var coveredElsewhere = map[string]elsewhere{
 	"diff 2":            {"testdata/script/diff.txtar", "copperhead --repo repo diff --base nosuchrev 2> err.txt"},
 	"recover 0":         {"testdata/script/recover.txtar", "copperhead --repo repo recover"},
 	"watch 0":           {"testdata/script/watch_open.txtar", "kill -INT watch"},
-	"repl 0":            {"repl_tmux_test.go", `t.Errorf("/quit: exit status %s, want 0", status)`},
+	"repl 0":            {"repl_tmux_test.go", `sh.wantExit("/quit", "0")`},
 	"recover 1":         {"testdata/script/recover.txtar", "! copperhead --repo repo recover 01KAAAAAAAAAAAAAAAAAAAAAAA"},
 }
 
