@@ -202,12 +202,10 @@ func (t *Tool) executeFile(ctx context.Context, timeout time.Duration, label, ou
 		}
 		argv[i] = a
 	}
-	if e != nil && outName != "" {
-		defer watchClosed(filepath.Dir(outPath), map[string]func(string){outName: e.closed})()
-	}
 	var whole []<-chan struct{}
 	if e != nil && outName != "" {
-		whole = append(whole, e.whole())
+		defer watchClosed(filepath.Dir(outPath), map[string]func(string){outName: e.closed})()
+		whole = []<-chan struct{}{e.whole()}
 	}
 	out, err := runGroup(ctx, timeout, t.yield, label, dir, env, whole, t.Path, argv...)
 	if err != nil || outName == "" {

@@ -42,18 +42,12 @@ func LibraryFootprint(board *sexpr.Node) (sexpr.Node, error) {
 		rot, _ = at.Float(2)
 	}
 	RemoveChildren(&n, "at", "uuid", "tstamp", "path", "sheetname", "sheetfile", "locked")
-	// KiCad 6 and 7 write the lock and placed flags as bare words.
 	kids := n.Children[:0]
 	for i, c := range n.Children {
-		if i >= 2 && c.Kind == sexpr.Atom && (c.Value == "locked" || c.Value == "placed") {
-			continue
-		}
-		kids = append(kids, c)
-	}
-	n.Children = kids
-	kids = n.Children[:0]
-	for _, c := range n.Children {
-		if c.Kind == sexpr.List && c.Head() == "property" && (c.Arg(0) == "Sheetname" || c.Arg(0) == "Sheetfile") {
+		switch {
+		case i >= 2 && c.Kind == sexpr.Atom && (c.Value == "locked" || c.Value == "placed"):
+			continue // KiCad 6 and 7 write the lock and placed flags as bare words
+		case c.Kind == sexpr.List && c.Head() == "property" && (c.Arg(0) == "Sheetname" || c.Arg(0) == "Sheetfile"):
 			continue // KiCad 8's spelling of the symbol link
 		}
 		kids = append(kids, c)
