@@ -139,7 +139,9 @@ func TestEarlyResult(t *testing.T) {
 
 // TestEarlyParseRealKiCad: on the real kicad-cli, DRC's report and the
 // jobset's two outputs are seen closed while kicad-cli runs, and the
-// results check reports are those early parses of the final bytes.
+// results check reports are those early parses of the final bytes. Ending
+// kicad-cli there leaves nothing behind in the project: its lock file
+// (~<name>.kicad_pro.lck) is gone once it has loaded the project.
 func TestEarlyParseRealKiCad(t *testing.T) {
 	tool := kicadTool(t)
 	ctx := context.Background()
@@ -162,6 +164,9 @@ func TestEarlyParseRealKiCad(t *testing.T) {
 		if _, _, ok := p.early.result(p.res.data); !ok {
 			t.Errorf("%s: no early parse of kicad-cli's final output", name)
 		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "~*")); len(left) > 0 {
+		t.Errorf("kicad-cli, ended once its outputs parsed, left %v in the project", left)
 	}
 }
 
