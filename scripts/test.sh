@@ -69,6 +69,14 @@ while read -r pkg target; do
 			break
 		fi
 		cat "$flog"
+		if grep -q 'hung or terminated unexpectedly' "$flog"; then
+			# A fuzzing worker that dies says nothing of why (its output is
+			# discarded, and an input running 10 s ends it). The seeds run
+			# again in one process show which input took how long or what
+			# it printed.
+			echo "-- $pkg $target: its seeds, run in one process"
+			GOTRACEBACK=all go test -count=1 -timeout 5m -run "^${target}\$" -v "$pkg" 2>&1 | grep -vE '^=== (RUN|PAUSE|CONT)' | tail -n 80 || true
+		fi
 		if grep -q 'Failing input written' "$flog" || ! grep -q 'context deadline exceeded' "$flog" || [ "$attempt" -eq 3 ]; then
 			exit 1
 		fi

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"copperhead/internal/kicad"
 	"copperhead/internal/kicadcli"
@@ -358,11 +359,24 @@ func FuzzPlanner(f *testing.F) {
 		dir := t.TempDir()
 		writeFiles(t, dir, base.files, base.root)
 		d := base.design
+		start := time.Now()
 		for range min(4, 1+len(data)/3) {
+			if time.Since(start) > fuzzInputBudget {
+				break
+			}
 			d = step(t, d, chooseOp(c, d), dir)
 		}
 	})
 }
+
+// fuzzInputBudget is how long one input may go on starting steps. Go's
+// fuzzing worker ends itself, with exit status 2 and nothing said, on an
+// input that runs 10 s ("fuzzing process hung or terminated unexpectedly"),
+// and each step here runs kicad-cli: a CI run ended so on a seed of four
+// steps that takes 0.7 s here. An input that has used its budget stops
+// taking steps; the steps it took are checked in full, so a failure it
+// finds still reproduces from its bytes.
+const fuzzInputBudget = 3 * time.Second
 
 // TestPlannerSequencesAgainstKiCad applies fixed operation sequences to
 // copies of the fixture and checks kicad-cli's netlist of the result.
