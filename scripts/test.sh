@@ -53,6 +53,13 @@ if [ "$status" -ne 0 ]; then
 	exit "$status"
 fi
 
+# What the tests left running would slow the fuzzing below (kicad-cli
+# runs in its loop): named here, so a slow run says why.
+left="$(ps -eo pid,etime,pcpu,args 2>/dev/null | grep -E 'kicad-cli|chromium|tmux|copperhead|openspec|node ' | grep -v grep || true)"
+if [ -n "$left" ]; then
+	echo "-- still running after go test:"; echo "$left"
+fi
+
 step "fuzz ($FUZZTIME each)"
 # Each line: package and fuzz target. Every parser has one.
 while read -r pkg target; do
