@@ -3,6 +3,7 @@ package schedit
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -359,9 +360,9 @@ func FuzzPlanner(f *testing.F) {
 		dir := t.TempDir()
 		writeFiles(t, dir, base.files, base.root)
 		d := base.design
-		start := time.Now()
+		start, budgeted := time.Now(), fuzzing()
 		for range min(4, 1+len(data)/3) {
-			if time.Since(start) > fuzzInputBudget {
+			if budgeted && time.Since(start) > fuzzInputBudget {
 				break
 			}
 			d = step(t, d, chooseOp(c, d), dir)
@@ -369,14 +370,23 @@ func FuzzPlanner(f *testing.F) {
 	})
 }
 
-// fuzzInputBudget is how long one input may go on starting steps. Go's
-// fuzzing worker ends itself, with exit status 2 and nothing said, on an
-// input that runs 10 s ("fuzzing process hung or terminated unexpectedly"),
-// and each step here runs kicad-cli: a CI run ended so on a seed of four
-// steps that takes 0.7 s here. An input that has used its budget stops
-// taking steps; the steps it took are checked in full, so a failure it
-// finds still reproduces from its bytes.
+// fuzzInputBudget is how long one input may go on starting steps while
+// fuzzing. Go's fuzzing worker ends itself, with exit status 2 and nothing
+// said, on an input that runs 10 s ("fuzzing process hung or terminated
+// unexpectedly"), and each step here runs kicad-cli: a CI run ended so on
+// a seed of three steps that takes 0.7 s here. An input that has used its
+// budget stops taking steps; the steps it took are checked in full, so a
+// failure it finds still reproduces from its bytes. A plain go test runs
+// every seed's steps, whatever the time.
 const fuzzInputBudget = 3 * time.Second
+
+// fuzzing is whether this process fuzzes (go test -fuzz, the coordinator
+// and its workers) rather than running the seeds as tests. It reads the
+// parsed flags, so it is asked inside a test, never at init.
+func fuzzing() bool {
+	f := flag.Lookup("test.fuzz")
+	return f != nil && f.Value.String() != ""
+}
 
 // TestPlannerSequencesAgainstKiCad applies fixed operation sequences to
 // copies of the fixture and checks kicad-cli's netlist of the result.
