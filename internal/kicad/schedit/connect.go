@@ -253,6 +253,9 @@ type sheetObjects struct {
 	noConnects []objAt
 	junctions  []objAt
 	pins       []symPin
+	// anchors are the other points a wire connects at: sheet pins and both
+	// ends of bus entries.
+	anchors []objAt
 }
 
 type wireSeg struct {
@@ -315,6 +318,19 @@ func scanSheet(sh *Sheet) *sheetObjects {
 			o.noConnects = append(o.noConnects, objAt{c, pointOf(c.Child("at"))})
 		case "junction":
 			o.junctions = append(o.junctions, objAt{c, pointOf(c.Child("at"))})
+		case "bus_entry":
+			if at, size := c.Child("at"), c.Child("size"); at != nil && size != nil {
+				p := pointOf(at)
+				dx, _ := size.Float(0)
+				dy, _ := size.Float(1)
+				o.anchors = append(o.anchors, objAt{c, p}, objAt{c, kicad.Point{X: p.X + dx, Y: p.Y + dy}})
+			}
+		case "sheet":
+			for pin := range c.All("pin") {
+				if at := pin.Child("at"); at != nil {
+					o.anchors = append(o.anchors, objAt{pin, pointOf(at)})
+				}
+			}
 		case "symbol":
 			ps := sh.placed(c)
 			power := ""
@@ -822,8 +838,8 @@ func NoConnect(d *Design, ref, pin string) (*Plan, error) {
 
 // Disconnect undoes Connect and NoConnect on ref's pin: it removes a
 // no-connect flag on the pin, a label sitting directly on it, and every wire
-// stub from the pin whose far end holds only labels (removed too) or
-// nothing. A pin with nothing attached is a no-op. A pin wired onward to
+// stub from the pin (bends and splits followed) whose far end holds only
+// labels (removed too) or nothing. A pin with nothing attached is a no-op. A pin wired onward to
 // other pins or wires is refused: removing that wiring is a drawing
 // decision, not a stub's undo.
 func Disconnect(d *Design, ref, pin string) (*Plan, error) {
@@ -873,10 +889,12 @@ func describeObject(n *sexpr.Node) string {
 }
 
 // stubsOf lists the objects that serve only this pin: a no-connect on it,
-// labels on it (when no other pin shares the point), and each wire from it
-// whose far end touches nothing but labels — and, when powerToo, power
-// symbols — which go with it. When lenient is false (Disconnect) a wire
-// leading anywhere else is an error; RemovePart passes lenient and keeps it.
+// labels on it (when no other pin shares the point), and each stub from it
+// (a wire, followed through bends and splits: follow) whose far end
+// touches nothing but labels — and, when lenient, power symbols — which go
+// with it. When lenient is false (Disconnect) a stub leading anywhere else
+// is an error; RemovePart passes lenient and removes the stub but keeps
+// what it leads to.
 // labelAlong reports whether a label sits on wire w anywhere but its far
 // end (a label there belongs to the wiring that meets it).
 func labelAlong(o *sheetObjects, w wireSeg, far kicad.Point) bool {
@@ -890,7 +908,7 @@ func labelAlong(o *sheetObjects, w wireSeg, far kicad.Point) bool {
 
 func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) ([]*sexpr.Node, error) {
 	var rm []*sexpr.Node
-	others := func(p kicad.Point, skipWire *sexpr.Node) (labels []*sexpr.Node, power []*sexpr.Node, busy bool) {
+	others := func(p kicad.Point, skip []wireSeg) (labels []*sexpr.Node, power []*sexpr.Node, busy bool) {
 		for _, l := range o.labels {
 			if samePoint(l.pos, p) {
 				labels = append(labels, l.node)
@@ -907,11 +925,11 @@ func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) ([]*sexpr
 			busy = true
 		}
 		for _, w := range o.wires {
-			if w.node != skipWire && (samePoint(w.a, p) || samePoint(w.b, p) || onSegment(p, w.a, w.b)) {
+			if !inWires(skip, w) && onSegment(p, w.a, w.b) {
 				busy = true
 			}
 		}
-		for _, j := range o.junctions {
+		for _, j := range slices.Concat(o.junctions, o.anchors) {
 			if samePoint(j.pos, p) {
 				busy = true
 			}
@@ -943,29 +961,99 @@ func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) ([]*sexpr
 		default:
 			continue
 		}
-		// Another object's connection point along the wire means it serves
+		stub, far := o.follow(w, far)
+		// Another object's connection point along the stub means it serves
 		// more than this pin.
-		midBusy := false
-		for _, sp := range o.pins {
-			if sp.sym.node != ps.node && onSegment(sp.pin.pos, w.a, w.b) && !samePoint(sp.pin.pos, far) {
-				midBusy = true
+		midBusy, labelled := false, false
+		for _, sw := range stub {
+			for _, sp := range o.pins {
+				if sp.sym.node != ps.node && onSegment(sp.pin.pos, sw.a, sw.b) && !samePoint(sp.pin.pos, far) {
+					midBusy = true
+				}
 			}
+			labelled = labelled || labelAlong(o, sw, far)
 		}
-		labels, power, busy := others(far, w.node)
+		labels, power, busy := others(far, stub)
 		if midBusy || busy {
 			if lenient {
-				// A label along the wire names the far end's net through
-				// it: the wire stays, or that net would lose its name.
-				if !midBusy && !labelAlong(o, w, far) {
-					rm = append(rm, w.node)
+				// A label along the stub names the far end's net through
+				// it: the stub stays, or that net would lose its name.
+				if !midBusy && !labelled {
+					rm = append(rm, wireNodes(stub)...)
 				}
 				continue
 			}
 			return nil, fmt.Errorf("it is wired to other objects at (%s, %s); disconnect only removes a stub and its label", mm(far.X), mm(far.Y))
 		}
-		rm = append(rm, w.node)
+		rm = append(rm, wireNodes(stub)...)
 		rm = append(rm, labels...)
 		rm = append(rm, power...)
 	}
 	return rm, nil
+}
+
+// follow is the stub that starts with wire w, whose far end is far: a stub
+// drawn with bends (or a wire KiCad split) goes on through every point
+// where exactly one other wire meets it end to end and nothing else is
+// there (no junction, label, pin, sheet pin or bus entry, no wire passing
+// through). It returns the stub's wires from the pin on and its last far
+// end.
+func (o *sheetObjects) follow(w wireSeg, far kicad.Point) ([]wireSeg, kicad.Point) {
+	stub := []wireSeg{w}
+	for !o.occupied(far) {
+		var next wireSeg
+		n := 0
+		for _, x := range o.wires {
+			switch {
+			case inWires(stub, x):
+			case samePoint(x.a, far) || samePoint(x.b, far):
+				next, n = x, n+1
+			case onSegment(far, x.a, x.b):
+				n += 2 // a wire passing through: a branch
+			}
+		}
+		if n != 1 {
+			break
+		}
+		stub = append(stub, next)
+		if samePoint(next.a, far) {
+			far = next.b
+		} else {
+			far = next.a
+		}
+	}
+	return stub, far
+}
+
+// occupied reports whether anything but wires connects at p: a junction, a
+// label, a symbol's pin, a sheet pin or a bus entry.
+func (o *sheetObjects) occupied(p kicad.Point) bool {
+	for _, j := range slices.Concat(o.junctions, o.anchors) {
+		if samePoint(j.pos, p) {
+			return true
+		}
+	}
+	for _, l := range o.labels {
+		if samePoint(l.pos, p) {
+			return true
+		}
+	}
+	for _, sp := range o.pins {
+		if samePoint(sp.pin.pos, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func inWires(ws []wireSeg, w wireSeg) bool {
+	return slices.ContainsFunc(ws, func(x wireSeg) bool { return x.node == w.node })
+}
+
+func wireNodes(ws []wireSeg) []*sexpr.Node {
+	nodes := make([]*sexpr.Node, len(ws))
+	for i, w := range ws {
+		nodes[i] = w.node
+	}
+	return nodes
 }

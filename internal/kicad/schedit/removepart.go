@@ -9,11 +9,12 @@ import (
 
 // RemovePart deletes every placed unit of ref and what served only its
 // pins: no-connect flags on them, labels sitting on them, and each wire from
-// one of its pins (unless another object connects along it) together with
-// the labels and power symbols at the wire's far end when nothing else is
-// there. A wire whose far end joins other wiring is removed but that wiring
-// stays, unless a label on the wire names that wiring's net: then the wire
-// stays too, so the net keeps its name. The sheet's lib_symbols entries no remaining symbol uses are
+// one of its pins, with the segments it continues into through bends and
+// splits (unless another object connects along them), together with the
+// labels and power symbols at the far end when nothing else is there. A
+// stub whose far end joins other wiring is removed but that wiring stays,
+// unless a label on the stub names that wiring's net: then the stub stays
+// too, so the net keeps its name. The sheet's lib_symbols entries no remaining symbol uses are
 // removed; the rest stay byte for byte. In a sheet used several times the
 // part goes from every instance (Touched lists each reference).
 //

@@ -2,9 +2,13 @@ package schedit
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+
+	"copperhead/internal/kicad"
 )
 
 func TestRemovePartR8(t *testing.T) {
@@ -67,5 +71,125 @@ func TestRenameNetOldFormatPowerSymbol(t *testing.T) {
 	_, err := RenameNet(d, "GND", "GND_A", false)
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "older than KiCad 8") {
 		t.Fatalf("RenameNet GND on a KiCad 6 file = %v, want a refusal naming the file format", err)
+	}
+}
+
+// TestRemovePartFollowsSplitWires: a wire from a part's pin to the rest of
+// its net, drawn as two segments (a bend, or a wire KiCad split), goes
+// whole with the part: removing only the segment at the pin left the other
+// dangling (unconnected_wire_endpoint) on a real OLIMEX board. The netlist
+// must not change beyond the part, and ERC must find no new dangling wire.
+func TestRemovePartFollowsSplitWires(t *testing.T) {
+	root := partFixture(t)
+	d := mustLoad(t, root)
+	sh := d.Sheets[d.RootPath]
+	o := scanSheet(sh)
+	// A pin whose one wire runs to a point other wiring meets.
+	var ref string
+	var w wireSeg
+find:
+	for _, sp := range o.pins {
+		if sp.power != "" || len(sp.sym.refs) == 0 || strings.HasPrefix(sp.sym.refs[0], "#") {
+			continue
+		}
+		for _, x := range o.wires {
+			far := x.b
+			if !samePoint(x.a, sp.pin.pos) {
+				if !samePoint(x.b, sp.pin.pos) {
+					continue
+				}
+				far = x.a
+			}
+			// Other wiring or another part's pin at the far end, no label.
+			busy := slices.ContainsFunc(o.junctions, func(j objAt) bool { return samePoint(j.pos, far) }) ||
+				slices.ContainsFunc(o.pins, func(q symPin) bool { return q.sym.node != sp.sym.node && samePoint(q.pin.pos, far) }) ||
+				slices.ContainsFunc(o.wires, func(y wireSeg) bool { return y.node != x.node && onSegment(far, y.a, y.b) })
+			labelled := slices.ContainsFunc(o.labels, func(l labelAt) bool { return onSegment(l.pos, x.a, x.b) })
+			if stub, _ := o.follow(x, far); len(stub) == 1 && busy && !labelled {
+				ref, w = sp.sym.refs[0], x
+				break find
+			}
+		}
+	}
+	if ref == "" {
+		t.Fatal("the fixture has no pin wired straight into other wiring")
+	}
+	mid := splitWire(t, root, w)
+	before := partKiCad(t, root)
+	d = loadVerified(t, root)
+	p, err := RemovePart(d, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyVerified(t, d, p)
+	after := partKiCad(t, root)
+	for _, c := range before.changes(after) {
+		if !strings.HasPrefix(c, ref+".") {
+			t.Errorf("removing %s changed another pin: %s", ref, c)
+		}
+	}
+	if after.erc["unconnected_wire_endpoint"] > before.erc["unconnected_wire_endpoint"] {
+		t.Fatalf("removing %s left a dangling wire: %s", ref, strings.Join(p.Summary, "; "))
+	}
+	nd := mustLoad(t, root)
+	for _, x := range scanSheet(nd.Sheets[nd.RootPath]).wires {
+		if samePoint(x.a, mid) || samePoint(x.b, mid) {
+			t.Fatalf("the segment beyond the split at (%s, %s) stayed", mm(mid.X), mm(mid.Y))
+		}
+	}
+}
+
+// splitWire rewrites wire w of the schematic at root as two segments
+// meeting at its midpoint, which it returns.
+func splitWire(t *testing.T, root string, w wireSeg) kicad.Point {
+	t.Helper()
+	mid := kicad.Point{X: (w.a.X + w.b.X) / 2, Y: (w.a.Y + w.b.Y) / 2}
+	src, err := os.ReadFile(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := func(a, b kicad.Point) string {
+		return fmt.Sprintf("(wire (pts (xy %s %s) (xy %s %s)) (stroke (width 0) (type default)) (uuid %s))",
+			mm(a.X), mm(a.Y), mm(b.X), mm(b.Y), newUUID())
+	}
+	split := string(src[:w.node.Start]) + seg(w.a, mid) + "\n  " + seg(mid, w.b) + string(src[w.node.End:])
+	if err := os.WriteFile(root, []byte(split), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return mid
+}
+
+// TestDisconnectFollowsSplitStub: a stub from a pin to its label drawn as
+// two segments is still a stub: disconnect removes both and the label
+// (it refused, "wired to other objects", at the first segment's end).
+func TestDisconnectFollowsSplitStub(t *testing.T) {
+	root := partFixture(t)
+	before := partKiCad(t, root)
+	partApply(t, root, func(d *Design) (*Plan, error) { return Connect(d, "U1", "IO17", "TEST_PT") })
+	d := mustLoad(t, root)
+	sh, _, pe, err := partPin(d, "U1", "IO17")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stub []wireSeg
+	for _, w := range scanSheet(sh).wires {
+		if samePoint(w.a, pe.pos) || samePoint(w.b, pe.pos) {
+			stub = append(stub, w)
+		}
+	}
+	if len(stub) != 1 {
+		t.Fatalf("connect drew %d wires at U1.IO17, want its one stub", len(stub))
+	}
+	splitWire(t, root, stub[0])
+	partApply(t, root, func(d *Design) (*Plan, error) { return Disconnect(d, "U1", "IO17") })
+	after := partKiCad(t, root)
+	partWantChanges(t, before.changes(after))
+	// Connect took the pin's no-connect flag; disconnect leaves it bare.
+	if nv := before.newViolations(after, "pin_not_connected"); len(nv) > 0 {
+		t.Fatalf("new ERC violations: %v (before %v, after %v)", nv, before.erc, after.erc)
+	}
+	now, _ := os.ReadFile(root)
+	if strings.Contains(string(now), `"TEST_PT"`) {
+		t.Fatal("the stub's label stayed")
 	}
 }
