@@ -41,6 +41,7 @@ type placedSym struct {
 // pointing away from the symbol body.
 type pinEnd struct {
 	number, name string
+	etype        string // the library pin's electrical type: input, passive, no_connect, ...
 	pos, out     kicad.Point
 }
 
@@ -160,6 +161,7 @@ func (ps *placedSym) pins(sh *Sheet) []pinEnd {
 		out = append(out, pinEnd{
 			number: pinText(p.Value1("number")),
 			name:   pinText(p.Value1("name")),
+			etype:  p.Arg(0),
 			pos:    ps.toSheet(x, y),
 			out:    kicad.Point{X: math.Round(ox), Y: math.Round(oy)},
 		})
@@ -768,6 +770,10 @@ func Connect(d *Design, ref, pin, net string) (*Plan, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if pe.etype == "no_connect" {
+		// KiCad keeps such a pin on a net of its own whatever is wired to it.
+		return nil, Refusef("cannot connect %s: its library symbol makes it a no-connect pin (electrical type no_connect), which KiCad keeps off every net; change the pin's type in the symbol first", pinRef(ref, pe))
 	}
 	plan := &Plan{Op: fmt.Sprintf("connect %s.%s %s", ref, pin, net), Touched: []string{ref}}
 	o := scanSheet(sh)

@@ -2,6 +2,7 @@ package schedit
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -272,5 +273,45 @@ func TestConnectFreePinInReusedSheet(t *testing.T) {
 	partWantChanges(t, before.changes(final))
 	if nv := before.newViolations(final); len(nv) > 0 {
 		t.Errorf("new ERC violations after the round trip: %v", nv)
+	}
+}
+
+// TestConnectRefusesNoConnectPin: KiCad keeps a pin of electrical type
+// no_connect on a net of its own whatever is wired to it (a label placed
+// on U4's NC pin here leaves it on unconnected-(U4-NC-Pad4) in KiCad's
+// netlist), so connect refuses it up front, naming why, instead of
+// failing verification with KiCad's net name.
+func TestConnectRefusesNoConnectPin(t *testing.T) {
+	root := partFixture(t)
+	d := mustLoad(t, root)
+	sh, _, pe, err := partPin(d, "U4", "4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pe.etype != "no_connect" {
+		t.Fatalf("U4.4 reads as type %q, want no_connect (the fixture's AP2112K NC pin)", pe.etype)
+	}
+	// KiCad's own answer first: a label on the pin does not join it.
+	src, err := os.ReadFile(sh.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	label := fmt.Sprintf("(label \"FZ_NC\" (at %s %s 0) (effects (font (size 1.27 1.27))) (uuid %s))\n\t",
+		mm(pe.pos.X), mm(pe.pos.Y), newUUID())
+	at := strings.LastIndex(string(src), ")") // the file's closing parenthesis
+	labelled := string(src[:at]) + label + string(src[at:])
+	if err := os.WriteFile(sh.Path, []byte(labelled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := partKiCad(t, root).pins["U4.4"]
+	if !kicad.IsUnconnectedNet(got) {
+		t.Fatalf("KiCad puts U4.4, labelled FZ_NC, on %q: it does join a no_connect pin, so the refusal is wrong", got)
+	}
+	if err := os.WriteFile(sh.Path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Connect(mustLoad(t, root), "U4", "4", "FZ_NC")
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "no_connect") {
+		t.Fatalf("Connect U4.4 = %v, want a refusal naming the no_connect type", err)
 	}
 }
