@@ -845,9 +845,9 @@ func NoConnect(d *Design, ref, pin string) (*Plan, error) {
 // Disconnect undoes Connect and NoConnect on ref's pin: it removes a
 // no-connect flag on the pin, a label sitting directly on it, and every wire
 // stub from the pin (bends and splits followed) whose far end holds only
-// labels (removed too) or nothing. A pin with nothing attached is a no-op. A pin wired onward to
-// other pins or wires is refused: removing that wiring is a drawing
-// decision, not a stub's undo.
+// labels (removed too) or nothing. A pin with nothing attached is a no-op.
+// A pin wired onward to other pins or wires is refused: removing that
+// wiring is a drawing decision, not a stub's undo.
 func Disconnect(d *Design, ref, pin string) (*Plan, error) {
 	sh, ps, pe, err := partPin(d, ref, pin)
 	if err != nil {
@@ -894,13 +894,6 @@ func describeObject(n *sexpr.Node) string {
 	}
 }
 
-// stubsOf lists the objects that serve only this pin: a no-connect on it,
-// labels on it (when no other pin shares the point), and each stub from it
-// (a wire, followed through bends and splits: follow) whose far end
-// touches nothing but labels — and, when lenient, power symbols — which go
-// with it. When lenient is false (Disconnect) a stub leading anywhere else
-// is an error; RemovePart passes lenient and removes the stub but keeps
-// what it leads to.
 // labelAlong reports whether a label sits on wire w anywhere but its far
 // end (a label there belongs to the wiring that meets it).
 func labelAlong(o *sheetObjects, w wireSeg, far kicad.Point) bool {
@@ -912,6 +905,13 @@ func labelAlong(o *sheetObjects, w wireSeg, far kicad.Point) bool {
 	return false
 }
 
+// stubsOf lists the objects that serve only this pin: a no-connect on it,
+// labels on it (when no other pin shares the point), and each stub from it
+// (a wire, followed through bends and splits: follow) whose far end
+// touches nothing but labels — and, when lenient, power symbols — which go
+// with it. When lenient is false (Disconnect) a stub leading anywhere else
+// is an error; RemovePart passes lenient and removes the stub but keeps
+// what it leads to.
 func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) ([]*sexpr.Node, error) {
 	var rm []*sexpr.Node
 	others := func(p kicad.Point, skip []wireSeg) (labels []*sexpr.Node, power []*sexpr.Node, busy bool) {

@@ -14,9 +14,10 @@ import (
 // labels and power symbols at the far end when nothing else is there. A
 // stub whose far end joins other wiring is removed but that wiring stays,
 // unless a label on the stub names that wiring's net: then the stub stays
-// too, so the net keeps its name. The sheet's lib_symbols entries no remaining symbol uses are
-// removed; the rest stay byte for byte. In a sheet used several times the
-// part goes from every instance (Touched lists each reference).
+// too, so the net keeps its name. The sheet's lib_symbols entries no
+// remaining symbol uses are removed; the rest stay byte for byte. In a
+// sheet used several times the part goes from every instance (Touched
+// lists each reference).
 //
 // Removing a part that does not exist is refused as an unknown reference:
 // unlike connect, there is nothing to tell "already removed" from a typo.
