@@ -91,8 +91,9 @@ func TestDraftLayoutKilledAnywhere(t *testing.T) {
 		repo := fresh()
 		cmd := exec.Command("copperhead", "--repo", repo, "draft", "layout")
 		cmd.Env = env
-		// Its own process group, so the kill reaches the kicad-cli it runs,
-		// as a kill of the terminal's group would.
+		// Its own process group, killed as a kill of the terminal's group
+		// would be; the kicad-cli it runs, in a group of its own, dies with
+		// it (procgroup's parent-death signal).
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -143,8 +144,9 @@ func TestOutputsKilledAnywhere(t *testing.T) {
 		}
 		cmd := exec.Command("copperhead", append([]string{"--repo", repo}, newArgs...)...)
 		cmd.Env = env
-		// Its own process group, so the kill reaches the kicad-cli it runs,
-		// as a kill of the terminal's group would.
+		// Its own process group, killed as a kill of the terminal's group
+		// would be; the kicad-cli it runs, in a group of its own, dies with
+		// it (procgroup's parent-death signal).
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

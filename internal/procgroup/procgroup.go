@@ -16,8 +16,13 @@ import (
 
 // Own makes cmd (made by exec.CommandContext, not yet started) the leader
 // of a new process group, and its context's end SIGKILL the whole group.
+// Where the kernel can (Linux), the program is also killed when copperhead
+// dies, even by SIGKILL: its own group does not get the terminal's signals,
+// so otherwise a kicad-cli would run on, writing into a run folder nobody
+// removes.
 func Own(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 	cmd.Cancel = func() error {
 		// A negative pid signals every process in the group cmd leads.
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -66,6 +67,77 @@ func TestOwnKillsTheGroup(t *testing.T) {
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
 	t.Errorf("the child %d outlived its group's cancellation", pid)
+}
+
+// gone reports whether pid has ended (or is a zombie awaiting its reaper),
+// polling for up to a second.
+func gone(pid int) bool {
+	for range 50 {
+		if err := syscall.Kill(pid, 0); err != nil {
+			return true
+		}
+		if st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && strings.Contains(string(st), ") Z ") {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// TestOwnDiesWithTheParent: a program Own started does not outlive
+// copperhead killed with SIGKILL (its own group gets no signal from the
+// terminal or from a kill of copperhead's group). The parent is this test
+// binary run again (helperParent), which starts sleep and waits.
+func TestOwnDiesWithTheParent(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the parent-death signal is Linux's")
+	}
+	pidFile := filepath.Join(t.TempDir(), "child.pid")
+	parent := exec.Command(os.Args[0], "-test.run=^TestHelperParent$")
+	parent.Env = append(os.Environ(), "PROCGROUP_HELPER_PID_FILE="+pidFile)
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	for range 250 {
+		if b, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(b), "\n") {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if pid == 0 {
+		parent.Process.Kill()
+		parent.Wait()
+		t.Fatal("the helper parent never started its child")
+	}
+	if gone(pid) {
+		t.Fatalf("the child %d ended before its parent was killed", pid)
+	}
+	parent.Process.Kill()
+	parent.Wait()
+	if !gone(pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("the child %d outlived its parent killed with SIGKILL", pid)
+	}
+}
+
+// TestHelperParent is TestOwnDiesWithTheParent's parent process: it starts
+// sleep through Own, writes its pid and waits to be killed.
+func TestHelperParent(t *testing.T) {
+	pidFile := os.Getenv("PROCGROUP_HELPER_PID_FILE")
+	if pidFile == "" {
+		t.Skip("run by TestOwnDiesWithTheParent")
+	}
+	cmd := exec.CommandContext(context.Background(), "sleep", "60")
+	Own(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
 }
 
 // TestYield: a group Start yields: its leader, and a child it starts later, run at
