@@ -935,10 +935,8 @@ func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) ([]*sexpr
 				busy = true
 			}
 		}
-		for _, j := range slices.Concat(o.junctions, o.anchors) {
-			if samePoint(j.pos, p) {
-				busy = true
-			}
+		if o.jointAt(p) {
+			busy = true
 		}
 		return labels, power, busy
 	}
@@ -1034,10 +1032,8 @@ func (o *sheetObjects) follow(w wireSeg, far kicad.Point) ([]wireSeg, kicad.Poin
 // occupied reports whether anything but wires connects at p: a junction, a
 // label, a symbol's pin, a sheet pin or a bus entry.
 func (o *sheetObjects) occupied(p kicad.Point) bool {
-	for _, j := range slices.Concat(o.junctions, o.anchors) {
-		if samePoint(j.pos, p) {
-			return true
-		}
+	if o.jointAt(p) {
+		return true
 	}
 	for _, l := range o.labels {
 		if samePoint(l.pos, p) {
@@ -1050,6 +1046,12 @@ func (o *sheetObjects) occupied(p kicad.Point) bool {
 		}
 	}
 	return false
+}
+
+// jointAt reports whether a junction, a sheet pin or a bus entry is at p.
+func (o *sheetObjects) jointAt(p kicad.Point) bool {
+	at := func(x objAt) bool { return samePoint(x.pos, p) }
+	return slices.ContainsFunc(o.junctions, at) || slices.ContainsFunc(o.anchors, at)
 }
 
 func inWires(ws []wireSeg, w wireSeg) bool {
