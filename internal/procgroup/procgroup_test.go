@@ -54,23 +54,14 @@ func TestOwnKillsTheGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	// The child is gone (or a zombie awaiting init): signal 0 fails, or
-	// /proc says it is dead.
-	for range 50 {
-		if err := syscall.Kill(pid, 0); err != nil {
-			return
-		}
-		if st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && strings.Contains(string(st), ") Z ") {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !gone(pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("the child %d outlived its group's cancellation", pid)
 	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	t.Errorf("the child %d outlived its group's cancellation", pid)
 }
 
-// gone reports whether pid has ended (or is a zombie awaiting its reaper),
-// polling for up to a second.
+// gone reports whether pid has ended (or is a zombie awaiting its reaper:
+// signal 0 fails, or /proc says it is dead), polling for up to a second.
 func gone(pid int) bool {
 	for range 50 {
 		if err := syscall.Kill(pid, 0); err != nil {
@@ -87,7 +78,7 @@ func gone(pid int) bool {
 // TestOwnDiesWithTheParent: a program Own started does not outlive
 // copperhead killed with SIGKILL (its own group gets no signal from the
 // terminal or from a kill of copperhead's group). The parent is this test
-// binary run again (helperParent), which starts sleep and waits.
+// binary run again (TestHelperParent), which starts sleep and waits.
 func TestOwnDiesWithTheParent(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the parent-death signal is Linux's")
@@ -111,7 +102,7 @@ func TestOwnDiesWithTheParent(t *testing.T) {
 		parent.Wait()
 		t.Fatal("the helper parent never started its child")
 	}
-	if gone(pid) {
+	if syscall.Kill(pid, 0) != nil {
 		t.Fatalf("the child %d ended before its parent was killed", pid)
 	}
 	parent.Process.Kill()
