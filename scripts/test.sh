@@ -55,7 +55,9 @@ fi
 
 # What the tests left running would slow the fuzzing below (kicad-cli
 # runs in its loop): named here, so a slow run says why.
-left="$(ps -eo pid,etime,pcpu,args 2>/dev/null | grep -E 'kicad-cli|chromium|tmux|copperhead|openspec|node ' | grep -v grep || true)"
+# Matched by program name, not by arguments (a checkout's path may hold
+# any of these words).
+left="$(ps -eo pid=,etime=,pcpu=,comm=,args= 2>/dev/null | awk '$4 ~ /^(kicad-cli|chromium|chrome|tmux:?|copperhead|openspec|node)$/' || true)"
 if [ -n "$left" ]; then
 	echo "-- still running after go test:"; echo "$left"
 fi
