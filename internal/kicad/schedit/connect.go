@@ -855,7 +855,7 @@ func Disconnect(d *Design, ref, pin string) (*Plan, error) {
 	}
 	plan := &Plan{Op: fmt.Sprintf("disconnect %s.%s", ref, pin), Touched: []string{ref}}
 	o := scanSheet(sh)
-	rm, err := o.stubsOf(ps, pe, false)
+	rm, _, err := o.stubsOf(ps, pe, false)
 	if err != nil {
 		return nil, Refusef("%s: %v", pinRef(ref, pe), err)
 	}
@@ -894,26 +894,20 @@ func describeObject(n *sexpr.Node) string {
 	}
 }
 
-// labelAlong reports whether a label sits on wire w anywhere but its far
-// end (a label there belongs to the wiring that meets it).
-func labelAlong(o *sheetObjects, w wireSeg, far kicad.Point) bool {
-	for _, l := range o.labels {
-		if !samePoint(l.pos, far) && (samePoint(l.pos, w.a) || samePoint(l.pos, w.b) || onSegment(l.pos, w.a, w.b)) {
-			return true
-		}
-	}
-	return false
-}
-
 // stubsOf lists the objects that serve only this pin: a no-connect on it,
 // labels on it (when no other pin shares the point), and each stub from it
-// (a wire, followed through bends and splits: follow) whose far end
-// touches nothing but labels — and, when lenient, power symbols — which go
-// with it. When lenient is false (Disconnect) a stub leading anywhere else
-// is an error; RemovePart passes lenient and removes the stub but keeps
-// what it leads to.
-func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) ([]*sexpr.Node, error) {
+// (a wire, followed through bends and splits: follow) that leads to nothing
+// but labels — and, when lenient, power symbols — which go with it, along
+// it or at its far end. When lenient is false (Disconnect) a stub leading
+// anywhere else is an error. RemovePart passes lenient: a stub that leads
+// into other wiring or pins goes up to the first thing along it that
+// connects or names a net (the wire that carries it is shortened to end
+// there), so neither a dangling end nor a net without its name is left;
+// what it leads to stays.
+func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) ([]*sexpr.Node, []trim, error) {
 	var rm []*sexpr.Node
+	var trims []trim
+	keep := map[*sexpr.Node]bool{}
 	others := func(p kicad.Point, skip []wireSeg) (labels []*sexpr.Node, power []*sexpr.Node, busy bool) {
 		for _, l := range o.labels {
 			if samePoint(l.pos, p) {
@@ -949,7 +943,7 @@ func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) ([]*sexpr
 	// that pin.
 	for _, sp := range o.pins {
 		if samePoint(sp.pin.pos, pe.pos) && sp.sym.node != ps.node {
-			return rm, nil
+			return rm, nil, nil
 		}
 	}
 	if labels, _, busy := others(pe.pos, nil); !busy {
@@ -966,35 +960,132 @@ func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) ([]*sexpr
 			continue
 		}
 		stub, far := o.follow(w, far)
-		// Another object's connection point along the stub means it serves
-		// more than this pin.
-		midBusy, labelled := false, false
-		for _, sw := range stub {
-			for _, sp := range o.pins {
-				if sp.sym.node != ps.node && onSegment(sp.pin.pos, sw.a, sw.b) && !samePoint(sp.pin.pos, far) {
-					midBusy = true
-				}
-			}
-			labelled = labelled || labelAlong(o, sw, far)
-		}
+		marks := o.along(ps, pe.pos, stub, far, lenient)
 		labels, power, busy := others(far, stub)
-		if midBusy || busy {
-			if lenient {
-				// A label along the stub names the far end's net through
-				// it: the stub stays, or that net would lose its name.
-				if !midBusy && !labelled {
-					rm = append(rm, wireNodes(stub)...)
-				}
-				continue
+		at, conn := far, busy
+		for _, m := range marks {
+			if m.node == nil && !conn {
+				at, conn = m.pos, true
 			}
-			return nil, fmt.Errorf("it is wired to other objects at (%s, %s); disconnect only removes a stub and its label", mm(far.X), mm(far.Y))
 		}
-		rm = append(rm, wireNodes(stub)...)
-		rm = append(rm, labels...)
-		rm = append(rm, power...)
+		if !conn {
+			rm = append(rm, wireNodes(stub)...)
+			for _, m := range marks {
+				rm = append(rm, m.node)
+			}
+			rm = append(rm, labels...)
+			rm = append(rm, power...)
+			continue
+		}
+		if !lenient {
+			return nil, nil, fmt.Errorf("it is wired to other objects at (%s, %s); disconnect only removes a stub and its label", mm(at.X), mm(at.Y))
+		}
+		if len(marks) == 0 {
+			// Only the far end joins other wiring: the whole stub goes.
+			rm = append(rm, wireNodes(stub)...)
+			continue
+		}
+		first := marks[0]
+		rm = append(rm, wireNodes(stub[:first.seg])...)
+		if !samePoint(first.pos, first.near) {
+			trims = append(trims, trim{stub[first.seg], first.near, first.pos})
+		}
+		for _, m := range marks {
+			if m.node != nil {
+				keep[m.node] = true
+			}
+		}
 	}
-	return rm, nil
+	// A label on the pin that one stub takes and another keeps (it names
+	// the wiring that stub leads to) stays; removing a part's two stubs to
+	// one object lists it once.
+	var out []*sexpr.Node
+	for _, n := range rm {
+		if !keep[n] && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out, trims, nil
 }
+
+// mark is something along a stub short of its far end: a label, or (when
+// lenient) a power symbol, that would go with the stub (node), or another
+// connection (node nil): a pin, junction, sheet pin, bus entry or another
+// wire's end.
+type mark struct {
+	seg       int         // the stub's segment it is on
+	near, pos kicad.Point // that segment's end toward the pin; where the mark is
+	node      *sexpr.Node
+}
+
+// along lists the marks on stub, nearest the pin first. At the pin itself
+// only labels count: other wiring there is the pin's, not the stub's.
+func (o *sheetObjects) along(ps *placedSym, pin kicad.Point, stub []wireSeg, far kicad.Point, lenient bool) []mark {
+	var marks []mark
+	near := pin
+	for i, s := range stub {
+		var here []mark
+		add := func(p kicad.Point, n *sexpr.Node, conn bool) {
+			if samePoint(p, far) || !onSegment(p, s.a, s.b) || conn && samePoint(p, pin) {
+				return
+			}
+			here = append(here, mark{i, near, p, n})
+		}
+		for _, l := range o.labels {
+			add(l.pos, l.node, false)
+		}
+		for _, sp := range o.pins {
+			switch {
+			case sp.sym.node == ps.node:
+			case sp.power != "" && lenient:
+				add(sp.pin.pos, sp.sym.node, false)
+			default:
+				add(sp.pin.pos, nil, true)
+			}
+		}
+		for _, j := range o.junctions {
+			add(j.pos, nil, true)
+		}
+		for _, a := range o.anchors {
+			add(a.pos, nil, true)
+		}
+		for _, w := range o.wires {
+			if !inWires(stub, w) {
+				add(w.a, nil, true)
+				add(w.b, nil, true)
+			}
+		}
+		slices.SortStableFunc(here, func(x, y mark) int {
+			return cmp.Compare(dist(near, x.pos), dist(near, y.pos))
+		})
+		marks = append(marks, here...)
+		if samePoint(s.a, near) {
+			near = s.b
+		} else {
+			near = s.a
+		}
+	}
+	return marks
+}
+
+// trim moves a wire's end from one point to another along it: the part of
+// a stub RemovePart takes short of the wire's other end.
+type trim struct {
+	wire     wireSeg
+	from, to kicad.Point
+}
+
+// edit is the splice that rewrites the wire's (xy) at from.
+func (t trim) edit() (sexpr.Edit, bool) {
+	for xy := range t.wire.node.Child("pts").All("xy") {
+		if len(xy.Children) >= 3 && samePoint(pointOf(xy), t.from) {
+			return sexpr.Edit{Start: xy.Children[1].Start, End: xy.Children[2].End, Text: mm(t.to.X) + " " + mm(t.to.Y)}, true
+		}
+	}
+	return sexpr.Edit{}, false
+}
+
+func dist(a, b kicad.Point) float64 { return math.Hypot(a.X-b.X, a.Y-b.Y) }
 
 // follow is the stub that starts with wire w, whose far end is far: a stub
 // drawn with bends (or a wire KiCad split) goes on through every point

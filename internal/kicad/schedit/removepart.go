@@ -10,11 +10,12 @@ import (
 // RemovePart deletes every placed unit of ref and what served only its
 // pins: no-connect flags on them, labels sitting on them, and each wire from
 // one of its pins, with the segments it continues into through bends and
-// splits (unless another object connects along them), together with the
-// labels and power symbols at the far end when nothing else is there. A
-// stub whose far end joins other wiring is removed but that wiring stays,
-// unless a label on the stub names that wiring's net: then the stub stays
-// too, so the net keeps its name. The sheet's lib_symbols entries no
+// splits, together with the labels and power symbols along it and at its
+// far end when nothing else connects there. A stub that leads into other
+// wiring or pins goes up to the first thing along it that connects or
+// names a net (a label, a power symbol, a pin, a junction, another wire's
+// end): the wire carrying that is shortened to end there, so the net it
+// leads to keeps its name and no wire end is left dangling. The sheet's lib_symbols entries no
 // remaining symbol uses are removed; the rest stay byte for byte. In a
 // sheet used several times the part goes from every instance (Touched
 // lists each reference).
@@ -29,6 +30,7 @@ func RemovePart(d *Design, ref string) (*Plan, error) {
 	plan := &Plan{Op: "remove-part " + ref}
 	o := scanSheet(sh)
 	var rm []*sexpr.Node
+	var trims []trim
 	add := func(n *sexpr.Node) {
 		if !slices.Contains(rm, n) {
 			rm = append(rm, n)
@@ -42,13 +44,14 @@ func RemovePart(d *Design, ref string) (*Plan, error) {
 		}
 		add(ps.node)
 		for _, pe := range ps.pins(sh) {
-			served, err := o.stubsOf(ps, pe, true)
+			served, cut, err := o.stubsOf(ps, pe, true)
 			if err != nil {
 				return nil, err
 			}
 			for _, n := range served {
 				add(n)
 			}
+			trims = append(trims, cut...)
 		}
 	}
 	// Keep lib_symbols entries any remaining symbol still draws.
@@ -77,6 +80,17 @@ func RemovePart(d *Design, ref string) (*Plan, error) {
 		default:
 			plan.Summary = append(plan.Summary, "remove "+describeObject(n))
 		}
+	}
+	for _, t := range trims {
+		if slices.Contains(rm, t.wire.node) {
+			continue
+		}
+		e, ok := t.edit()
+		if !ok {
+			return nil, fmt.Errorf("remove-part %s: the wire to shorten at (%s, %s) has no end there", ref, mm(t.from.X), mm(t.from.Y))
+		}
+		plan.Add(sh.Path, e)
+		plan.Summary = append(plan.Summary, fmt.Sprintf("shorten a wire to end at (%s, %s) instead of (%s, %s)", mm(t.to.X), mm(t.to.Y), mm(t.from.X), mm(t.from.Y)))
 	}
 	// A KiCad 6 root lists the part's references in symbol_instances:
 	// this design's entries of the removed symbols go too.

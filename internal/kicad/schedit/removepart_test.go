@@ -193,3 +193,175 @@ func TestDisconnectFollowsSplitStub(t *testing.T) {
 		t.Fatal("the stub's label stayed")
 	}
 }
+
+// TestRemovePartShortensAtTheFirstConnection: a stub from the removed part
+// that leads into other wiring goes only up to the first thing along it that
+// connects or names a net; the wire carrying that is shortened to end there.
+// Keeping the whole stub (a label or a wire's end partway along a later
+// segment) left its first segment dangling where the part was; removing it
+// whole would cut that label, or that wire, off. KiCad's netlist must not
+// change beyond the part, and ERC must find nothing new.
+func TestRemovePartShortensAtTheFirstConnection(t *testing.T) {
+	label := func(name string, p kicad.Point) string {
+		return fmt.Sprintf("(label %q (at %s %s 0) (effects (font (size 1.27 1.27)) (justify left bottom)) (uuid %s))", name, mm(p.X), mm(p.Y), newUUID())
+	}
+	for _, tc := range []struct {
+		name string
+		// mark draws the thing on the stub's last segment at p; up is a
+		// grid step square to that segment.
+		mark func(p, up kicad.Point) string
+	}{
+		{"label", func(p, _ kicad.Point) string { return label("TRIM_HERE", p) }},
+		{"wire end", func(p, up kicad.Point) string {
+			end := kicad.Point{X: p.X + up.X, Y: p.Y + up.Y}
+			return wireText(indentStyle("\t"), p, end) + "\n  " + label("TEE_HERE", end)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := partFixture(t)
+			s := drawDetour(t, root, "R8", "1")
+			insertTopLevel(t, root, tc.mark(s.mark, kicad.Point{X: 0, Y: -2.54}))
+			before := partKiCad(t, root)
+			d := loadVerified(t, root)
+			plan, err := RemovePart(d, "R8")
+			if err != nil {
+				t.Fatal(err)
+			}
+			applyVerified(t, d, plan)
+			after := partKiCad(t, root)
+			for _, c := range before.changes(after) {
+				if !strings.HasPrefix(c, "R8.") {
+					t.Errorf("removing R8 changed another pin: %s", c)
+				}
+			}
+			// R8.1 was the net's one pin, so its labels are left on a net
+			// with no pin (label_dangling), and LED_R's other label single,
+			// as in TestRemovePartR8; the wires are checked below.
+			if nv := before.newViolations(after, "global_label_dangling", "label_dangling"); len(nv) > 0 {
+				t.Fatalf("removing R8: new ERC violations %v (%s)", nv, strings.Join(plan.Summary, "; "))
+			}
+			shortened := false
+			for _, x := range scanSheet(mustLoad(t, root).Sheets[d.RootPath]).wires {
+				for _, q := range []kicad.Point{s.pin, s.bends[0], s.bends[1]} {
+					if samePoint(x.a, q) || samePoint(x.b, q) {
+						t.Fatalf("a wire to (%s, %s) stayed: %s", mm(q.X), mm(q.Y), strings.Join(plan.Summary, "; "))
+					}
+				}
+				shortened = shortened || samePoint(x.a, s.mark) && samePoint(x.b, s.far) || samePoint(x.b, s.mark) && samePoint(x.a, s.far)
+			}
+			if !shortened {
+				t.Fatalf("no wire runs from the mark to the stub's far end: %s", strings.Join(plan.Summary, "; "))
+			}
+		})
+	}
+}
+
+// detour is a stub drawn by drawDetour: from the pin through two bends to
+// far, with mark a grid point halfway along its last segment.
+type detour struct {
+	pin, far, mark kicad.Point
+	bends          [2]kicad.Point
+}
+
+// drawDetour replaces the one straight wire from ref's pin to its label in
+// the fixture at root with a three-segment detour to the same point (left
+// 5.08 mm, along, back), and draws a wire on from there to a label ONWARD,
+// so the stub leads into other wiring.
+func drawDetour(t *testing.T, root, ref, pin string) detour {
+	t.Helper()
+	d := mustLoad(t, root)
+	sh, _, pe, err := partPin(d, ref, pin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range scanSheet(sh).wires {
+		far := x.b
+		if !samePoint(x.a, pe.pos) {
+			if !samePoint(x.b, pe.pos) {
+				continue
+			}
+			far = x.a
+		}
+		s := detour{pin: pe.pos, far: far, mark: kicad.Point{X: far.X - 2.54, Y: far.Y}}
+		s.bends[0] = kicad.Point{X: pe.pos.X - 5.08, Y: pe.pos.Y}
+		s.bends[1] = kicad.Point{X: far.X - 5.08, Y: far.Y}
+		on := kicad.Point{X: far.X + 2.54, Y: far.Y}
+		st := indentStyle("\t")
+		wires := wireText(st, s.pin, s.bends[0]) + "\n  " + wireText(st, s.bends[0], s.bends[1]) + "\n  " +
+			wireText(st, s.bends[1], far) + "\n  " + wireText(st, far, on) + "\n  " +
+			fmt.Sprintf("(label \"ONWARD\" (at %s %s 0) (effects (font (size 1.27 1.27)) (justify left bottom)) (uuid %s))", mm(on.X), mm(on.Y), newUUID())
+		src, err := os.ReadFile(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(root, []byte(string(src[:x.node.Start])+wires+string(src[x.node.End:])), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	t.Fatalf("%s.%s has no wire in the fixture", ref, pin)
+	return detour{}
+}
+
+// TestRemovePartTakesLabelsAlongItsStub: a label partway along a stub that
+// leads nowhere else served only the removed pin; it goes with the stub
+// (it was left behind, dangling).
+func TestRemovePartTakesLabelsAlongItsStub(t *testing.T) {
+	root := partFixture(t)
+	partApply(t, root, func(d *Design) (*Plan, error) { return Connect(d, "U1", "IO17", "TEST_PT") })
+	d := mustLoad(t, root)
+	sh, _, pe, err := partPin(d, "U1", "IO17")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stub []wireSeg
+	for _, w := range scanSheet(sh).wires {
+		if samePoint(w.a, pe.pos) || samePoint(w.b, pe.pos) {
+			stub = append(stub, w)
+		}
+	}
+	if len(stub) != 1 {
+		t.Fatalf("connect drew %d wires at U1.IO17, want its one stub", len(stub))
+	}
+	p := kicad.Point{X: (stub[0].a.X + stub[0].b.X) / 2, Y: (stub[0].a.Y + stub[0].b.Y) / 2}
+	insertTopLevel(t, root, fmt.Sprintf("(label \"ALONG\" (at %s %s 0) (effects (font (size 1.27 1.27)) (justify left bottom)) (uuid %s))", mm(p.X), mm(p.Y), newUUID()))
+	plan, err := Disconnect(loadVerified(t, root), "U1", "IO17")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(plan.Summary, "; "); !strings.Contains(got, `label "ALONG"`) || !strings.Contains(got, `label "TEST_PT"`) {
+		t.Fatalf("disconnect keeps a label on the stub: %s", got)
+	}
+	// The same stub on a part being removed goes the same way.
+	before := partKiCad(t, root)
+	d = loadVerified(t, root)
+	rp, err := RemovePart(d, "U1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyVerified(t, d, rp)
+	now, _ := os.ReadFile(root)
+	if strings.Contains(string(now), `"ALONG"`) || strings.Contains(string(now), `"TEST_PT"`) {
+		t.Fatalf("a label on U1.IO17's stub stayed: %s", strings.Join(rp.Summary, "; "))
+	}
+	if after := partKiCad(t, root); after.erc["label_dangling"] > before.erc["label_dangling"] {
+		t.Fatal("removing U1 left a dangling label")
+	}
+}
+
+// insertTopLevel adds text as a top-level item of the schematic at root,
+// before its closing parenthesis.
+func insertTopLevel(t *testing.T, root, text string) {
+	t.Helper()
+	src, err := os.ReadFile(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := strings.LastIndexByte(string(src), ')')
+	if end < 0 {
+		t.Fatalf("%s has no closing parenthesis", root)
+	}
+	if err := os.WriteFile(root, []byte(string(src[:end])+"  "+text+"\n"+string(src[end:])), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -2,8 +2,6 @@ package schedit
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 
 	"copperhead/internal/kicad"
 	"copperhead/internal/sexpr"
@@ -278,7 +276,7 @@ func moveConnection(plan *Plan, sh *Sheet, from, to pinLink, fromPos, toPos kica
 		}
 		x, _ := n.Float(0)
 		y, _ := n.Float(1)
-		plan.Add(sh.Path, sexpr.Edit{Start: n.Children[1].Start, End: n.Children[2].End, Text: coord(x+dx) + " " + coord(y+dy)})
+		plan.Add(sh.Path, sexpr.Edit{Start: n.Children[1].Start, End: n.Children[2].End, Text: mm(x+dx) + " " + mm(y+dy)})
 	}
 	if from.wire != nil {
 		for xy := range from.wire.Child("pts").All("xy") {
@@ -293,11 +291,6 @@ func moveConnection(plan *Plan, sh *Sheet, from, to pinLink, fromPos, toPos kica
 	}
 	if to.nc != nil {
 		at := to.nc.Child("at")
-		plan.Add(sh.Path, sexpr.Edit{Start: at.Children[1].Start, End: at.Children[2].End, Text: coord(fromPos.X) + " " + coord(fromPos.Y)})
+		plan.Add(sh.Path, sexpr.Edit{Start: at.Children[1].Start, End: at.Children[2].End, Text: mm(fromPos.X) + " " + mm(fromPos.Y)})
 	}
-}
-
-// coord formats a schematic coordinate at KiCad's 100 nm resolution.
-func coord(v float64) string {
-	return strconv.FormatFloat(math.Round(v*1e4)/1e4, 'f', -1, 64)
 }
