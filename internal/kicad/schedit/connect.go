@@ -949,6 +949,17 @@ func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) ([]*sexpr
 	if labels, _, busy := others(pe.pos, nil); !busy {
 		rm = append(rm, labels...)
 	}
+	type stubAt struct {
+		stub   []wireSeg
+		far    kicad.Point
+		marks  []mark
+		labels []*sexpr.Node
+		power  []*sexpr.Node
+		conn   bool
+		at     kicad.Point // the first connection: along it, else far
+	}
+	var stubs []stubAt
+	joined := o.jointAt(pe.pos) // wiring that meets at the pin besides its stubs
 	for _, w := range o.wires {
 		var far kicad.Point
 		switch {
@@ -957,17 +968,32 @@ func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) ([]*sexpr
 		case samePoint(w.b, pe.pos):
 			far = w.a
 		default:
+			joined = joined || onSegment(pe.pos, w.a, w.b)
 			continue
 		}
-		stub, far := o.follow(w, far)
-		marks := o.along(ps, pe.pos, stub, far, lenient)
-		labels, power, busy := others(far, stub)
-		at, conn := far, busy
-		for _, m := range marks {
-			if m.node == nil && !conn {
-				at, conn = m.pos, true
+		var s stubAt
+		s.stub, s.far = o.follow(w, far)
+		s.marks = o.along(ps, pe.pos, s.stub, s.far, lenient)
+		s.labels, s.power, s.conn = others(s.far, s.stub)
+		s.at = s.far
+		for _, m := range s.marks {
+			if m.node == nil && !s.conn {
+				s.at, s.conn = m.pos, true
 			}
 		}
+		stubs = append(stubs, s)
+	}
+	joined = joined || len(stubs) > 1
+	// Wires that meet at the pin stay joined there without it (KiCad
+	// connects wire ends that touch): when one of them leads on to other
+	// wiring or pins, the pin's point is a node of that net, and removing
+	// the part keeps every wire there and what names it.
+	if lenient && joined && slices.ContainsFunc(stubs, func(s stubAt) bool { return s.conn }) {
+		stubs = nil
+		rm = slices.DeleteFunc(rm, func(n *sexpr.Node) bool { return n.Head() != "no_connect" })
+	}
+	for _, s := range stubs {
+		stub, marks, labels, power, at, conn := s.stub, s.marks, s.labels, s.power, s.at, s.conn
 		if !conn {
 			rm = append(rm, wireNodes(stub)...)
 			for _, m := range marks {

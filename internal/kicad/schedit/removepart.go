@@ -15,7 +15,9 @@ import (
 // wiring or pins goes up to the first thing along it that connects or
 // names a net (a label, a power symbol, a pin, a junction, another wire's
 // end): the wire carrying that is shortened to end there, so the net it
-// leads to keeps its name and no wire end is left dangling. The sheet's lib_symbols entries no
+// leads to keeps its name and no wire end is left dangling. Wires drawn on
+// through a pin (a daisy chain) stay, joined where the pin was, when one of
+// them leads on to other wiring or pins. The sheet's lib_symbols entries no
 // remaining symbol uses are removed; the rest stay byte for byte. In a
 // sheet used several times the part goes from every instance (Touched
 // lists each reference).

@@ -365,3 +365,36 @@ func insertTopLevel(t *testing.T, root, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestRemovePartKeepsAChainThroughItsPin: wires drawn on through a part's
+// pin (a daisy chain) stay joined there when the part goes, as KiCad joins
+// wire ends that touch. Removing each as the part's stub cut R9.1 off the
+// net the pin's other wire names.
+func TestRemovePartKeepsAChainThroughItsPin(t *testing.T) {
+	root := partFixture(t)
+	d := mustLoad(t, root)
+	_, _, p8, err := partPin(d, "R8", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, p9, err := partPin(d, "R9", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	insertTopLevel(t, root, wireText(indentStyle("\t"), p8.pos, p9.pos))
+	before := partKiCad(t, root)
+	if before.pins["R8.1"] != before.pins["R9.1"] {
+		t.Fatalf("the chain wire does not join R8.1 (%s) and R9.1 (%s)", before.pins["R8.1"], before.pins["R9.1"])
+	}
+	d = loadVerified(t, root)
+	plan, err := RemovePart(d, "R8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyVerified(t, d, plan)
+	after := partKiCad(t, root)
+	partWantChanges(t, before.changes(after), "R8.1: "+before.pins["R8.1"]+" -> (gone)", "R8.2: "+before.pins["R8.2"]+" -> (gone)")
+	if nv := before.newViolations(after, "global_label_dangling"); len(nv) > 0 {
+		t.Fatalf("removing R8: new ERC violations %v (%s)", nv, strings.Join(plan.Summary, "; "))
+	}
+}
