@@ -165,22 +165,8 @@ func splitWire(t *testing.T, root string, w wireSeg) kicad.Point {
 func TestDisconnectFollowsSplitStub(t *testing.T) {
 	root := partFixture(t)
 	before := partKiCad(t, root)
-	partApply(t, root, func(d *Design) (*Plan, error) { return Connect(d, "U1", "IO17", "TEST_PT") })
-	d := mustLoad(t, root)
-	sh, _, pe, err := partPin(d, "U1", "IO17")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stub []wireSeg
-	for _, w := range scanSheet(sh).wires {
-		if samePoint(w.a, pe.pos) || samePoint(w.b, pe.pos) {
-			stub = append(stub, w)
-		}
-	}
-	if len(stub) != 1 {
-		t.Fatalf("connect drew %d wires at U1.IO17, want its one stub", len(stub))
-	}
-	splitWire(t, root, stub[0])
+	stub := connectIO17(t, root)
+	splitWire(t, root, stub)
 	partApply(t, root, func(d *Design) (*Plan, error) { return Disconnect(d, "U1", "IO17") })
 	after := partKiCad(t, root)
 	partWantChanges(t, before.changes(after))
@@ -308,22 +294,8 @@ func drawDetour(t *testing.T, root, ref, pin string) detour {
 // (it was left behind, dangling).
 func TestRemovePartTakesLabelsAlongItsStub(t *testing.T) {
 	root := partFixture(t)
-	partApply(t, root, func(d *Design) (*Plan, error) { return Connect(d, "U1", "IO17", "TEST_PT") })
-	d := mustLoad(t, root)
-	sh, _, pe, err := partPin(d, "U1", "IO17")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stub []wireSeg
-	for _, w := range scanSheet(sh).wires {
-		if samePoint(w.a, pe.pos) || samePoint(w.b, pe.pos) {
-			stub = append(stub, w)
-		}
-	}
-	if len(stub) != 1 {
-		t.Fatalf("connect drew %d wires at U1.IO17, want its one stub", len(stub))
-	}
-	p := kicad.Point{X: (stub[0].a.X + stub[0].b.X) / 2, Y: (stub[0].a.Y + stub[0].b.Y) / 2}
+	stub := connectIO17(t, root)
+	p := kicad.Point{X: (stub.a.X + stub.b.X) / 2, Y: (stub.a.Y + stub.b.Y) / 2}
 	insertTopLevel(t, root, fmt.Sprintf("(label \"ALONG\" (at %s %s 0) (effects (font (size 1.27 1.27)) (justify left bottom)) (uuid %s))", mm(p.X), mm(p.Y), newUUID()))
 	plan, err := Disconnect(loadVerified(t, root), "U1", "IO17")
 	if err != nil {
@@ -334,7 +306,7 @@ func TestRemovePartTakesLabelsAlongItsStub(t *testing.T) {
 	}
 	// The same stub on a part being removed goes the same way.
 	before := partKiCad(t, root)
-	d = loadVerified(t, root)
+	d := loadVerified(t, root)
 	rp, err := RemovePart(d, "U1")
 	if err != nil {
 		t.Fatal(err)
@@ -347,6 +319,27 @@ func TestRemovePartTakesLabelsAlongItsStub(t *testing.T) {
 	if after := partKiCad(t, root); after.erc["label_dangling"] > before.erc["label_dangling"] {
 		t.Fatal("removing U1 left a dangling label")
 	}
+}
+
+// connectIO17 connects U1.IO17 of the fixture at root to TEST_PT and
+// returns the one stub wire connect drew.
+func connectIO17(t *testing.T, root string) wireSeg {
+	t.Helper()
+	partApply(t, root, func(d *Design) (*Plan, error) { return Connect(d, "U1", "IO17", "TEST_PT") })
+	sh, _, pe, err := partPin(mustLoad(t, root), "U1", "IO17")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stub []wireSeg
+	for _, w := range scanSheet(sh).wires {
+		if samePoint(w.a, pe.pos) || samePoint(w.b, pe.pos) {
+			stub = append(stub, w)
+		}
+	}
+	if len(stub) != 1 {
+		t.Fatalf("connect drew %d wires at U1.IO17, want its one stub", len(stub))
+	}
+	return stub[0]
 }
 
 // insertTopLevel adds text as a top-level item of the schematic at root,
