@@ -855,7 +855,7 @@ func Disconnect(d *Design, ref, pin string) (*Plan, error) {
 	}
 	plan := &Plan{Op: fmt.Sprintf("disconnect %s.%s", ref, pin), Touched: []string{ref}}
 	o := scanSheet(sh)
-	rm, _, err := o.stubsOf(ps, pe, false)
+	rm, _, ports, err := o.stubsOf(ps, pe, false)
 	if err != nil {
 		return nil, Refusef("%s: %v", pinRef(ref, pe), err)
 	}
@@ -863,6 +863,7 @@ func Disconnect(d *Design, ref, pin string) (*Plan, error) {
 		plan.Add(sh.Path, removal(sh.Src, n))
 		plan.Summary = append(plan.Summary, fmt.Sprintf("remove %s from %s", describeObject(n), pinRef(ref, pe)))
 	}
+	plan.Summary = append(plan.Summary, keptPorts(ports)...)
 	if len(rm) == 0 {
 		plan.Summary = append(plan.Summary, pinRef(ref, pe)+" has nothing attached")
 		return plan, nil
@@ -904,7 +905,7 @@ func describeObject(n *sexpr.Node) string {
 // connects or names a net (the wire that carries it is shortened to end
 // there), so neither a dangling end nor a net without its name is left;
 // what it leads to stays.
-func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) ([]*sexpr.Node, []trim, error) {
+func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) (rmOut []*sexpr.Node, trimsOut []trim, ports []*sexpr.Node, err error) {
 	var rm []*sexpr.Node
 	var trims []trim
 	keep := map[*sexpr.Node]bool{}
@@ -943,7 +944,7 @@ func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) ([]*sexpr
 	// that pin.
 	for _, sp := range o.pins {
 		if samePoint(sp.pin.pos, pe.pos) && sp.sym.node != ps.node {
-			return rm, nil, nil
+			return rm, nil, nil, nil
 		}
 	}
 	if labels, _, busy := others(pe.pos, nil); !busy {
@@ -1004,7 +1005,7 @@ func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) ([]*sexpr
 			continue
 		}
 		if !lenient {
-			return nil, nil, fmt.Errorf("it is wired to other objects at (%s, %s); disconnect only removes a stub and its label", mm(at.X), mm(at.Y))
+			return nil, nil, nil, fmt.Errorf("it is wired to other objects at (%s, %s); disconnect only removes a stub and its label", mm(at.X), mm(at.Y))
 		}
 		if len(marks) == 0 {
 			// Only the far end joins other wiring: the whole stub goes.
@@ -1024,14 +1025,40 @@ func (o *sheetObjects) stubsOf(ps *placedSym, pe pinEnd, lenient bool) ([]*sexpr
 	}
 	// A label on the pin that one stub takes and another keeps (it names
 	// the wiring that stub leads to) stays; removing a part's two stubs to
-	// one object lists it once.
+	// one object lists it once. A hierarchical label stays too: it is the
+	// sheet's port, which a sheet pin in the parent sheet names, and
+	// without it KiCad's ERC reports that sheet pin (hier_label_mismatch)
+	// and the net on the parent's side takes the sheet pin's name. Its
+	// wire goes, so the label is left unconnected on its sheet, as a port
+	// nothing inside uses is. Disconnect cannot leave one sitting on the
+	// pin, where it would still connect it.
 	var out []*sexpr.Node
 	for _, n := range rm {
+		if n.Head() == "hierarchical_label" {
+			if !lenient && samePoint(pointOf(n.Child("at")), pe.pos) {
+				return nil, nil, nil, fmt.Errorf("the hierarchical label %s sits on the pin, and the parent sheet's pin %s needs it; move the label off the pin in KiCad", strconv.Quote(n.Arg(0)), strconv.Quote(n.Arg(0)))
+			}
+			if !slices.Contains(ports, n) {
+				ports = append(ports, n)
+			}
+			continue
+		}
 		if !keep[n] && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
-	return out, trims, nil
+	return out, trims, ports, nil
+}
+
+// keptPorts is the summary line of each hierarchical label stubsOf left
+// in place.
+func keptPorts(ports []*sexpr.Node) []string {
+	var out []string
+	for _, n := range ports {
+		at := pointOf(n.Child("at"))
+		out = append(out, fmt.Sprintf("keep %s at (%s, %s), unconnected on its sheet: the parent sheet's pin %s names it", describeObject(n), mm(at.X), mm(at.Y), strconv.Quote(n.Arg(0))))
+	}
+	return out
 }
 
 // mark is something along a stub short of its far end: a label, or (when

@@ -33,6 +33,7 @@ func RemovePart(d *Design, ref string) (*Plan, error) {
 	o := scanSheet(sh)
 	var rm []*sexpr.Node
 	var trims []trim
+	var ports []*sexpr.Node
 	add := func(n *sexpr.Node) {
 		if !slices.Contains(rm, n) {
 			rm = append(rm, n)
@@ -46,9 +47,14 @@ func RemovePart(d *Design, ref string) (*Plan, error) {
 		}
 		add(ps.node)
 		for _, pe := range ps.pins(sh) {
-			served, cut, err := o.stubsOf(ps, pe, true)
+			served, cut, kept, err := o.stubsOf(ps, pe, true)
 			if err != nil {
 				return nil, err
+			}
+			for _, n := range kept {
+				if !slices.Contains(ports, n) {
+					ports = append(ports, n)
+				}
 			}
 			for _, n := range served {
 				add(n)
@@ -83,6 +89,7 @@ func RemovePart(d *Design, ref string) (*Plan, error) {
 			plan.Summary = append(plan.Summary, "remove "+describeObject(n))
 		}
 	}
+	plan.Summary = append(plan.Summary, keptPorts(ports)...)
 	for _, t := range trims {
 		if slices.Contains(rm, t.wire.node) {
 			continue

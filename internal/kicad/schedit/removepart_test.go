@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -389,5 +390,52 @@ func TestRemovePartKeepsAChainThroughItsPin(t *testing.T) {
 	partWantChanges(t, before.changes(after), "R8.1: "+before.pins["R8.1"]+" -> (gone)", "R8.2: "+before.pins["R8.2"]+" -> (gone)")
 	if nv := before.newViolations(after, "global_label_dangling"); len(nv) > 0 {
 		t.Fatalf("removing R8: new ERC violations %v (%s)", nv, strings.Join(plan.Summary, "; "))
+	}
+}
+
+// TestStubRemovalKeepsHierarchicalLabels: U3.1 (STAT) on open-telegraph's
+// power sheet is wired by a stub to the hierarchical label CHG_STAT, the
+// port the root's sheet pin CHG_STAT names. Disconnecting the pin or
+// removing U3 takes the stub and keeps the label: deleting it left the
+// sheet pin without its label (KiCad's ERC: hier_label_mismatch, an error)
+// and, on designs where the child's label names the net, renamed the
+// parent's net (a verification failure).
+func TestStubRemovalKeepsHierarchicalLabels(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		op   func(*Design) (*Plan, error)
+	}{
+		{"disconnect", func(d *Design) (*Plan, error) { return Disconnect(d, "U3", "1") }},
+		{"remove-part", func(d *Design) (*Plan, error) { return RemovePart(d, "U3") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := partFixture(t)
+			power := filepath.Join(filepath.Dir(root), "power.kicad_sch")
+			before := partKiCad(t, root)
+			d := loadVerified(t, root)
+			p, err := tc.op(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			summary := strings.Join(p.Summary, "; ")
+			if !strings.Contains(summary, `keep hierarchical label "CHG_STAT"`) {
+				t.Errorf("summary does not say the label stays: %s", summary)
+			}
+			applyVerified(t, d, p)
+			src, _ := os.ReadFile(power)
+			if !strings.Contains(string(src), `(hierarchical_label "CHG_STAT"`) {
+				t.Fatalf("the hierarchical label CHG_STAT went: %s", summary)
+			}
+			after := partKiCad(t, root)
+			// The label is left with nothing on its sheet (label_dangling),
+			// U3.1 unconnected after disconnect, and a one-pin global net
+			// where a removed part's labels were: the change itself.
+			if nv := before.newViolations(after, "label_dangling", "pin_not_connected", "global_label_dangling"); len(nv) > 0 {
+				t.Fatalf("new ERC violations: %v (%s)", nv, summary)
+			}
+			if got := after.pins["U1.9"]; got != "CHG_STAT" {
+				t.Errorf("U1.9 is on %q after the change, want CHG_STAT", got)
+			}
+		})
 	}
 }
