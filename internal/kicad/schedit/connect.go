@@ -176,8 +176,17 @@ func pinText(s string) string {
 	return s
 }
 
-// partSheet finds the sheet file holding ref and its placed units there.
-func partSheet(d *Design, ref string) (*Sheet, []*placedSym, error) {
+// sheetUnits is one sheet file and the units of a part placed on it.
+type sheetUnits struct {
+	sh    *Sheet
+	units []*placedSym
+}
+
+// partSheets finds every sheet file holding a unit of ref, with its units
+// there: a multi-unit part (an FPGA's banks, an MCU's ports) may put its
+// units on several sheets. The sheet the read model files the part under
+// comes first, the others follow by path.
+func partSheets(d *Design, ref string) ([]sheetUnits, error) {
 	var file string
 	found := false
 	for _, p := range d.Model.Parts {
@@ -187,55 +196,85 @@ func partSheet(d *Design, ref string) (*Sheet, []*placedSym, error) {
 		}
 	}
 	if !found {
-		return nil, nil, Refusef("unknown reference %s", ref)
+		return nil, Refusef("unknown reference %s", ref)
 	}
-	sh := d.SheetByRel(file)
-	if sh == nil {
-		return nil, nil, fmt.Errorf("%s: sheet %s is not loaded", ref, file)
+	first := d.SheetByRel(file)
+	if first == nil {
+		return nil, fmt.Errorf("%s: sheet %s is not loaded", ref, file)
 	}
-	var units []*placedSym
-	for i := range sh.Root.Children {
-		c := &sh.Root.Children[i]
-		if c.Kind != sexpr.List || c.Head() != "symbol" {
-			continue
-		}
-		if ps := sh.placed(c); slices.Contains(ps.refs, ref) {
-			units = append(units, ps)
+	sheets := []*Sheet{first}
+	var rest []*Sheet
+	for _, sh := range d.Sheets {
+		if sh != first {
+			rest = append(rest, sh)
 		}
 	}
-	if len(units) == 0 {
-		return nil, nil, Refusef("unknown reference %s", ref)
+	slices.SortFunc(rest, func(a, b *Sheet) int { return cmp.Compare(a.Rel, b.Rel) })
+	sheets = append(sheets, rest...)
+	var out []sheetUnits
+	for _, sh := range sheets {
+		var units []*placedSym
+		for i := range sh.Root.Children {
+			c := &sh.Root.Children[i]
+			if c.Kind != sexpr.List || c.Head() != "symbol" {
+				continue
+			}
+			if ps := sh.placed(c); slices.Contains(ps.refs, ref) {
+				units = append(units, ps)
+			}
+		}
+		if len(units) > 0 {
+			out = append(out, sheetUnits{sh, units})
+		}
 	}
-	return sh, units, nil
+	if len(out) == 0 || out[0].sh != first {
+		return nil, Refusef("unknown reference %s", ref)
+	}
+	return out, nil
+}
+
+// partSheet finds the sheet file the read model files ref under and its
+// placed units there (the other sheets holding units of it: partSheets).
+func partSheet(d *Design, ref string) (*Sheet, []*placedSym, error) {
+	all, err := partSheets(d, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	return all[0].sh, all[0].units, nil
 }
 
 // partPin resolves "PIN" (a number, else a unique pin name) on ref.
+//
+// The pin may be on any of the part's units, on whichever sheet holds it.
 func partPin(d *Design, ref, pin string) (*Sheet, *placedSym, pinEnd, error) {
-	sh, units, err := partSheet(d, ref)
+	sheets, err := partSheets(d, ref)
 	if err != nil {
 		return nil, nil, pinEnd{}, err
 	}
 	var all []string
 	type hit struct {
+		sh *Sheet
 		ps *placedSym
 		pe pinEnd
 	}
 	var byNum, byName []hit
-	for _, ps := range units {
-		for _, pe := range ps.pins(sh) {
-			all = append(all, pe.label())
-			if pe.number == pin {
-				byNum = append(byNum, hit{ps, pe})
-			} else if pe.name == pin {
-				byName = append(byName, hit{ps, pe})
+	for _, su := range sheets {
+		for _, ps := range su.units {
+			for _, pe := range ps.pins(su.sh) {
+				all = append(all, pe.label())
+				if pe.number == pin {
+					byNum = append(byNum, hit{su.sh, ps, pe})
+				} else if pe.name == pin {
+					byName = append(byName, hit{su.sh, ps, pe})
+				}
 			}
 		}
 	}
 	switch {
 	case len(byNum) > 0:
-		return sh, byNum[0].ps, byNum[0].pe, nil
+		return byNum[0].sh, byNum[0].ps, byNum[0].pe, nil
 	case len(byName) == 1:
-		return sh, byName[0].ps, byName[0].pe, nil
+		return byName[0].sh, byName[0].ps, byName[0].pe, nil
 	case len(byName) > 1:
 		var nums []string
 		for _, h := range byName {

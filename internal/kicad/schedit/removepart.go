@@ -25,11 +25,42 @@ import (
 // Removing a part that does not exist is refused as an unknown reference:
 // unlike connect, there is nothing to tell "already removed" from a typo.
 func RemovePart(d *Design, ref string) (*Plan, error) {
-	sh, units, err := partSheet(d, ref)
+	sheets, err := partSheets(d, ref)
 	if err != nil {
 		return nil, err
 	}
 	plan := &Plan{Op: "remove-part " + ref}
+	var all []*placedSym
+	for _, su := range sheets {
+		if err := removeUnits(plan, su.sh, ref, su.units, len(sheets) > 1); err != nil {
+			return nil, err
+		}
+		all = append(all, su.units...)
+	}
+	// A KiCad 6 root lists the part's references in symbol_instances:
+	// this design's entries of the removed symbols go too.
+	root := d.Sheets[d.RootPath]
+	var gone []*sexpr.Node
+	for _, u := range all {
+		for _, in := range u.insts {
+			if in.legacy != nil && !slices.Contains(gone, in.legacy) {
+				gone = append(gone, in.legacy)
+				plan.Add(root.Path, removal(root.Src, in.legacy))
+			}
+		}
+	}
+	plan.Expect.Removed = slices.Clone(plan.Touched)
+	return plan, nil
+}
+
+// removeUnits plans the removal of ref's units on one sheet file, with what
+// served only their pins there; named says the summary names the sheet (the
+// part has units on several).
+func removeUnits(plan *Plan, sh *Sheet, ref string, units []*placedSym, named bool) error {
+	where := ""
+	if named {
+		where = " on " + sh.Rel
+	}
 	o := scanSheet(sh)
 	var rm []*sexpr.Node
 	var trims []trim
@@ -49,7 +80,7 @@ func RemovePart(d *Design, ref string) (*Plan, error) {
 		for _, pe := range ps.pins(sh) {
 			served, cut, kept, err := o.stubsOf(ps, pe, true)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			for _, n := range kept {
 				if !slices.Contains(ports, n) {
@@ -76,14 +107,14 @@ func RemovePart(d *Design, ref string) (*Plan, error) {
 		key := readPlaced(n).libKey
 		if lib := libSymbol(sh, key); lib != nil && !used[key] && !slices.Contains(rm, lib) {
 			rm = append(rm, lib)
-			plan.Summary = append(plan.Summary, fmt.Sprintf("remove the unused library symbol %s", key))
+			plan.Summary = append(plan.Summary, fmt.Sprintf("remove the unused library symbol %s%s", key, where))
 		}
 	}
 	for _, n := range rm {
 		plan.Add(sh.Path, removal(sh.Src, n))
 		switch {
 		case n.Head() == "symbol" && slices.ContainsFunc(units, func(u *placedSym) bool { return u.node == n }):
-			plan.Summary = append(plan.Summary, fmt.Sprintf("remove %s (%s, unit %d)", ref, readPlaced(n).libKey, readPlaced(n).unit))
+			plan.Summary = append(plan.Summary, fmt.Sprintf("remove %s (%s, unit %d)%s", ref, readPlaced(n).libKey, readPlaced(n).unit, where))
 		case n.Head() == "symbol" && libSymbol(sh, n.Arg(0)) == n:
 		default:
 			plan.Summary = append(plan.Summary, "remove "+describeObject(n))
@@ -96,23 +127,10 @@ func RemovePart(d *Design, ref string) (*Plan, error) {
 		}
 		e, ok := t.edit()
 		if !ok {
-			return nil, fmt.Errorf("remove-part %s: the wire to shorten at (%s, %s) has no end there", ref, mm(t.from.X), mm(t.from.Y))
+			return fmt.Errorf("remove-part %s: the wire to shorten at (%s, %s)%s has no end there", ref, mm(t.from.X), mm(t.from.Y), where)
 		}
 		plan.Add(sh.Path, e)
 		plan.Summary = append(plan.Summary, fmt.Sprintf("shorten a wire to end at (%s, %s) instead of (%s, %s)", mm(t.to.X), mm(t.to.Y), mm(t.from.X), mm(t.from.Y)))
 	}
-	// A KiCad 6 root lists the part's references in symbol_instances:
-	// this design's entries of the removed symbols go too.
-	root := d.Sheets[d.RootPath]
-	var gone []*sexpr.Node
-	for _, u := range units {
-		for _, in := range u.insts {
-			if in.legacy != nil && !slices.Contains(gone, in.legacy) {
-				gone = append(gone, in.legacy)
-				plan.Add(root.Path, removal(root.Src, in.legacy))
-			}
-		}
-	}
-	plan.Expect.Removed = slices.Clone(plan.Touched)
-	return plan, nil
+	return nil
 }

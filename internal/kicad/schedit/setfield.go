@@ -3,7 +3,6 @@ package schedit
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -219,38 +218,38 @@ type placedSymbol struct {
 // once). References come from the one instance model: another project's
 // leftover entries do not count.
 func (d *Design) partSymbols(ref string) ([]placedSymbol, []string, error) {
-	file := ""
+	found := false
 	for _, p := range d.Model.Parts {
 		if p.Refdes == ref {
-			file = p.SheetFile
+			found = true
 			break
 		}
 	}
-	if file == "" {
+	if !found {
 		return nil, nil, Refusef("no part %s in the schematic", ref)
 	}
-	sh := d.SheetByRel(file)
-	if sh == nil {
-		return nil, nil, fmt.Errorf("part %s: sheet %s is not loaded", ref, file)
+	// Every unit, on whichever sheet holds it: KiCad keeps a field per
+	// unit, and units that disagree are one part with two values (its
+	// BOM export lists both).
+	sheets, err := partSheets(d, ref)
+	if err != nil {
+		return nil, nil, err
 	}
 	var out []placedSymbol
 	shared := map[string]bool{}
-	for i := range sh.Root.Children {
-		n := &sh.Root.Children[i]
-		if n.Head() != "symbol" || n.Child("lib_id") == nil {
-			continue
-		}
-		ps := sh.placed(n)
-		if !slices.Contains(ps.refs, ref) {
-			continue
-		}
-		out = append(out, placedSymbol{sh, n, ps.insts})
-		for _, r := range ps.refs {
-			shared[r] = true
+	for _, su := range sheets {
+		for _, ps := range su.units {
+			if ps.node.Child("lib_id") == nil {
+				continue
+			}
+			out = append(out, placedSymbol{su.sh, ps.node, ps.insts})
+			for _, r := range ps.refs {
+				shared[r] = true
+			}
 		}
 	}
 	if len(out) == 0 {
-		return nil, nil, fmt.Errorf("part %s: no symbol in %s carries the reference", ref, file)
+		return nil, nil, fmt.Errorf("part %s: no symbol carries the reference", ref)
 	}
 	var refs []string
 	for r := range shared {
