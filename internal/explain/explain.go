@@ -339,7 +339,10 @@ func (in Input) net(n kicad.Net) *Explanation {
 			dup := slices.ContainsFunc(nf.Labels, func(o kicad.Label) bool {
 				return o.Name == l.Name && o.Kind == l.Kind && o.SheetPath == l.SheetPath
 			})
-			if l.Name != base || dup || !labelOnNet(l, n.Name, onSheet) {
+			// A "/" in a label's text reads like the sheet path's own
+			// ("/P/T" may be label "P/T" on the root), so the label's
+			// whole text must end the net's name.
+			if l.Name != n.Name && !strings.HasSuffix(n.Name, "/"+l.Name) || dup || !labelOnNet(l, n.Name, onSheet) {
 				continue
 			}
 			nf.Labels = append(nf.Labels, l)

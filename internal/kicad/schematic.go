@@ -748,15 +748,20 @@ func readSheetRef(n *sexpr.Node) sheetRef {
 	}
 	for c := range n.All("pin") {
 		p, _ := readAt(c)
-		sh.pins = append(sh.pins, SheetPin{Name: strings.Clone(c.Arg(0)), Type: strings.Clone(c.Arg(1)), Pos: p})
+		sh.pins = append(sh.pins, SheetPin{Name: labelText(c.Arg(0)), Type: strings.Clone(c.Arg(1)), Pos: p})
 	}
 	return sh
 }
 
 func readLabel(n *sexpr.Node, kind LabelKind) Label {
 	p, _ := readAt(n)
-	return Label{Name: strings.Clone(n.Arg(0)), Kind: kind, Pos: p}
+	return Label{Name: labelText(n.Arg(0)), Kind: kind, Pos: p}
 }
+
+// labelText is a label's or sheet pin's name as kicad-cli's netlist spells
+// it: KiCad's editor saves a typed "/" as "{slash}", and kicad-cli 9 reads
+// it (and a bare "/") as "/".
+func labelText(s string) string { return strings.ReplaceAll(s, "{slash}", "/") }
 
 // readWire reads a wire's or bus's (pts (xy x y) ...) as its straight
 // segments: KiCad writes two points, an older file may chain more. Points

@@ -354,7 +354,7 @@ func scanSheet(sh *Sheet) *sheetObjects {
 				o.wires = append(o.wires, wireSeg{c, pointOf(xy[0]), pointOf(xy[1])})
 			}
 		case "label", "global_label", "hierarchical_label":
-			o.labels = append(o.labels, labelAt{c, h, c.Arg(0), pointOf(c.Child("at"))})
+			o.labels = append(o.labels, labelAt{c, h, unescapeNetName(c.Arg(0)), pointOf(c.Child("at"))})
 		case "no_connect":
 			o.noConnects = append(o.noConnects, objAt{c, pointOf(c.Child("at"))})
 		case "junction":
@@ -664,7 +664,7 @@ func connectNet(d *Design, ns *netSpace, sh *Sheet, net string) (text, kind, sha
 	if len(paths) == 0 {
 		return "", "", "", nil, fmt.Errorf("%s is not a sheet of the design's hierarchy", sh.Rel)
 	}
-	scope, scopedText, scoped := splitScoped(net)
+	scope, scopedText, scoped := ns.splitScoped(net)
 	text = scopedText
 	if !scoped {
 		text = unescapeNetName(net)
@@ -680,7 +680,7 @@ func connectNet(d *Design, ns *netSpace, sh *Sheet, net string) (text, kind, sha
 	local := func() map[string]string {
 		m := map[string]string{}
 		for _, p := range paths {
-			m[p] = p + escapeNetName(text)
+			m[p] = p + text
 		}
 		return m
 	}
@@ -693,7 +693,7 @@ func connectNet(d *Design, ns *netSpace, sh *Sheet, net string) (text, kind, sha
 			// label to that global net.
 			m := map[string]string{}
 			for _, p := range paths {
-				m[p] = escapeNetName(text)
+				m[p] = text
 			}
 			return text, "label", "", m, nil
 		}
@@ -702,12 +702,12 @@ func connectNet(d *Design, ns *netSpace, sh *Sheet, net string) (text, kind, sha
 	global := func(shape string) (string, string, string, map[string]string, error) {
 		m := map[string]string{}
 		for _, p := range paths {
-			m[p] = escapeNetName(text)
+			m[p] = text
 		}
 		return text, "global_label", cmp.Or(shape, "bidirectional"), m, nil
 	}
 	shape = ""
-	isGlobal := ns.fromNetlist && ns.names[escapeNetName(text)] && !strings.HasPrefix(text, "/")
+	isGlobal := ns.fromNetlist && ns.names[text] && !strings.HasPrefix(text, "/")
 	for _, w := range ns.writings {
 		if w.text != text || !w.global() {
 			continue
@@ -729,13 +729,13 @@ func connectNet(d *Design, ns *netSpace, sh *Sheet, net string) (text, kind, sha
 		}
 	}
 	for _, p := range paths {
-		if ns.names[p+escapeNetName(text)] {
+		if ns.names[p+text] {
 			return text, "label", "", local(), nil
 		}
 	}
 	if others := ns.existing(text); len(others) > 0 {
 		return "", "", "", nil, Refusef("%s is the local net %s of another sheet; the pin is on %s, where a label %s would make a separate net %s: connect across sheets through a sheet pin in KiCad, or pass %s to make that new net",
-			text, joinNets(others), strings.Join(paths, ", "), text, paths[0]+escapeNetName(text), paths[0]+escapeNetName(text))
+			text, joinNets(others), strings.Join(paths, ", "), text, paths[0]+text, paths[0]+text)
 	}
 	globals, locals := 0, 0
 	for _, w := range ns.writings {

@@ -16,8 +16,14 @@ import (
 //   - a local or hierarchical label names a net of its sheet instance,
 //     prefixed with the instance path: "/PTT" on the root sheet,
 //     "/amp/OUT" in instance /amp/;
-//   - a "/" inside a label reads "{slash}" in the netlist, and KiCad's
-//     markup (~{overbar}, _{sub}, ^{super}) stays as written.
+//   - a "/" inside a label reads "/" in the (XML) netlist, as it does in
+//     the instance path, so "/P/T" may be text "T" in instance /P/ or text
+//     "P/T" on the root: resolve takes the split some label writes. KiCad's
+//     editor saves a typed "/" as "{slash}" in the file, a hand-edited file
+//     may hold a bare "/", and kicad-cli 9 reads both as "/": a writing's
+//     text is the file's with "{slash}" read as "/", and a rename writes
+//     the new name in the spelling the old one had. KiCad's markup
+//     (~{overbar}, _{sub}, ^{super}) stays as written.
 //
 // An edit that names a net accepts the netlist spelling ("/PTT",
 // "/amp/OUT") or the bare label text ("PTT"). A bare name means every net
@@ -67,11 +73,11 @@ func (w writing) global() bool {
 // (a rename's own global labels).
 func (ns *netSpace) derived(w writing, text string, globalOn map[*Sheet]bool) []string {
 	if w.global() || w.kind != "sheet_pin" && (globalOn[w.sh] || ns.globalOnSheet(w.sh, text)) {
-		return []string{escapeNetName(text)}
+		return []string{text}
 	}
 	out := make([]string, 0, len(w.scopes))
 	for _, s := range w.scopes {
-		out = append(out, s+escapeNetName(text))
+		out = append(out, s+text)
 	}
 	return out
 }
@@ -86,10 +92,7 @@ func (ns *netSpace) globalOnSheet(sh *Sheet, text string) bool {
 	return false
 }
 
-// escapeNetName spells a label's text as KiCad's netlist does.
-func escapeNetName(s string) string { return strings.ReplaceAll(s, "/", "{slash}") }
-
-// unescapeNetName reads a netlist spelling back into label text.
+// unescapeNetName reads a name as kicad-cli does: "{slash}" is "/".
 func unescapeNetName(s string) string { return strings.ReplaceAll(s, "{slash}", "/") }
 
 // netSpace is the design's net names and where each is written.
@@ -114,12 +117,12 @@ func (d *Design) netSpace() *netSpace {
 			n := &sh.Root.Children[i]
 			switch head := n.Head(); {
 			case labelHeads[head] != "":
-				ns.writings = append(ns.writings, writing{sh: sh, node: n, arg: 1, kind: head, text: n.Arg(0), scopes: paths})
+				ns.writings = append(ns.writings, writing{sh: sh, node: n, arg: 1, kind: head, text: unescapeNetName(n.Arg(0)), scopes: paths})
 			case head == "sheet":
 				children := ns.childInstances(sh, n)
 				for pin := range n.All("pin") {
 					scopes := append(slices.Clone(paths), children...)
-					ns.writings = append(ns.writings, writing{sh: sh, node: pin, arg: 1, kind: "sheet_pin", text: pin.Arg(0), scopes: scopes})
+					ns.writings = append(ns.writings, writing{sh: sh, node: pin, arg: 1, kind: "sheet_pin", text: unescapeNetName(pin.Arg(0)), scopes: scopes})
 				}
 			case head == "symbol" && n.Child("lib_id") != nil:
 				ns.writings = append(ns.writings, powerWritings(sh, n)...)
@@ -216,13 +219,33 @@ type netTarget struct {
 }
 
 // splitScoped reads "/amp/OUT" as instance path "/amp/" and text "OUT";
-// ok is false for a bare name.
-func splitScoped(name string) (scope, text string, ok bool) {
+// ok is false for a bare name. A "/" inside a label's text reads like the
+// path's own: the longest instance path of the design whose remaining text
+// some label writes wins ("/P/T" is text "P/T" on the root when no label
+// of instance /P/ writes "T"), else the longest instance path.
+func (ns *netSpace) splitScoped(name string) (scope, text string, ok bool) {
+	name = unescapeNetName(name)
 	if !strings.HasPrefix(name, "/") {
 		return "", name, false
 	}
+	var paths []string
+	for _, si := range ns.d.Model.Sheets {
+		if strings.HasPrefix(name, si.Path) && len(name) > len(si.Path) && !slices.Contains(paths, si.Path) {
+			paths = append(paths, si.Path)
+		}
+	}
+	slices.SortFunc(paths, func(a, b string) int { return len(b) - len(a) })
+	for _, p := range paths {
+		text := name[len(p):]
+		if slices.ContainsFunc(ns.writings, func(w writing) bool { return w.text == text && slices.Contains(w.scopes, p) }) {
+			return p, text, true
+		}
+	}
+	if len(paths) > 0 {
+		return paths[0], name[len(paths[0]):], true
+	}
 	i := strings.LastIndexByte(name, '/')
-	return name[:i+1], unescapeNetName(name[i+1:]), true
+	return name[:i+1], name[i+1:], true
 }
 
 // resolve finds what name denotes: for "/P/T" the nets of instance /P/
@@ -230,7 +253,7 @@ func splitScoped(name string) (scope, text string, ok bool) {
 // a bare T every net T is written on.
 func (ns *netSpace) resolve(name string) netTarget {
 	t := netTarget{given: name}
-	scope, text, scoped := splitScoped(name)
+	scope, text, scoped := ns.splitScoped(name)
 	t.text, t.scope = text, scope
 	if !scoped {
 		t.text = unescapeNetName(name)
@@ -292,7 +315,7 @@ func (ns *netSpace) resolve(name string) netTarget {
 // for a merge.
 func (ns *netSpace) existing(text string) []string {
 	var out []string
-	esc := escapeNetName(text)
+	esc := text
 	for n := range ns.names {
 		if n == esc {
 			out = append(out, n)

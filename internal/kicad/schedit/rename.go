@@ -59,8 +59,8 @@ func RenameNet(d *Design, old, new string, merge bool) (*Plan, error) {
 	}
 	ns := d.netSpace()
 	from := ns.resolve(old)
-	to := new
-	if scope, text, scoped := splitScoped(new); scoped {
+	to := unescapeNetName(new)
+	if scope, text, scoped := ns.splitScoped(new); scoped {
 		if scope != from.scope {
 			return nil, Refusef("a rename keeps a net in its sheet: give the new name without a sheet path (%s, not %s)", text, new)
 		}
@@ -87,7 +87,7 @@ func RenameNet(d *Design, old, new string, merge bool) (*Plan, error) {
 		}
 		done := ns.resolve(to)
 		if from.scope != "" {
-			done = ns.resolve(from.scope + escapeNetName(to))
+			done = ns.resolve(from.scope + to)
 		}
 		if len(done.writes) > 0 {
 			return plan, nil // already applied
@@ -205,12 +205,17 @@ func sheetNameOfPin(sh *Sheet, pin *sexpr.Node) string {
 	return "?"
 }
 
-// renameArg replaces child i of n (a string) when it reads old.
+// renameArg replaces child i of n (a string) when it reads old ("{slash}"
+// read as "/"). The new name keeps the old one's spelling of "/": KiCad's
+// editor writes "{slash}".
 func renameArg(plan *Plan, sh *Sheet, n *sexpr.Node, i int, old, new string) bool {
-	if i >= len(n.Children) || n.Children[i].Kind == sexpr.List || n.Children[i].Value != old {
+	if i >= len(n.Children) || n.Children[i].Kind == sexpr.List || unescapeNetName(n.Children[i].Value) != old {
 		return false
 	}
 	c := &n.Children[i]
+	if strings.Contains(c.Value, "{slash}") {
+		new = strings.ReplaceAll(new, "/", "{slash}")
+	}
 	plan.Add(sh.Path, sexpr.Edit{Start: c.Start, End: c.End, Text: sexpr.Quote(new)})
 	return true
 }

@@ -68,16 +68,12 @@ func SwapPins(d *Design, ref, pinA, pinB, net string) (*Plan, error) {
 		plan.Op += " --net " + net
 		// The net as the read commands print it ("/PTT") or bare: the
 		// labels carry the bare text.
-		if _, text, scoped := splitScoped(net); scoped {
-			net = text
-		} else {
-			net = unescapeNetName(net)
-		}
+		_, net, _ = d.netSpace().splitScoped(net)
 		switch {
-		case cb.label != nil && cb.label.Arg(0) == net:
+		case cb.label != nil && unescapeNetName(cb.label.Arg(0)) == net:
 			plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s pin %s already carries %s", sh.Rel, ref, b.Number, net))
 			return plan, nil
-		case ca.label == nil || ca.label.Arg(0) != net:
+		case ca.label == nil || unescapeNetName(ca.label.Arg(0)) != net:
 			return nil, Refusef("neither %s.%s (%s) nor %s.%s (%s) carries %s", ref, a.Number, labelOf(ca), ref, b.Number, labelOf(cb), net)
 		}
 	}
