@@ -103,3 +103,20 @@ func FuzzDiffLines(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDiffLines: a 20,000-line sheet with a 400-line block removed
+// and ten lines changed elsewhere, the shape of a remove-part preview.
+func BenchmarkDiffLines(b *testing.B) {
+	old := make([]string, 20000)
+	for i := range old {
+		old[i] = fmt.Sprintf("\t(xy %d %d)", i%97, i)
+	}
+	nw := append(append([]string(nil), old[:5000]...), old[5400:]...)
+	for i := 0; i < 10; i++ {
+		nw[1000+i*1500] = "\t(changed)"
+	}
+	b.ResetTimer()
+	for range b.N {
+		diffLines("f", old, nw)
+	}
+}
