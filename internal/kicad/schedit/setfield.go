@@ -69,15 +69,20 @@ func SetField(d *Design, ref, field, value, instance string) (*Plan, error) {
 	plan := &Plan{Op: fmt.Sprintf("set-field %s %s %s", ref, field, shown), Touched: []string{ref}}
 	for _, s := range syms {
 		sh, n := s.sheet, s.node
+		// One line a unit, each saying which, when the part has several.
+		who := ref
+		if len(syms) > 1 {
+			who = fmt.Sprintf("%s unit %d", ref, readPlaced(n).unit)
+		}
 		if flagFields[flag] {
-			setFlag(plan, sh, n, flag, value)
+			setFlag(plan, sh, n, who, flag, value)
 			continue
 		}
 		if p := propertyNode(n, field); p != nil {
 			if p.Arg(1) != value && len(p.Children) > 2 {
 				c := &p.Children[2]
 				plan.Add(sh.Path, sexpr.Edit{Start: c.Start, End: c.End, Text: sexpr.Quote(value)})
-				plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s %q -> %q", sh.Rel, ref, field, p.Arg(1), value))
+				plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s %q -> %q", sh.Rel, who, field, p.Arg(1), value))
 			}
 		} else if value != "" {
 			text, at, err := newProperty(sh, n, field, value)
@@ -85,7 +90,7 @@ func SetField(d *Design, ref, field, value, instance string) (*Plan, error) {
 				return nil, err
 			}
 			plan.Add(sh.Path, sexpr.Edit{Start: at, End: at, Text: text})
-			plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s added: %q", sh.Rel, ref, field, value))
+			plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s added: %q", sh.Rel, who, field, value))
 		}
 		setLegacyField(d, plan, s.insts, field, value)
 	}
@@ -270,9 +275,9 @@ func (d *Design) partAt(ref, path string) bool {
 }
 
 // setFlag writes (flag value) on a symbol, replacing the existing flag or
-// inserting it after the last of the symbol's flags.
-func setFlag(plan *Plan, sh *Sheet, n *sexpr.Node, flag, value string) {
-	ref := propertyValue(n, "Reference")
+// inserting it after the last of the symbol's flags; who names the symbol
+// in the summary.
+func setFlag(plan *Plan, sh *Sheet, n *sexpr.Node, who, flag, value string) {
 	if c := n.Child(flag); c != nil {
 		cur := "yes" // a bare (dnp) means yes
 		if len(c.Children) > 1 {
@@ -282,7 +287,7 @@ func setFlag(plan *Plan, sh *Sheet, n *sexpr.Node, flag, value string) {
 			return
 		}
 		plan.Add(sh.Path, sexpr.Edit{Start: c.Start, End: c.End, Text: "(" + flag + " " + value + ")"})
-		plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s %s -> %s", sh.Rel, ref, flag, cur, value))
+		plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s %s -> %s", sh.Rel, who, flag, cur, value))
 		return
 	}
 	dflt := "yes"
@@ -302,7 +307,7 @@ func setFlag(plan *Plan, sh *Sheet, n *sexpr.Node, flag, value string) {
 		anchor = n.Child("lib_id")
 	}
 	plan.Add(sh.Path, sexpr.Edit{Start: anchor.End, End: anchor.End, Text: lineIndent(sh.Src, anchor.Start) + "(" + flag + " " + value + ")"})
-	plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s set to %s", sh.Rel, ref, flag, value))
+	plan.Summary = append(plan.Summary, fmt.Sprintf("%s: %s %s set to %s", sh.Rel, who, flag, value))
 }
 
 // newProperty renders a new hidden property for symbol n, copied from the

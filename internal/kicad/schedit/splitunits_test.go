@@ -103,7 +103,13 @@ func splitUnitFixture(t *testing.T) (string, string) {
 func TestPartWithUnitsOnSeveralSheets(t *testing.T) {
 	root, power := splitUnitFixture(t)
 
-	partApply(t, root, func(d *Design) (*Plan, error) { return SetField(d, "U9", "Value", "LM2904", "") })
+	sp := partApply(t, root, func(d *Design) (*Plan, error) { return SetField(d, "U9", "Value", "LM2904", "") })
+	// One summary line a unit, each naming its unit.
+	for _, u := range []string{"U9 unit 1 Value", "U9 unit 2 Value"} {
+		if !slices.ContainsFunc(sp.Summary, func(l string) bool { return strings.Contains(l, u) }) {
+			t.Errorf("no summary line for %s: %v", u, sp.Summary)
+		}
+	}
 	for _, f := range []string{root, power} {
 		vals := unitValues(t, f, "Amplifier_Operational:LM358")
 		if len(vals) == 0 || slices.ContainsFunc(vals, func(v string) bool { return v != "LM2904" }) {
