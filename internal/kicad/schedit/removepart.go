@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"copperhead/internal/kicad"
 	"copperhead/internal/sexpr"
 )
 
@@ -50,7 +51,37 @@ func RemovePart(d *Design, ref string) (*Plan, error) {
 		}
 	}
 	plan.Expect.Removed = slices.Clone(plan.Touched)
+	plan.Summary = append(plan.Summary, leftAlone(d, plan.Touched)...)
 	return plan, nil
+}
+
+// leftAlone says which pins the removal leaves as the only pin of a net
+// they shared with the part (by KiCad's netlist as loaded): the edit is
+// right, but the engineer should know a pin now connects to nothing.
+func leftAlone(d *Design, gone []string) []string {
+	if d.Netlist == nil {
+		return nil
+	}
+	var out []string
+	for _, n := range d.Netlist.Nets {
+		var others []kicad.NetNode
+		mine := false
+		for _, nd := range n.Nodes {
+			if slices.Contains(gone, nd.Refdes) {
+				mine = true
+			} else {
+				others = append(others, nd)
+			}
+		}
+		if mine && len(others) == 1 {
+			pin := others[0].Refdes + "." + others[0].Pin
+			if f := others[0].PinFunction; f != "" && f != others[0].Pin {
+				pin += " (" + f + ")"
+			}
+			out = append(out, fmt.Sprintf("%s is now the only pin on %s", pin, n.Name))
+		}
+	}
+	return out
 }
 
 // removeUnits plans the removal of ref's units on one sheet file, with what

@@ -23,6 +23,10 @@ func TestRemovePartR8(t *testing.T) {
 	}
 	applyVerified(t, d, p)
 	t.Log(strings.Join(p.Summary, "\n"))
+	// U1.6 shared LED_R with R8.2 alone: the summary says it is left so.
+	if !slices.Contains(p.Summary, "U1.6 (IO6) is now the only pin on LED_R") {
+		t.Errorf("the summary does not say U1.6 is left alone on LED_R: %v", p.Summary)
+	}
 	after := partKiCad(t, root)
 	partWantChanges(t, before.changes(after), "R8.1: LED_RK -> (gone)", "R8.2: LED_R -> (gone)")
 	// The labels that named R8's nets at R8 go with it, so the labels left
